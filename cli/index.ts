@@ -1,0 +1,136 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { connectDatabase, migrateDatabase } from '@/db/client';
+import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { systemClock } from '@/server/lib/clock';
+import { env } from '@/server/lib/env';
+import { resolveDatabaseUrl } from '@/server/runtime';
+import { createTeam, SUBSCRIPTION_STATUSES, updateTeam } from '@/server/teams/manage-teams';
+
+/**
+ * The operator's command line (decisions.md): `npm run --silent cli -- <command>`. The last line
+ * of stdout is one JSON object; errors go to stderr with exit code 1.
+ */
+const USAGE = `usage:
+  teams create --name NAME --admin-email EMAIL [--plan PLAN]
+  teams update --team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO]
+  keys create --team TEAM_ID [--name NAME]
+  keys revoke --key KEY_ID
+  db migrate`;
+
+class UsageError extends Error {}
+
+const uuid = (flag: string) => z.uuid({ error: `${flag} must be a UUID` });
+
+function required(values: Record<string, string | undefined>, flag: string): string {
+  const value = values[flag];
+  if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<Record<string, unknown>> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'admin-email': { type: 'string' },
+      plan: { type: 'string' },
+      team: { type: 'string' },
+      key: { type: 'string' },
+      'subscription-status': { type: 'string' },
+      'topup-cents': { type: 'string' },
+      'trial-ends-at': { type: 'string' },
+    },
+  });
+  const command = positionals.join(' ');
+  const shutdownHooks: Array<() => Promise<void>> = [];
+  const url = await resolveDatabaseUrl((hook) => shutdownHooks.push(hook));
+  await migrateDatabase(url);
+  const database = connectDatabase(url, { max: 2 });
+  try {
+    switch (command) {
+      case 'db migrate':
+        return { migrated: true };
+      case 'teams create': {
+        const adminEmail = z
+          .email({ error: '--admin-email must be an e-mail address' })
+          .parse(required(values, 'admin-email'));
+        const { team, key } = await createTeam(
+          database.db,
+          { name: required(values, 'name'), adminEmail, planCode: values.plan },
+          systemClock,
+        );
+        return {
+          team_id: team.id,
+          name: team.name,
+          plan: team.planCode,
+          subscription_status: team.subscriptionStatus,
+          api_key: key.token,
+          key_id: key.id,
+          admin_email: adminEmail,
+          console_url: `${env().BASE_URL}/console`,
+        };
+      }
+      case 'teams update': {
+        const teamId = uuid('--team').parse(required(values, 'team'));
+        const status = values['subscription-status'];
+        const team = await updateTeam(database.db, teamId, {
+          planCode: values.plan,
+          subscriptionStatus: status === undefined ? undefined : z.enum(SUBSCRIPTION_STATUSES).parse(status),
+          topupBalanceCents:
+            values['topup-cents'] === undefined
+              ? undefined
+              : z.coerce.number().int().min(0).parse(values['topup-cents']),
+          trialEndsAt:
+            values['trial-ends-at'] === undefined
+              ? undefined
+              : new Date(z.iso.datetime({ offset: true }).parse(values['trial-ends-at'])),
+        });
+        return {
+          team_id: team.id,
+          plan: team.planCode,
+          subscription_status: team.subscriptionStatus,
+          topup_balance_cents: team.topupBalanceCents,
+          trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
+        };
+      }
+      case 'keys create': {
+        const key = await createApiKey(database.db, {
+          teamId: uuid('--team').parse(required(values, 'team')),
+          name: values.name,
+        });
+        return { api_key: key.token, key_id: key.id, team_id: key.teamId };
+      }
+      case 'keys revoke': {
+        const keyId = uuid('--key').parse(required(values, 'key'));
+        if (!(await revokeApiKey(database.db, { keyId }, systemClock)))
+          throw new UsageError(`no key ${keyId}`);
+        return { key_id: keyId, revoked: true };
+      }
+      default:
+        throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+    }
+  } finally {
+    await database.close();
+    for (const hook of shutdownHooks.reverse()) await hook();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(0);
+  },
+  (error: unknown) => {
+    const message =
+      error instanceof z.ZodError
+        ? error.issues.map((i) => i.message).join('; ')
+        : error instanceof Error
+          ? error.message
+          : String(error);
+    process.stderr.write(`error: ${message}\n`);
+    if (error instanceof UsageError) process.stderr.write(`${USAGE}\n`);
+    process.exit(1);
+  },
+);

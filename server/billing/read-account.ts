@@ -1,0 +1,58 @@
+import { and, eq } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { plans, teams, usageCounters } from '@/db/schema';
+import { AppError } from '../trpc/errors';
+import { VERIFICATION_METHODS, type VerificationMethod } from '../verification/methods';
+import { billingPeriodAt } from './billing-period';
+
+export async function readAccount(db: Queryable, teamId: string) {
+  const [team] = await db.select().from(teams).where(eq(teams.id, teamId));
+  if (!team) throw new AppError('NOT_FOUND');
+  return team;
+}
+
+export interface UsageEntry {
+  allowed: number;
+  includedUsed: number;
+  topupUsed: number;
+  topupCostCents: number;
+  totalUsed: number;
+  percentUsed: number;
+}
+
+export interface UsageReport {
+  period: { start: Date; end: Date };
+  usage: Record<VerificationMethod, UsageEntry>;
+}
+
+/** Usage of every method in the billing period containing `now`. */
+export async function readUsage(db: Queryable, teamId: string, now: Date): Promise<UsageReport> {
+  const team = await readAccount(db, teamId);
+  const period = billingPeriodAt(team.billingAnchor, now);
+  const [plan] = await db.select().from(plans).where(eq(plans.code, team.planCode));
+  const allowed = plan?.includedUnits ?? 0;
+  const rows = await db
+    .select()
+    .from(usageCounters)
+    .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.periodStart, period.start)));
+  const byMethod = new Map(rows.map((r) => [r.method, r]));
+  const usage = Object.fromEntries(
+    VERIFICATION_METHODS.map((method) => {
+      const row = byMethod.get(method);
+      const includedUsed = row?.includedUsed ?? 0;
+      const topupUsed = row?.topupUsed ?? 0;
+      return [
+        method,
+        {
+          allowed,
+          includedUsed,
+          topupUsed,
+          topupCostCents: row?.topupCostCents ?? 0,
+          totalUsed: includedUsed + topupUsed,
+          percentUsed: allowed === 0 ? 0 : Math.round((includedUsed / allowed) * 10000) / 100,
+        },
+      ];
+    }),
+  ) as Record<VerificationMethod, UsageEntry>;
+  return { period, usage };
+}

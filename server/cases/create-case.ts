@@ -1,0 +1,108 @@
+import type { Tx } from '@/db/client';
+import { caseSteps, cases } from '@/db/schema';
+import { assertMayCreateCases, chargeCaseMethods, lockTeam } from '../billing/charge-case-methods';
+import { caseEventData, recordEvent } from '../events/record-event';
+import type { Clock } from '../lib/clock';
+import { newPublicId } from '../lib/ids';
+import { hashAnswer } from '../verification/custom-answer';
+import { expandRequestedMethods, type VerificationMethod } from '../verification/methods';
+import type { CaseRecord, CaseStatus } from './case-record';
+import type { CreateCaseInput } from './wire';
+
+export interface CreateCaseDeps {
+  clock: Clock;
+  caseTtlSeconds: number;
+  /**
+   * Called inside the case's transaction once the case exists, for work that must commit with it
+   * (subject and manager e-mails are queued here).
+   */
+  afterCreate?: (tx: Tx, record: CaseRecord) => Promise<void>;
+}
+
+async function stepSettings(
+  input: CreateCaseInput,
+): Promise<Partial<Record<VerificationMethod, Record<string, unknown>>>> {
+  const settings: Partial<Record<VerificationMethod, Record<string, unknown>>> = {};
+  if (input.custom_question_text !== undefined && input.custom_question_answer !== undefined) {
+    const answer = await hashAnswer(input.custom_question_answer);
+    settings.custom_question = {
+      question: input.custom_question_text,
+      answer_hash: answer.hash,
+      answer_salt: answer.salt,
+    };
+  }
+  if (input.manager_name !== undefined && input.manager_email !== undefined) {
+    settings.manager = { manager_name: input.manager_name, manager_email: input.manager_email };
+  }
+  return settings;
+}
+
+/**
+ * Opens a case: checks the subscription, charges one unit per method, inserts the case and its
+ * steps, and records `case.created`, all in the caller's transaction so that either everything
+ * happens or nothing does.
+ */
+export async function createCase(
+  tx: Tx,
+  teamId: string,
+  prepared: PreparedCase,
+  deps: CreateCaseDeps,
+): Promise<CaseRecord> {
+  const { input, methods, settings } = prepared;
+  const now = deps.clock();
+  const team = await lockTeam(tx, teamId);
+  assertMayCreateCases(team, now);
+  await chargeCaseMethods(tx, team, methods, now);
+
+  const [row] = await tx
+    .insert(cases)
+    .values({
+      teamId,
+      publicId: newPublicId(),
+      status: 'open',
+      subjectEmail: input.subject_email,
+      subjectName: input.subject_name ?? null,
+      notes: input.notes,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: new Date(now.getTime() + deps.caseTtlSeconds * 1000),
+    })
+    .returning();
+  if (!row) throw new Error('case insert returned nothing');
+  const steps = await tx
+    .insert(caseSteps)
+    .values(
+      methods.map((method) => ({
+        caseId: row.id,
+        method,
+        settings: settings[method] ?? {},
+        updatedAt: now,
+      })),
+    )
+    .returning();
+  const record: CaseRecord = { ...row, status: row.status as CaseStatus, steps };
+  await recordEvent(tx, {
+    teamId,
+    type: 'case.created',
+    data: caseEventData(record),
+    caseId: row.id,
+    now,
+  });
+  await deps.afterCreate?.(tx, record);
+  return record;
+}
+
+export interface PreparedCase {
+  input: CreateCaseInput;
+  methods: VerificationMethod[];
+  settings: Partial<Record<VerificationMethod, Record<string, unknown>>>;
+}
+
+/** Work done before the transaction: slow hashing must not run while the team row is locked. */
+export async function prepareCase(input: CreateCaseInput): Promise<PreparedCase> {
+  return {
+    input,
+    methods: expandRequestedMethods(input.verification_methods),
+    settings: await stepSettings(input),
+  };
+}

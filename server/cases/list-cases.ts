@@ -1,0 +1,85 @@
+import { and, asc, desc, eq, gt, lt, lte, or, type SQL } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { cases } from '@/db/schema';
+import { attachSteps, type CaseRecord } from './case-record';
+import { type Cursor, decodeCursor, encodeCursor } from './cursor';
+import type { ListCasesInput } from './wire';
+
+export const PAGE_SIZE = 50;
+
+export interface CasePage {
+  results: CaseRecord[];
+  nextCursor: string | null;
+  previousCursor: string | null;
+}
+
+/** Status as clients see it: an open case past `expires_at` counts as expired at once. */
+function statusCondition(status: NonNullable<ListCasesInput['status']>, now: Date): SQL | undefined {
+  switch (status) {
+    case 'open':
+      return and(eq(cases.status, 'open'), gt(cases.expiresAt, now));
+    case 'expired':
+      return or(eq(cases.status, 'expired'), and(eq(cases.status, 'open'), lte(cases.expiresAt, now)));
+    default:
+      return eq(cases.status, status);
+  }
+}
+
+/**
+ * One page of a team's cases, newest first, by keyset on (created_at, id): each page is an index
+ * range scan whatever the table's size, and rows inserted meanwhile never shift a page.
+ */
+export async function listCases(
+  db: Queryable,
+  teamId: string,
+  filters: ListCasesInput,
+  now: Date,
+): Promise<CasePage> {
+  const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
+  const conditions: Array<SQL | undefined> = [eq(cases.teamId, teamId)];
+  if (filters.status) conditions.push(statusCondition(filters.status, now));
+  if (filters.subject_email !== undefined) conditions.push(eq(cases.subjectEmail, filters.subject_email));
+  if (filters.created_after) conditions.push(gt(cases.createdAt, new Date(filters.created_after)));
+  if (filters.created_before) conditions.push(lt(cases.createdAt, new Date(filters.created_before)));
+
+  const walkingBack = cursor?.direction === 'previous';
+  if (cursor) {
+    const cmp = walkingBack ? gt : lt;
+    conditions.push(
+      or(
+        cmp(cases.createdAt, cursor.createdAt),
+        and(eq(cases.createdAt, cursor.createdAt), cmp(cases.id, cursor.id)),
+      ),
+    );
+  }
+
+  const order = walkingBack ? [asc(cases.createdAt), asc(cases.id)] : [desc(cases.createdAt), desc(cases.id)];
+  const rows = await db
+    .select()
+    .from(cases)
+    .where(and(...conditions))
+    .orderBy(...order)
+    .limit(PAGE_SIZE + 1);
+
+  const hasMore = rows.length > PAGE_SIZE;
+  const page = rows.slice(0, PAGE_SIZE);
+  if (walkingBack) page.reverse();
+
+  const first = page[0];
+  const last = page[page.length - 1];
+  const at = (row: typeof first, direction: Cursor['direction']) =>
+    row ? encodeCursor({ createdAt: row.createdAt, id: row.id, direction }) : null;
+
+  // Walking forward, there is a previous page exactly when we came through a cursor; walking
+  // back, there is a next page (the one we came from) and a previous one if rows remained.
+  const nextCursor = walkingBack ? at(last, 'next') : hasMore ? at(last, 'next') : null;
+  const previousCursor = walkingBack
+    ? hasMore
+      ? at(first, 'previous')
+      : null
+    : cursor
+      ? at(first, 'previous')
+      : null;
+
+  return { results: await attachSteps(db, page), nextCursor, previousCursor };
+}

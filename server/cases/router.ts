@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { parseIdempotencyKey, runIdempotent } from '../idempotency/run-idempotent';
+import { env } from '../lib/env';
+import { AppError } from '../trpc/errors';
+import { apiKeyProcedure, router } from '../trpc/init';
+import { findTeamCase } from './case-record';
+import { createCase, prepareCase } from './create-case';
+import { listCases } from './list-cases';
+import {
+  type CaseWire,
+  caseListOutput,
+  caseOutput,
+  createCaseInput,
+  type ListCasesInput,
+  listCasesInput,
+  toCaseWire,
+} from './wire';
+
+/** `next`/`previous` URLs keep every filter the client used and replace only the cursor. */
+function pageUrl(filters: ListCasesInput, cursor: string | null): string | null {
+  if (cursor === null) return null;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) {
+    if (key !== 'cursor' && value !== undefined) params.set(key, value);
+  }
+  params.set('cursor', cursor);
+  return `${env().BASE_URL}/v1/cases/?${params.toString()}`;
+}
+
+export const casesRouter = router({
+  create: apiKeyProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/cases/',
+        tags: ['Cases'],
+        summary: 'Create a verification case',
+        description:
+          'Opens a case for a subject and charges one unit per requested method (government_id adds selfie). Send an Idempotency-Key header to make retries safe.',
+        successDescription: 'The created case (201).',
+        errorResponses: {
+          400: 'Bad request',
+          401: 'Unauthorized',
+          409: 'Idempotency conflict',
+          422: 'Validation, TRIAL_EXPIRED or INSUFFICIENT_ALLOWANCE',
+          429: 'Rate limited',
+        },
+        requestHeaders: z.object({ 'Idempotency-Key': z.string().max(64).optional() }),
+      },
+    })
+    .input(createCaseInput)
+    .output(caseOutput)
+    .mutation(async ({ ctx, input }) => {
+      const key = parseIdempotencyKey(ctx.requestHeaders.get('idempotency-key'));
+      const prepared = await prepareCase(input);
+      const result = await runIdempotent<CaseWire>(
+        ctx.db,
+        { teamId: ctx.teamId, key, operation: 'cases.create', request: input, status: 201 },
+        ctx.clock,
+        async (tx) => {
+          const record = await createCase(tx, ctx.teamId, prepared, {
+            clock: ctx.clock,
+            caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
+          });
+          return toCaseWire(record, ctx.clock());
+        },
+      );
+      if (result.replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
+      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${result.body.id}/`);
+      return result.body;
+    }),
+
+  list: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/cases/',
+        tags: ['Cases'],
+        summary: 'List cases',
+        description:
+          '50 per page, newest first. Follow `next` and `previous` as given; filters are kept in them.',
+      },
+    })
+    .input(listCasesInput)
+    .output(caseListOutput)
+    .query(async ({ ctx, input }) => {
+      const now = ctx.clock();
+      const page = await listCases(ctx.db, ctx.teamId, input, now);
+      return {
+        next: pageUrl(input, page.nextCursor),
+        previous: pageUrl(input, page.previousCursor),
+        results: page.results.map((record) => toCaseWire(record, now)),
+      };
+    }),
+
+  get: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/cases/{id}/', tags: ['Cases'], summary: 'Get one case' },
+    })
+    .input(z.object({ id: z.string() }))
+    .output(caseOutput)
+    .query(async ({ ctx, input }) => {
+      // A malformed id is simply not a case of this team: 404, like any unknown id.
+      const id = z.uuid().safeParse(input.id);
+      const record = id.success ? await findTeamCase(ctx.db, ctx.teamId, id.data) : null;
+      if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
+      return toCaseWire(record, ctx.clock());
+    }),
+});

@@ -1,0 +1,144 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { idempotencyKeys } from '@/db/schema';
+import type { Clock } from '../lib/clock';
+import { sha256Hex } from '../lib/crypto';
+import { AppError } from '../trpc/errors';
+
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 64;
+const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * A request that holds a key longer than this is presumed dead (its process crashed before it
+ * could commit or release the key); the next request with the key takes it over. Nothing it did
+ * survived, because the response is stored in the same transaction as the work.
+ */
+const STALE_LOCK_MS = 60_000;
+
+/** Printable ASCII, 1–64 characters; anything else is 400 INVALID_IDEMPOTENCY_KEY. */
+export function parseIdempotencyKey(header: string | null): string | null {
+  if (header === null) return null;
+  if (header.length === 0 || header.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(header)) {
+    throw new AppError(
+      'INVALID_IDEMPOTENCY_KEY',
+      `The Idempotency-Key header must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable characters without spaces.`,
+    );
+  }
+  return header;
+}
+
+/** Key order does not matter: `{a,b}` and `{b,a}` are the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface IdempotentResult<T> {
+  body: T;
+  replayed: boolean;
+}
+
+export interface IdempotencyScope {
+  teamId: string;
+  key: string | null;
+  operation: string;
+  request: unknown;
+  /** HTTP status of a success, stored with the body for the record. */
+  status: number;
+}
+
+/**
+ * Runs `work` in a transaction at most once per (team, key): the first request claims the key with
+ * an insert that only one concurrent request can win, does its work, and stores its response in
+ * the same transaction as the work. A repeat gets the stored response; a repeat while the first
+ * still runs gets 409 IDEMPOTENCY_KEY_IN_USE; another body under the same key gets 422
+ * IDEMPOTENCY_KEY_REUSED. Failed requests release the key (errors are not stored).
+ */
+export async function runIdempotent<T>(
+  db: Db,
+  scope: IdempotencyScope,
+  clock: Clock,
+  work: (tx: Tx) => Promise<T>,
+): Promise<IdempotentResult<T>> {
+  if (scope.key === null) return { body: await db.transaction(work), replayed: false };
+  const key = scope.key;
+  const requestHash = sha256Hex(canonicalJson(scope.request));
+  const now = clock();
+  const where = and(eq(idempotencyKeys.teamId, scope.teamId), eq(idempotencyKeys.key, key));
+
+  const claimed = await db
+    .insert(idempotencyKeys)
+    .values({
+      teamId: scope.teamId,
+      key,
+      operation: scope.operation,
+      requestHash,
+      lockedAt: now,
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ lockedAt: idempotencyKeys.lockedAt });
+
+  let lockedAt: Date | null = claimed[0]?.lockedAt ?? null;
+  if (!lockedAt) {
+    const [existing] = await db.select().from(idempotencyKeys).where(where);
+    if (!existing) {
+      // The holder failed and released the key between our insert and our read: a fresh start.
+      return runIdempotent(db, scope, clock, work);
+    }
+    if (now.getTime() - existing.createdAt.getTime() > REPLAY_WINDOW_MS) {
+      throw new AppError('IDEMPOTENCY_KEY_EXPIRED');
+    }
+    if (existing.requestHash !== requestHash || existing.operation !== scope.operation) {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED');
+    }
+    if (existing.responseBody !== null) {
+      return { body: existing.responseBody as T, replayed: true };
+    }
+    const staleBefore = new Date(now.getTime() - STALE_LOCK_MS);
+    const [takenOver] = await db
+      .update(idempotencyKeys)
+      .set({ lockedAt: now })
+      .where(
+        and(
+          where,
+          isNull(idempotencyKeys.responseBody),
+          or(isNull(idempotencyKeys.lockedAt), lt(idempotencyKeys.lockedAt, staleBefore)),
+        ),
+      )
+      .returning({ lockedAt: idempotencyKeys.lockedAt });
+    if (!takenOver) {
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { 'Retry-After': '1' });
+    }
+    lockedAt = takenOver.lockedAt;
+  }
+
+  try {
+    const body = await db.transaction(async (tx) => {
+      const result = await work(tx);
+      // Stored as the JSON the client receives, so a replay is byte-for-byte the same answer.
+      await tx
+        .update(idempotencyKeys)
+        .set({
+          responseBody: JSON.parse(JSON.stringify(result)),
+          responseStatus: scope.status,
+          lockedAt: null,
+        })
+        .where(where);
+      return result;
+    });
+    return { body, replayed: false };
+  } catch (error) {
+    if (lockedAt) {
+      await db
+        .delete(idempotencyKeys)
+        .where(and(where, isNull(idempotencyKeys.responseBody), eq(idempotencyKeys.lockedAt, lockedAt)));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const retrySchedule = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
+  .transform((v) => v.split(',').map(Number));
+
+/**
+ * The operator's configuration (decisions.md), validated once. A bad value stops the process at
+ * start-up with a message naming the variable, instead of failing later on some request.
+ */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DATABASE_URL: z.string().url().optional(),
+  BASE_URL: z.string().url().optional(),
+  VERIFY_URL_BASE: z.string().url().optional(),
+  CASE_TTL_SECONDS: z.coerce.number().int().positive().default(172800),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([30, 120, 900, 3600, 14400, 43200, 86400]),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString.default(false),
+  RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  SMTP_URL: z.string().url().optional(),
+  RUN_WORKERS: booleanString.default(true),
+  /** Where the embedded PostgreSQL keeps its data when DATABASE_URL is unset. */
+  EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
+});
+
+export type Env = z.infer<typeof envSchema> & { BASE_URL: string; VERIFY_URL_BASE: string };
+
+function stripTrailingSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+export function parseEnv(source: NodeJS.ProcessEnv): Env {
+  // Empty strings mean "unset" (as in `SMTP_URL= npm start`).
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+  const result = envSchema.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const parsed = result.data;
+  const baseUrl = stripTrailingSlash(parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`);
+  return {
+    ...parsed,
+    BASE_URL: baseUrl,
+    VERIFY_URL_BASE: stripTrailingSlash(parsed.VERIFY_URL_BASE ?? baseUrl),
+  };
+}
+
+let cached: Env | undefined;
+
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}

@@ -1,0 +1,71 @@
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { plans, teams } from '@/db/schema';
+import { createApiKey } from '../auth/api-keys';
+import type { Clock } from '../lib/clock';
+
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+async function findPlan(db: Db, code: string) {
+  const [plan] = await db.select().from(plans).where(eq(plans.code, code));
+  if (!plan) {
+    const known = (await db.select({ code: plans.code }).from(plans)).map((p) => p.code);
+    throw new Error(`unknown plan "${code}" (known: ${known.join(', ')})`);
+  }
+  return plan;
+}
+
+/**
+ * A new team with its first API key. A trial plan starts `trialing` with its trial's end set; a
+ * paid plan starts `active`. The billing period is anchored at creation.
+ */
+export async function createTeam(
+  db: Db,
+  input: { name: string; adminEmail: string; planCode?: string },
+  clock: Clock,
+) {
+  const plan = await findPlan(db, input.planCode ?? 'trial');
+  const now = clock();
+  return db.transaction(async (tx) => {
+    const [team] = await tx
+      .insert(teams)
+      .values({
+        name: input.name,
+        planCode: plan.code,
+        subscriptionStatus: plan.trialDays !== null ? 'trialing' : 'active',
+        trialEndsAt: plan.trialDays !== null ? new Date(now.getTime() + plan.trialDays * 86_400_000) : null,
+        billingAnchor: now,
+        createdAt: now,
+      })
+      .returning();
+    if (!team) throw new Error('team insert returned nothing');
+    const key = await createApiKey(tx, { teamId: team.id, name: 'Default key' });
+    return { team, key };
+  });
+}
+
+export async function updateTeam(
+  db: Db,
+  teamId: string,
+  changes: {
+    planCode?: string;
+    subscriptionStatus?: SubscriptionStatus;
+    topupBalanceCents?: number;
+    trialEndsAt?: Date | null;
+  },
+) {
+  if (changes.planCode !== undefined) await findPlan(db, changes.planCode);
+  const [team] = await db
+    .update(teams)
+    .set({
+      ...(changes.planCode !== undefined ? { planCode: changes.planCode } : {}),
+      ...(changes.subscriptionStatus !== undefined ? { subscriptionStatus: changes.subscriptionStatus } : {}),
+      ...(changes.topupBalanceCents !== undefined ? { topupBalanceCents: changes.topupBalanceCents } : {}),
+      ...(changes.trialEndsAt !== undefined ? { trialEndsAt: changes.trialEndsAt } : {}),
+    })
+    .where(eq(teams.id, teamId))
+    .returning();
+  if (!team) throw new Error(`no team ${teamId}`);
+  return team;
+}
