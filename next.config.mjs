@@ -15,6 +15,8 @@ const nextConfig = {
     'rate-limiter-flexible',
   ],
   poweredByHeader: false,
+  // Separate build directories let several builds (a test run, a benchmark) coexist in one tree.
+  distDir: process.env.NEXT_DIST_DIR || '.next',
   typedRoutes: false,
 };
 

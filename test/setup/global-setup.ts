@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { migrateDatabase } from '@/db/client';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A database URL for creating and dropping the per-file test databases. */
+    adminDatabaseUrl: string;
+    templateDatabase: string;
+  }
+}
+
+const TEMPLATE = 'vouch_test_template';
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/**
+ * One PostgreSQL per test run: the embedded server by default, or the server named by
+ * TEST_DATABASE_URL (CI's PostgreSQL 15). Migrations run once into a template database; each test
+ * file then copies it (`CREATE DATABASE … TEMPLATE`), which is fast and fully isolated.
+ */
+export default async function setup(project: TestProject) {
+  let child: ChildProcess | undefined;
+  let adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    mkdirSync('.test-data', { recursive: true });
+    child = spawn(process.execPath, ['--import', 'tsx', 'test/setup/database-server.ts'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    adminUrl = await new Promise<string>((resolve, reject) => {
+      child?.once('exit', (code) => reject(new Error(`test database server exited with ${code}`)));
+      lines.on('line', (line) => {
+        try {
+          resolve((JSON.parse(line) as { adminUrl: string }).adminUrl);
+        } catch {
+          // not the ready line
+        }
+      });
+    });
+  }
+
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
+  await admin.unsafe(`create database ${TEMPLATE}`);
+  await admin.end();
+  await migrateDatabase(withDatabase(adminUrl, TEMPLATE));
+
+  project.provide('adminDatabaseUrl', adminUrl);
+  project.provide('templateDatabase', TEMPLATE);
+
+  return async () => {
+    if (child) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+}

@@ -1,0 +1,96 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningApp {
+  baseUrl: string;
+  port: number;
+  process: ChildProcess;
+  /** Everything the app printed, for assertions on logs and for failure messages. */
+  logs: () => string;
+  stop: () => Promise<void>;
+}
+
+const distDir = process.env.NEXT_DIST_DIR || '.next';
+
+/**
+ * Starts the built app (`next start`) on a free port against `databaseUrl`, exactly as an operator
+ * runs it, and waits until /v1/ping answers. Needs a prior `next build` (npm test does it).
+ */
+export async function startApp(options: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+}): Promise<RunningApp> {
+  if (!existsSync(path.join(distDir, 'BUILD_ID'))) {
+    throw new Error(`no build in ${distDir}: run "npm run build" (npm test does) before the integration tests`);
+  }
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  let output = '';
+  const child = spawn(
+    process.execPath,
+    [path.resolve('node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        PORT: String(port),
+        BASE_URL: baseUrl,
+        DATABASE_URL: options.databaseUrl,
+        LOG_LEVEL: 'warn',
+        ...options.env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
+    try {
+      const res = await fetch(`${baseUrl}/v1/ping`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`app did not answer within 30 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  return {
+    baseUrl,
+    port,
+    process: child,
+    logs: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
