@@ -1,4 +1,5 @@
 export * from './api';
+export * from './auth';
 export * from './billing';
 export * from './cases';
 export * from './events';

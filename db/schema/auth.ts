@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, primaryUuid, timestamptz } from './columns';
+import { teams } from './teams';
+
+/*
+ * The console's people and sessions, in the shape better-auth's drizzle adapter expects: the
+ * property names are better-auth's field names (camelCase), the columns follow our snake_case.
+ * better-auth generates the text ids itself.
+ */
+
+export const authUsers = pgTable('auth_users', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  /** Stored lower-case by better-auth; unique, because an e-mail is how a person signs in. */
+  email: text('email').notNull().unique('auth_users_email_unique'),
+  emailVerified: boolean('email_verified').notNull().default(false),
+  image: text('image'),
+  /** Set for a password the operator's CLI printed: the console asks for a new one first. */
+  passwordChangeRequired: boolean('password_change_required').notNull().default(false),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});
+
+export const authSessions = pgTable(
+  'auth_sessions',
+  {
+    id: text('id').primaryKey(),
+    /** The cookie's value is this token (signed); looking a session up goes through the unique index. */
+    token: text('token').notNull().unique('auth_sessions_token_unique'),
+    userId: text('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    expiresAt: timestamptz('expires_at').notNull(),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  // Signing out everywhere and deleting a user walk a user's sessions.
+  (t) => [index('auth_sessions_user_idx').on(t.userId)],
+);
+
+/** One row per way a user signs in; `providerId = 'credential'` holds the password hash. */
+export const authAccounts = pgTable(
+  'auth_accounts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    providerId: text('provider_id').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    accessToken: text('access_token'),
+    refreshToken: text('refresh_token'),
+    idToken: text('id_token'),
+    accessTokenExpiresAt: timestamptz('access_token_expires_at'),
+    refreshTokenExpiresAt: timestamptz('refresh_token_expires_at'),
+    scope: text('scope'),
+    password: text('password'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  // Password sign-in finds the credential account of a user.
+  (t) => [index('auth_accounts_user_idx').on(t.userId)],
+);
+
+/** Short-lived tokens: e-mail sign-in links. */
+export const authVerifications = pgTable(
+  'auth_verifications',
+  {
+    id: text('id').primaryKey(),
+    identifier: text('identifier').notNull(),
+    value: text('value').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  // A sign-in link is redeemed by looking its token up.
+  (t) => [index('auth_verifications_identifier_idx').on(t.identifier)],
+);
+
+/**
+ * better-auth's sign-in rate limits (per client address and path), in the database so they hold
+ * across app processes.
+ */
+export const authRateLimits = pgTable('auth_rate_limits', {
+  id: text('id').primaryKey().default(sql`gen_random_uuid()::text`),
+  key: text('key').notNull().unique('auth_rate_limits_key_unique'),
+  count: integer('count').notNull(),
+  lastRequest: bigint('last_request', { mode: 'number' }).notNull(),
+});
+
+export const TEAM_ROLES = ['owner', 'admin', 'viewer'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
+export const teamMembers = pgTable(
+  'team_members',
+  {
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
+    role: text('role').$type<TeamRole>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.userId] }),
+    check('team_members_role_check', sql`${t.role} in ('owner', 'admin', 'viewer')`),
+    // A signed-in user's teams.
+    index('team_members_user_idx').on(t.userId),
+  ],
+);
+
+/** Every console action that changes something: who, what, when, from where. Append-only. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: primaryUuid(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** Null when the operator's CLI acted. Kept as text (no foreign key) so the record outlives the user. */
+    actorUserId: text('actor_user_id'),
+    actorEmail: text('actor_email').notNull(),
+    action: text('action').notNull(),
+    /** What was acted on, e.g. the key's or endpoint's id. */
+    target: text('target'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
+    ipAddress: text('ip_address'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+  },
+  // The console lists a team's log newest first.
+  (t) => [index('audit_log_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc())],
+);
