@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { createdAt, primaryUuid, timestamptz } from './columns';
+
+/**
+ * Every e-mail the service sends, written in the transaction that decides to send it; the
+ * `mail.send` job delivers it. A mail that keeps failing stays here as `failed` with its error.
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: primaryUuid(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html'),
+    status: text('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    sentAt: timestamptz('sent_at'),
+  },
+  (t) => [
+    check('mail_outbox_status_check', sql`${t.status} in ('queued', 'sent', 'failed')`),
+    index('mail_outbox_created_idx').on(t.createdAt),
+  ],
+);
+
+/**
+ * Where mail goes when SMTP_URL is unset (development): the console lists it so links can be
+ * clicked without a mail server.
+ */
+export const devMailbox = pgTable(
+  'dev_mailbox',
+  {
+    id: primaryUuid(),
+    to: text('to').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('dev_mailbox_created_idx').on(t.createdAt)],
+);

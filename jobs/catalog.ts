@@ -1,0 +1,43 @@
+import type { Queue } from 'pg-boss';
+
+/**
+ * Every queue the service uses, with its retry policy. All are created at boot: pg-boss refuses
+ * jobs for a queue that does not exist.
+ */
+export const QUEUES = {
+  /** One attempt of one webhook delivery: `{ deliveryId }`. The retry schedule is the delivery's own. */
+  webhookDeliver: 'webhook-deliver',
+  /** Periodic: hands deliveries whose worker died mid-attempt to a new worker. */
+  webhookRecover: 'webhook-recover',
+  /** Periodic: marks open cases past `expires_at` as expired and emits `case.expired`. */
+  casesExpire: 'cases-expire',
+  /** One outbound e-mail: `{ mailId }`. */
+  mailSend: 'mail-send',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** Seconds between runs of the periodic jobs; the per-minute cron only restarts a broken chain. */
+export const TICK_SECONDS = 5;
+
+export const MAIL_RETRY_LIMIT = 5;
+
+export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number }): Omit<Queue, 'name'> {
+  switch (name) {
+    case QUEUES.webhookDeliver:
+      return {
+        // Retries here cover crashes and database errors only; failed HTTP attempts are
+        // rescheduled by the delivery itself on WEBHOOK_RETRY_SCHEDULE.
+        retryLimit: 10,
+        retryDelay: 5,
+        expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 60,
+        notify: true,
+      };
+    case QUEUES.mailSend:
+      return { retryLimit: MAIL_RETRY_LIMIT, retryDelay: 30, retryBackoff: true, notify: true };
+    case QUEUES.webhookRecover:
+    case QUEUES.casesExpire:
+      // One queued and one running at most, so the self-rescheduling chain never multiplies.
+      return { policy: 'stately', retryLimit: 0, expireInSeconds: 300 };
+  }
+}
