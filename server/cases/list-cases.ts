@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import { attachSteps, type CaseRecord } from './case-record';
@@ -26,6 +26,43 @@ function statusCondition(status: NonNullable<ListCasesInput['status']>, now: Dat
 }
 
 /**
+ * The keyset query behind one page: newest first by (created_at, id), starting after the cursor.
+ * The cursor condition is a row comparison so that PostgreSQL uses it as an index bound (an
+ * `a < x OR (a = x AND b < y)` form is only a filter, and deep pages would scan every row before
+ * them). Exported so that a test can EXPLAIN exactly what runs.
+ */
+export function listCasesQuery(
+  db: Queryable,
+  teamId: string,
+  filters: ListCasesInput,
+  cursor: Cursor | null,
+  now: Date,
+) {
+  const conditions: Array<SQL | undefined> = [eq(cases.teamId, teamId)];
+  if (filters.status) conditions.push(statusCondition(filters.status, now));
+  if (filters.subject_email !== undefined) conditions.push(eq(cases.subjectEmail, filters.subject_email));
+  if (filters.created_after) conditions.push(gt(cases.createdAt, new Date(filters.created_after)));
+  if (filters.created_before) conditions.push(lt(cases.createdAt, new Date(filters.created_before)));
+
+  const walkingBack = cursor?.direction === 'previous';
+  if (cursor) {
+    const position = sql`(${sql.param(cursor.createdAt, cases.createdAt)}, ${sql.param(cursor.id, cases.id)})`;
+    conditions.push(
+      walkingBack
+        ? sql`(${cases.createdAt}, ${cases.id}) > ${position}`
+        : sql`(${cases.createdAt}, ${cases.id}) < ${position}`,
+    );
+  }
+  const order = walkingBack ? [asc(cases.createdAt), asc(cases.id)] : [desc(cases.createdAt), desc(cases.id)];
+  return db
+    .select()
+    .from(cases)
+    .where(and(...conditions))
+    .orderBy(...order)
+    .limit(PAGE_SIZE + 1);
+}
+
+/**
  * One page of a team's cases, newest first, by keyset on (created_at, id): each page is an index
  * range scan whatever the table's size, and rows inserted meanwhile never shift a page.
  */
@@ -36,30 +73,8 @@ export async function listCases(
   now: Date,
 ): Promise<CasePage> {
   const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
-  const conditions: Array<SQL | undefined> = [eq(cases.teamId, teamId)];
-  if (filters.status) conditions.push(statusCondition(filters.status, now));
-  if (filters.subject_email !== undefined) conditions.push(eq(cases.subjectEmail, filters.subject_email));
-  if (filters.created_after) conditions.push(gt(cases.createdAt, new Date(filters.created_after)));
-  if (filters.created_before) conditions.push(lt(cases.createdAt, new Date(filters.created_before)));
-
   const walkingBack = cursor?.direction === 'previous';
-  if (cursor) {
-    const cmp = walkingBack ? gt : lt;
-    conditions.push(
-      or(
-        cmp(cases.createdAt, cursor.createdAt),
-        and(eq(cases.createdAt, cursor.createdAt), cmp(cases.id, cursor.id)),
-      ),
-    );
-  }
-
-  const order = walkingBack ? [asc(cases.createdAt), asc(cases.id)] : [desc(cases.createdAt), desc(cases.id)];
-  const rows = await db
-    .select()
-    .from(cases)
-    .where(and(...conditions))
-    .orderBy(...order)
-    .limit(PAGE_SIZE + 1);
+  const rows = await listCasesQuery(db, teamId, filters, cursor, now);
 
   const hasMore = rows.length > PAGE_SIZE;
   const page = rows.slice(0, PAGE_SIZE);

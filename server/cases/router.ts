@@ -29,6 +29,10 @@ function pageUrl(filters: ListCasesInput, cursor: string | null): string | null 
 
 export const casesRouter = router({
   create: apiKeyProcedure
+    // Before `.input()`: a bad Idempotency-Key is a 400 whatever the body holds.
+    .use(({ ctx, next }) =>
+      next({ ctx: { idempotencyKey: parseIdempotencyKey(ctx.requestHeaders.get('idempotency-key')) } }),
+    )
     .meta({
       successStatus: 201,
       openapi: {
@@ -52,11 +56,16 @@ export const casesRouter = router({
     .input(createCaseInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) => {
-      const key = parseIdempotencyKey(ctx.requestHeaders.get('idempotency-key'));
       const prepared = await prepareCase(input);
       const result = await runIdempotent<CaseWire>(
         ctx.db,
-        { teamId: ctx.teamId, key, operation: 'cases.create', request: input, status: 201 },
+        {
+          teamId: ctx.teamId,
+          key: ctx.idempotencyKey,
+          operation: 'cases.create',
+          request: input,
+          status: 201,
+        },
         ctx.clock,
         async (tx) => {
           const record = await createCase(tx, ctx.teamId, prepared, {

@@ -50,7 +50,11 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
     const ctx = createRequestContext(rt, request);
     const route = findRoute(new URL(request.url).pathname, request.method);
 
-    if (!route.procedure && route.allowedMethods.length > 0 && request.method !== 'HEAD') {
+    // No route answers HEAD: without this, trpc-to-openapi answers 204 even on unknown paths.
+    if (request.method === 'HEAD' && route.allowedMethods.length === 0) {
+      return errorResponse(toWireError(new AppError('NOT_FOUND')), passthrough);
+    }
+    if (!route.procedure && route.allowedMethods.length > 0) {
       return errorResponse(
         toWireError(
           new AppError('METHOD_NOT_ALLOWED', `Use ${route.allowedMethods.join(', ')} on this path.`),

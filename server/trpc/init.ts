@@ -1,6 +1,9 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { AuditActor } from '../audit/record-audit';
 import { authenticateApiKey, bearerToken } from '../auth/api-keys';
+import { consoleAuth } from '../auth/console-auth';
+import { canManage, passwordChangeRequired, resolveMembership } from '../auth/team-members';
 import type { RequestContext } from './context';
 import { AppError, toWireError } from './errors';
 
@@ -47,7 +50,8 @@ export const apiKeyProcedure = t.procedure.use(async ({ ctx, next, type }) => {
   const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
   if (!key) {
     // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
-    await ctx.rateLimiters.consume('address', ctx.clientAddress);
+    const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+    applyHeaders(ctx, limit.headers);
     throw new AppError(
       'UNAUTHORIZED',
       token ? 'The API key is invalid or has been revoked.' : undefined,
@@ -57,4 +61,58 @@ export const apiKeyProcedure = t.procedure.use(async ({ ctx, next, type }) => {
   const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
   applyHeaders(ctx, limit.headers);
   return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
+});
+
+/** The console's team picker stores the chosen team here; membership is still checked on every call. */
+export const CONSOLE_TEAM_COOKIE = 'vouch_team';
+
+function readCookie(headers: Headers, name: string): string | null {
+  for (const part of headers.get('cookie')?.split(';') ?? []) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
+  }
+  return null;
+}
+
+/**
+ * A console user signed in through better-auth (session cookie). Used alone only by the few calls
+ * that work before a team is chosen or a one-time password is replaced.
+ */
+export const signedInProcedure = t.procedure.use(async ({ ctx, next }) => {
+  const auth = await consoleAuth(ctx.db, ctx.env);
+  const session = await auth.api.getSession({ headers: ctx.requestHeaders });
+  if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended.');
+  const user = { id: session.user.id, email: session.user.email, name: session.user.name };
+  const actor: AuditActor = {
+    userId: user.id,
+    email: user.email,
+    ipAddress: ctx.clientAddress,
+    userAgent: ctx.requestHeaders.get('user-agent'),
+  };
+  return next({ ctx: { user, actor } });
+});
+
+/**
+ * Signed in, one-time password replaced, and a member of the team the request acts on. Every
+ * query below this point is scoped to `ctx.teamId`; `ctx.role` says what the user may do there.
+ */
+export const sessionProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  if (await passwordChangeRequired(ctx.db, ctx.user.id)) {
+    throw new AppError('FORBIDDEN', 'Choose a new password before using the console.');
+  }
+  const membership = await resolveMembership(
+    ctx.db,
+    ctx.user.id,
+    readCookie(ctx.requestHeaders, CONSOLE_TEAM_COOKIE),
+  );
+  if (!membership) throw new AppError('FORBIDDEN', 'You are not a member of any team.');
+  return next({ ctx: { teamId: membership.teamId, teamName: membership.teamName, role: membership.role } });
+});
+
+/** Anything that changes a team's setup: owners and admins only; viewers are refused here. */
+export const managerProcedure = sessionProcedure.use(({ ctx, next }) => {
+  if (!canManage(ctx.role)) {
+    throw new AppError('FORBIDDEN', 'Your role in this team is read-only (viewer); ask an admin.');
+  }
+  return next();
 });

@@ -13,7 +13,9 @@ declare module 'vitest' {
   }
 }
 
-const TEMPLATE = 'vouch_test_template';
+// Unique per run: two runs sharing one server (CI's PostgreSQL 15, or two engineers' runs) must not
+// drop each other's template while the other is copying it.
+const TEMPLATE = `vouch_test_template_${process.pid}_${Date.now().toString(36)}`;
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -57,6 +59,9 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', TEMPLATE);
 
   return async () => {
+    const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await dropper.unsafe(`drop database if exists ${TEMPLATE} with (force)`).catch(() => {});
+    await dropper.end();
     if (child) {
       const exited = new Promise((resolve) => child?.once('exit', resolve));
       child.kill('SIGTERM');
