@@ -147,3 +147,13 @@ export const auditLog = pgTable(
   // The console lists a team's log newest first.
   (t) => [index('audit_log_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc())],
 );
+
+/**
+ * Secrets the service generates for itself on first start, shared by every app process through
+ * the database (e.g. the key that signs console session cookies when AUTH_SECRET is unset).
+ */
+export const appSecrets = pgTable('app_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});
