@@ -24,6 +24,8 @@ const envSchema = z.object({
   RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(30),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
+  /** Signs console session cookies; unset, a key generated once and kept in the database is used. */
+  AUTH_SECRET: z.string().min(32).optional(),
   /** Where the embedded PostgreSQL keeps its data when DATABASE_URL is unset. */
   EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),

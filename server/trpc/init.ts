@@ -66,7 +66,9 @@ export const apiKeyProcedure = t.procedure.use(async ({ ctx, next, type }) => {
 /** The console's team picker stores the chosen team here; membership is still checked on every call. */
 export const CONSOLE_TEAM_COOKIE = 'vouch_team';
 
-function readCookie(headers: Headers, name: string): string | null {
+/** The team the console's picker last chose (unchecked: callers check membership). */
+export function readConsoleTeamCookie(headers: Headers): string | null {
+  const name = CONSOLE_TEAM_COOKIE;
   for (const part of headers.get('cookie')?.split(';') ?? []) {
     const [key, ...value] = part.trim().split('=');
     if (key === name) return decodeURIComponent(value.join('='));
@@ -100,11 +102,7 @@ export const sessionProcedure = signedInProcedure.use(async ({ ctx, next }) => {
   if (await passwordChangeRequired(ctx.db, ctx.user.id)) {
     throw new AppError('FORBIDDEN', 'Choose a new password before using the console.');
   }
-  const membership = await resolveMembership(
-    ctx.db,
-    ctx.user.id,
-    readCookie(ctx.requestHeaders, CONSOLE_TEAM_COOKIE),
-  );
+  const membership = await resolveMembership(ctx.db, ctx.user.id, readConsoleTeamCookie(ctx.requestHeaders));
   if (!membership) throw new AppError('FORBIDDEN', 'You are not a member of any team.');
   return next({ ctx: { teamId: membership.teamId, teamName: membership.teamName, role: membership.role } });
 });

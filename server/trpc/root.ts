@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountRouter } from '../billing/router';
 import { casesRouter } from '../cases/router';
+import { consoleRouter } from '../console/router';
 import { publicProcedure, router } from './init';
 
 const healthRouter = router({
@@ -23,6 +24,7 @@ export const appRouter = router({
   health: healthRouter,
   cases: casesRouter,
   account: accountRouter,
+  console: consoleRouter,
 });
 
 export type AppRouter = typeof appRouter;

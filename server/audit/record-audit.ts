@@ -1,0 +1,69 @@
+import { and, desc, eq, lt, or } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { auditLog } from '@/db/schema';
+
+/** Who did something in the console, and from where. */
+export interface AuditActor {
+  userId: string | null;
+  email: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Records a console change. Call it in the same transaction as the change, so the log never
+ * shows something that did not happen (nor misses something that did).
+ */
+export async function recordAudit(
+  db: Queryable,
+  entry: {
+    teamId: string;
+    actor: AuditActor;
+    action: string;
+    target?: string;
+    details?: Record<string, unknown>;
+  },
+): Promise<void> {
+  await db.insert(auditLog).values({
+    teamId: entry.teamId,
+    actorUserId: entry.actor.userId,
+    actorEmail: entry.actor.email,
+    action: entry.action,
+    target: entry.target ?? null,
+    details: entry.details ?? {},
+    ipAddress: entry.actor.ipAddress,
+    userAgent: entry.actor.userAgent,
+  });
+}
+
+export const AUDIT_PAGE_SIZE = 50;
+
+/** One page of a team's audit log, newest first, by keyset on (created_at, id). */
+export async function listAudit(
+  db: Queryable,
+  teamId: string,
+  before: { createdAt: Date; id: string } | null,
+) {
+  const rows = await db
+    .select()
+    .from(auditLog)
+    .where(
+      and(
+        eq(auditLog.teamId, teamId),
+        before
+          ? or(
+              lt(auditLog.createdAt, before.createdAt),
+              and(eq(auditLog.createdAt, before.createdAt), lt(auditLog.id, before.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
+    .limit(AUDIT_PAGE_SIZE + 1);
+  const page = rows.slice(0, AUDIT_PAGE_SIZE);
+  const last = page.at(-1);
+  return {
+    entries: page,
+    next: rows.length > AUDIT_PAGE_SIZE && last ? { createdAt: last.createdAt, id: last.id } : null,
+  };
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { router, sessionProcedure } from '../trpc/init';
+import { listAudit } from './record-audit';
+
+const cursor = z.object({ created_at: z.iso.datetime({ offset: true }), id: z.uuid() });
+
+export const consoleAuditRouter = router({
+  list: sessionProcedure.input(z.object({ before: cursor.optional() })).query(async ({ ctx, input }) => {
+    const page = await listAudit(
+      ctx.db,
+      ctx.teamId,
+      input.before ? { createdAt: new Date(input.before.created_at), id: input.before.id } : null,
+    );
+    return {
+      entries: page.entries.map((e) => ({
+        id: e.id,
+        actor_email: e.actorEmail,
+        action: e.action,
+        target: e.target,
+        details: e.details,
+        ip_address: e.ipAddress,
+        user_agent: e.userAgent,
+        created_at: e.createdAt.toISOString(),
+      })),
+      next: page.next ? { created_at: page.next.createdAt.toISOString(), id: page.next.id } : null,
+    };
+  }),
+});

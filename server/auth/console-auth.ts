@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { betterAuth } from 'better-auth';
+import { drizzleAdapter } from 'better-auth/adapters/drizzle';
+import { magicLink } from 'better-auth/plugins/magic-link';
+import { eq } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import {
+  appSecrets,
+  authAccounts,
+  authRateLimits,
+  authSessions,
+  authUsers,
+  authVerifications,
+} from '@/db/schema';
+import type { Env } from '../lib/env';
+import { sendSignInLink } from './console-mail';
+
+/** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
+export const AUTH_BASE_PATH = '/api/auth';
+/** The request header the auth route fills with the client's address for sign-in rate limits. */
+export const CLIENT_ADDRESS_HEADER = 'x-vouch-client-address';
+export const SIGN_IN_LINK_TTL_SECONDS = 15 * 60;
+export const MIN_PASSWORD_LENGTH = 12;
+
+/**
+ * The session cookie's signing key: AUTH_SECRET when the operator sets one, otherwise a random key
+ * generated on first start and kept in the database, so every app process sharing the database
+ * signs and checks cookies with the same key.
+ */
+async function sessionSecret(db: Db, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  await db
+    .insert(appSecrets)
+    .values({ name: 'auth_secret', value: randomBytes(32).toString('base64url') })
+    .onConflictDoNothing();
+  const [row] = await db.select().from(appSecrets).where(eq(appSecrets.name, 'auth_secret'));
+  if (!row) throw new Error('auth secret missing after insert');
+  return row.value;
+}
+
+/**
+ * Browsers keep Secure cookies only from secure origins, which include http://localhost; a plain
+ * http deployment on another host would otherwise never keep a session.
+ */
+function secureCookies(baseUrl: string): boolean {
+  const url = new URL(baseUrl);
+  return url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+}
+
+function buildAuth(db: Db, config: Env, secret: string) {
+  return betterAuth({
+    appName: 'Vouch',
+    baseURL: config.BASE_URL,
+    basePath: AUTH_BASE_PATH,
+    secret,
+    trustedOrigins: [config.BASE_URL],
+    database: drizzleAdapter(db, {
+      provider: 'pg',
+      schema: {
+        user: authUsers,
+        session: authSessions,
+        account: authAccounts,
+        verification: authVerifications,
+        rateLimit: authRateLimits,
+      },
+    }),
+    emailAndPassword: {
+      enabled: true,
+      // People join a team only through the operator's CLI or an admin's invitation.
+      disableSignUp: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+    },
+    session: {
+      expiresIn: 60 * 60 * 24 * 7,
+      updateAge: 60 * 60 * 24,
+    },
+    plugins: [
+      magicLink({
+        disableSignUp: true,
+        expiresIn: SIGN_IN_LINK_TTL_SECONDS,
+        storeToken: 'hashed',
+        sendMagicLink: async ({ email, url }) => {
+          await sendSignInLink(db, { to: email, url });
+        },
+      }),
+    ],
+    rateLimit: {
+      // On in every environment, in the database so the limit holds across app processes.
+      enabled: true,
+      storage: 'database',
+      window: 60,
+      max: 100,
+      customRules: {
+        '/sign-in/email': { window: 60, max: 10 },
+        '/sign-in/magic-link': { window: 60, max: 5 },
+        '/change-password': { window: 60, max: 5 },
+      },
+    },
+    advanced: {
+      useSecureCookies: secureCookies(config.BASE_URL),
+      cookiePrefix: 'vouch',
+      defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
+    },
+    telemetry: { enabled: false },
+  });
+}
+
+export type ConsoleAuth = ReturnType<typeof buildAuth>;
+
+const instances = new WeakMap<Db, Promise<ConsoleAuth>>();
+
+/** One better-auth instance per database pool (the app has one; tests may have several). */
+export function consoleAuth(db: Db, config: Env): Promise<ConsoleAuth> {
+  let instance = instances.get(db);
+  if (!instance) {
+    instance = sessionSecret(db, config.AUTH_SECRET).then((secret) => buildAuth(db, config, secret));
+    instance.catch(() => instances.delete(db));
+    instances.set(db, instance);
+  }
+  return instance;
+}

@@ -1,0 +1,223 @@
+import { verifyPassword } from 'better-auth/crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { apiKeys, TEAM_ROLES } from '@/db/schema';
+import { recordAudit } from '../audit/record-audit';
+import { AppError } from '../trpc/errors';
+import {
+  managerProcedure,
+  readConsoleTeamCookie,
+  router,
+  sessionProcedure,
+  signedInProcedure,
+} from '../trpc/init';
+import { createApiKey, revokeApiKey } from './api-keys';
+import { consoleAuth, MIN_PASSWORD_LENGTH } from './console-auth';
+import {
+  addMember,
+  changeMemberRole,
+  clearPasswordChangeRequired,
+  listMembers,
+  listUserTeams,
+  passwordChangeRequired,
+  readPasswordHash,
+  removeMember,
+  resolveMembership,
+} from './team-members';
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** Whether `password` is the user's current password (re-entered before revealing a secret). */
+export async function checkPassword(
+  db: Parameters<typeof readPasswordHash>[0],
+  userId: string,
+  password: string,
+): Promise<boolean> {
+  const hash = await readPasswordHash(db, userId);
+  return hash !== null && (await verifyPassword({ hash, password }));
+}
+
+const sessionRouter = router({
+  /** Who is signed in, their teams, and whether a one-time password must be replaced first. */
+  me: signedInProcedure.query(async ({ ctx }) => {
+    const teams = await listUserTeams(ctx.db, ctx.user.id);
+    const current = await resolveMembership(ctx.db, ctx.user.id, readConsoleTeamCookie(ctx.requestHeaders));
+    return {
+      user: ctx.user,
+      password_change_required: await passwordChangeRequired(ctx.db, ctx.user.id),
+      has_password: (await readPasswordHash(ctx.db, ctx.user.id)) !== null,
+      teams: teams.map((t) => ({ team_id: t.teamId, team_name: t.teamName, role: t.role })),
+      current_team: current
+        ? { team_id: current.teamId, team_name: current.teamName, role: current.role }
+        : null,
+    };
+  }),
+
+  /** Sets a new password (replacing the CLI's one-time password, or adding one to a link-only account). */
+  changePassword: signedInProcedure
+    .input(
+      z.object({
+        current_password: z.string().max(200).optional(),
+        new_password: z
+          .string()
+          .min(MIN_PASSWORD_LENGTH, `The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`)
+          .max(128),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const auth = await consoleAuth(ctx.db, ctx.env);
+      const hasPassword = (await readPasswordHash(ctx.db, ctx.user.id)) !== null;
+      if (hasPassword) {
+        if (!input.current_password || !(await checkPassword(ctx.db, ctx.user.id, input.current_password))) {
+          throw new AppError('FORBIDDEN', 'The current password is not correct.');
+        }
+        await auth.api.changePassword({
+          body: { currentPassword: input.current_password, newPassword: input.new_password },
+          headers: ctx.requestHeaders,
+        });
+      } else {
+        await auth.api.setPassword({
+          body: { newPassword: input.new_password },
+          headers: ctx.requestHeaders,
+        });
+      }
+      await clearPasswordChangeRequired(ctx.db, ctx.user.id);
+      return { changed: true };
+    }),
+});
+
+const roleInput = z.enum(TEAM_ROLES);
+
+const membersRouter = router({
+  list: sessionProcedure.query(async ({ ctx }) =>
+    (await listMembers(ctx.db, ctx.teamId)).map((m) => ({
+      user_id: m.userId,
+      email: m.email,
+      name: m.name,
+      role: m.role,
+      joined_at: m.joinedAt.toISOString(),
+    })),
+  ),
+
+  /** Adds the person and e-mails them a sign-in link. */
+  invite: managerProcedure
+    .input(z.object({ email: z.email('Enter a valid e-mail address.').max(254), role: roleInput }))
+    .mutation(async ({ ctx, input }) => {
+      const member = await ctx.db.transaction(async (tx) => {
+        const added = await addMember(
+          tx,
+          { teamId: ctx.teamId, email: input.email, role: input.role },
+          ctx.role,
+        );
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          action: 'member.invited',
+          target: added.email,
+          details: { role: input.role },
+        });
+        return added;
+      });
+      const auth = await consoleAuth(ctx.db, ctx.env);
+      await auth.api.signInMagicLink({
+        body: { email: member.email, callbackURL: '/console' },
+        headers: ctx.requestHeaders,
+      });
+      return { user_id: member.userId, email: member.email, role: member.role };
+    }),
+
+  changeRole: managerProcedure
+    .input(z.object({ user_id: z.string().min(1).max(100), role: roleInput }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.db.transaction(async (tx) => {
+        await changeMemberRole(tx, { teamId: ctx.teamId, userId: input.user_id, role: input.role }, ctx.role);
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          action: 'member.role_changed',
+          target: input.user_id,
+          details: { role: input.role },
+        });
+      });
+      return { user_id: input.user_id, role: input.role };
+    }),
+
+  remove: managerProcedure
+    .input(z.object({ user_id: z.string().min(1).max(100) }))
+    .mutation(async ({ ctx, input }) => {
+      await ctx.db.transaction(async (tx) => {
+        const removed = await removeMember(tx, { teamId: ctx.teamId, userId: input.user_id }, ctx.role);
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          action: 'member.removed',
+          target: removed.email,
+        });
+      });
+      return { removed: true };
+    }),
+});
+
+const keysRouter = router({
+  list: sessionProcedure.query(async ({ ctx }) => {
+    const rows = await ctx.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.teamId, ctx.teamId))
+      .orderBy(desc(apiKeys.createdAt));
+    return rows.map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      last_four: k.lastFour,
+      created_at: k.createdAt.toISOString(),
+      last_used_at: iso(k.lastUsedAt),
+      revoked_at: iso(k.revokedAt),
+    }));
+  }),
+
+  /** The full key is in this answer only; it is never stored. */
+  create: managerProcedure
+    .input(z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100) }))
+    .mutation(async ({ ctx, input }) =>
+      ctx.db.transaction(async (tx) => {
+        const key = await createApiKey(tx, { teamId: ctx.teamId, name: input.name });
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          action: 'api_key.created',
+          target: key.id,
+          details: { name: key.name, prefix: key.prefix, last_four: key.lastFour },
+        });
+        return {
+          id: key.id,
+          name: key.name,
+          api_key: key.token,
+          prefix: key.prefix,
+          last_four: key.lastFour,
+          created_at: key.createdAt.toISOString(),
+        };
+      }),
+    ),
+
+  revoke: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const found = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
+      if (!found) throw new AppError('NOT_FOUND', 'No such API key in this team.');
+      const [key] = await tx
+        .select({ name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, input.id), eq(apiKeys.teamId, ctx.teamId)));
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'api_key.revoked',
+        target: input.id,
+        details: { name: key?.name, prefix: key?.prefix, last_four: key?.lastFour },
+      });
+      return { id: input.id, revoked: true };
+    }),
+  ),
+});
+
+export const consoleAuthRouter = router({ session: sessionRouter, members: membersRouter, keys: keysRouter });

@@ -1,0 +1,34 @@
+import { eq } from 'drizzle-orm';
+import { plans } from '@/db/schema';
+import { router, sessionProcedure } from '../trpc/init';
+import { dailyCaseCounts } from './daily-case-counts';
+import { readAccount, readUsage } from './read-account';
+
+export const consoleAccountRouter = router({
+  /** Plan, subscription, balance, this period's usage per method, and cases per day. */
+  overview: sessionProcedure.query(async ({ ctx }) => {
+    const now = ctx.clock();
+    const team = await readAccount(ctx.db, ctx.teamId);
+    const [plan] = await ctx.db.select().from(plans).where(eq(plans.code, team.planCode));
+    const usage = await readUsage(ctx.db, ctx.teamId, now);
+    return {
+      team_name: team.name,
+      plan: team.planCode,
+      plan_name: plan?.name ?? team.planCode,
+      subscription_status: team.subscriptionStatus,
+      trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
+      topup_balance_cents: team.topupBalanceCents,
+      billing_period_start: usage.period.start.toISOString(),
+      billing_period_end: usage.period.end.toISOString(),
+      usage: Object.entries(usage.usage).map(([method, u]) => ({
+        method,
+        allowed: u.allowed,
+        included_used: u.includedUsed,
+        topup_used: u.topupUsed,
+        topup_cost_cents: u.topupCostCents,
+        percent_used: u.percentUsed,
+      })),
+      daily: await dailyCaseCounts(ctx.db, ctx.teamId, usage.period, now),
+    };
+  }),
+});

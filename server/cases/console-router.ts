@@ -1,0 +1,43 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { events } from '@/db/schema';
+import { eventWireId } from '../lib/ids';
+import { AppError } from '../trpc/errors';
+import { router, sessionProcedure } from '../trpc/init';
+import { findTeamCase } from './case-record';
+import { listCases } from './list-cases';
+import { listCasesInput, toCaseWire } from './wire';
+
+export const consoleCasesRouter = router({
+  /** The API's list (same filters, same cursors); the console passes cursors back as given. */
+  list: sessionProcedure.input(listCasesInput).query(async ({ ctx, input }) => {
+    const now = ctx.clock();
+    const page = await listCases(ctx.db, ctx.teamId, input, now);
+    return {
+      next_cursor: page.nextCursor,
+      previous_cursor: page.previousCursor,
+      results: page.results.map((record) => toCaseWire(record, now)),
+    };
+  }),
+
+  /** One case with the events it caused, oldest first. */
+  get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
+    const id = z.uuid().safeParse(input.id);
+    const record = id.success ? await findTeamCase(ctx.db, ctx.teamId, id.data) : null;
+    if (!record) throw new AppError('NOT_FOUND', 'No case with this id in your team.');
+    const timeline = await ctx.db
+      .select()
+      .from(events)
+      .where(and(eq(events.teamId, ctx.teamId), eq(events.caseId, record.id)))
+      .orderBy(asc(events.createdAt));
+    return {
+      case: toCaseWire(record, ctx.clock()),
+      events: timeline.map((e) => ({
+        id: eventWireId(e.id),
+        type: e.type,
+        created_at: e.createdAt.toISOString(),
+        data: e.data,
+      })),
+    };
+  }),
+});

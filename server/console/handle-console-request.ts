@@ -1,0 +1,59 @@
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { logger } from '../lib/logger';
+import { runtime } from '../runtime';
+import { createRequestContext } from '../trpc/context';
+import { AppError, toWireError } from '../trpc/errors';
+import { appRouter } from '../trpc/root';
+
+export const CONSOLE_TRPC_ENDPOINT = '/api/trpc';
+
+/**
+ * Session cookies are SameSite=Lax, and a changing call is a JSON POST a form cannot send; this
+ * also refuses any POST a browser marks as coming from another site or another origin.
+ */
+function isCrossSite(request: Request): boolean {
+  if (request.method === 'GET') return false;
+  const site = request.headers.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return true;
+  const origin = request.headers.get('origin');
+  if (!origin) return false;
+  try {
+    return new URL(origin).host !== request.headers.get('host');
+  } catch {
+    return true;
+  }
+}
+
+function refuse(error: AppError): Response {
+  const wire = toWireError(error);
+  return new Response(
+    JSON.stringify({ error: { message: wire.body.detail, code: -32003, data: { appCode: wire.body.code } } }),
+    { status: wire.status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' } },
+  );
+}
+
+/** tRPC for the console: the same procedures as the REST facade, authenticated by session cookie. */
+export async function handleConsoleRequest(request: Request): Promise<Response> {
+  if (isCrossSite(request)) return refuse(new AppError('FORBIDDEN', 'Cross-site requests are refused.'));
+  let rt: Awaited<ReturnType<typeof runtime>>;
+  try {
+    rt = await runtime();
+  } catch {
+    return refuse(new AppError('SERVICE_UNAVAILABLE'));
+  }
+  const ctx = createRequestContext(rt, request);
+  return fetchRequestHandler({
+    endpoint: CONSOLE_TRPC_ENDPOINT,
+    req: request,
+    router: appRouter,
+    createContext: () => ctx,
+    responseMeta: () => {
+      ctx.responseHeaders.set('Cache-Control', 'no-store');
+      return { headers: ctx.responseHeaders };
+    },
+    onError: ({ error, path }) => {
+      if (toWireError(error).status >= 500)
+        logger.error('console call failed', { path, error: String(error.cause ?? error) });
+    },
+  });
+}
