@@ -26,6 +26,21 @@ const envSchema = z.object({
   RUN_WORKERS: booleanString.default(true),
   /** Signs console session cookies; unset, a key generated once and kept in the database is used. */
   AUTH_SECRET: z.string().min(32).optional(),
+  /** How SMS codes leave: `dev` logs them (no messages sent), `twilio` sends through Twilio. */
+  SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
+  TWILIO_ACCOUNT_SID: z.string().optional(),
+  TWILIO_AUTH_TOKEN: z.string().optional(),
+  /** The sending number (E.164) or messaging service sender. */
+  TWILIO_FROM: z.string().optional(),
+  /** Twilio's API origin; a local stand-in in tests. */
+  TWILIO_API_BASE: z.string().url().default('https://api.twilio.com'),
+  /** Who checks ID documents and selfies: the deterministic `simulated` provider or Stripe Identity. */
+  IDENTITY_PROVIDER: z.enum(['simulated', 'stripe']).default('simulated'),
+  STRIPE_SECRET_KEY: z.string().optional(),
+  /** Signing secret of the Stripe webhook endpoint that receives identity events. */
+  STRIPE_WEBHOOK_SECRET: z.string().optional(),
+  /** Stripe's API origin; a local stand-in in tests. */
+  STRIPE_API_BASE: z.string().url().default('https://api.stripe.com'),
   /** Where the embedded PostgreSQL keeps its data when DATABASE_URL is unset. */
   EMBEDDED_PG_DIR: z.string().default('.data/postgres'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),

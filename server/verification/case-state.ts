@@ -1,0 +1,187 @@
+import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
+import type { Queryable, Tx } from '@/db/client';
+import { caseSteps, cases } from '@/db/schema';
+import { attachSteps, type CaseRecord } from '../cases/case-record';
+import { caseEventData, recordEvent } from '../events/record-event';
+import type { VerificationMethod } from './methods';
+
+/**
+ * The case state machine: the one place where a case's steps and status change after creation.
+ *
+ *   open ──(every requested step verified)──▶ closed   + case.closed
+ *   open ──(a step fails)───────────────────▶ failed   + case.failed (with failure_reason)
+ *   each step that passes                    ─▶         verification.step_completed (+ method)
+ *
+ * closed, failed and expired cases (an open case past `expires_at` included) never change here.
+ * Every transition locks the case row (SELECT … FOR UPDATE) and records its events in the same
+ * transaction, so two steps completing at once serialise: neither is lost and the case closes once.
+ */
+
+/** Why a case failed: the `failure_reason` clients read (decisions.md lists the causes). */
+export const FAILURE_REASONS = [
+  'government_id_rejected',
+  'selfie_rejected',
+  'manager_declined',
+  'custom_question_failed',
+  'sms_code_failed',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+/** Wrong answers a step tolerates; the attempt that reaches the limit fails the case. */
+export const ATTEMPT_LIMITS = { custom_question: 3, sms: 5 } as const satisfies Partial<
+  Record<VerificationMethod, number>
+>;
+
+export type TransitionResult =
+  | { changed: true; record: CaseRecord }
+  | { changed: false; record: CaseRecord | null; why: 'no_case' | 'not_open' | 'step_not_pending' };
+
+/** An open case whose deadline has not passed: the only kind any step may still change. */
+export function isActionable(record: { status: string; expiresAt: Date }, now: Date): boolean {
+  return record.status === 'open' && record.expiresAt > now;
+}
+
+/** The case and its steps, with the case row locked until the transaction ends. */
+export async function lockCase(tx: Tx, caseId: string): Promise<CaseRecord | null> {
+  const rows = await tx.select().from(cases).where(eq(cases.id, caseId)).for('update');
+  const [record] = await attachSteps(tx, rows);
+  return record ?? null;
+}
+
+/**
+ * Marks `methods` verified (government_id and selfie pass together, hence a list). Steps already
+ * verified are left as they are, so a repeated completion (a double click, a webhook retried by
+ * the provider) changes nothing and emits nothing. `subjectName` is the name the ID check read.
+ */
+export async function completeSteps(
+  tx: Tx,
+  caseId: string,
+  methods: VerificationMethod[],
+  now: Date,
+  extra: { subjectName?: string } = {},
+): Promise<TransitionResult> {
+  const record = await lockCase(tx, caseId);
+  if (!record) return { changed: false, record: null, why: 'no_case' };
+  if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
+  const pending = methods.filter((m) => record.steps.find((s) => s.method === m)?.state === 'pending');
+  if (pending.length === 0) return { changed: false, record, why: 'step_not_pending' };
+
+  if (extra.subjectName) {
+    await tx
+      .update(cases)
+      .set({ subjectName: extra.subjectName, updatedAt: now })
+      .where(eq(cases.id, caseId));
+    record.subjectName = extra.subjectName;
+  }
+  for (const method of pending) {
+    await tx
+      .update(caseSteps)
+      .set({ state: 'verified', verifiedAt: now, updatedAt: now })
+      .where(and(eq(caseSteps.caseId, caseId), eq(caseSteps.method, method)));
+    const step = record.steps.find((s) => s.method === method);
+    if (step) Object.assign(step, { state: 'verified', verifiedAt: now, updatedAt: now });
+    await recordEvent(tx, {
+      teamId: record.teamId,
+      type: 'verification.step_completed',
+      data: { ...caseEventData(record), method },
+      caseId,
+      now,
+    });
+  }
+
+  if (record.steps.every((s) => s.state === 'verified')) {
+    await tx.update(cases).set({ status: 'closed', updatedAt: now }).where(eq(cases.id, caseId));
+    record.status = 'closed';
+    await recordEvent(tx, {
+      teamId: record.teamId,
+      type: 'case.closed',
+      data: caseEventData(record),
+      caseId,
+      now,
+    });
+  }
+  return { changed: true, record };
+}
+
+/** Ends the case as `failed` because `method` failed; `case.failed` carries the reason. */
+export async function failCase(
+  tx: Tx,
+  caseId: string,
+  method: VerificationMethod,
+  reason: FailureReason,
+  now: Date,
+): Promise<TransitionResult> {
+  const record = await lockCase(tx, caseId);
+  if (!record) return { changed: false, record: null, why: 'no_case' };
+  if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
+  const step = record.steps.find((s) => s.method === method);
+  if (step?.state !== 'pending') return { changed: false, record, why: 'step_not_pending' };
+
+  await tx
+    .update(caseSteps)
+    .set({ state: 'failed', updatedAt: now })
+    .where(and(eq(caseSteps.caseId, caseId), eq(caseSteps.method, method)));
+  Object.assign(step, { state: 'failed', updatedAt: now });
+  await tx
+    .update(cases)
+    .set({ status: 'failed', failureReason: reason, updatedAt: now })
+    .where(eq(cases.id, caseId));
+  record.status = 'failed';
+  record.failureReason = reason;
+  await recordEvent(tx, {
+    teamId: record.teamId,
+    type: 'case.failed',
+    data: caseEventData(record),
+    caseId,
+    now,
+  });
+  return { changed: true, record };
+}
+
+/**
+ * Spends one attempt of a guessable step (custom answer, SMS code) BEFORE the guess is checked.
+ * One atomic UPDATE … RETURNING that refuses once the limit is reached, so however many guesses
+ * arrive at once, at most `limit` of them are ever compared. Returns the attempt's number (1-based)
+ * or null when no attempt is left, the step is not pending, or the case no longer takes input.
+ * A correct guess keeps its attempt counted: the counter is "attempts used", and only a wrong
+ * guess that uses the last one fails the case.
+ */
+export async function spendAttempt(
+  db: Queryable,
+  caseId: string,
+  method: keyof typeof ATTEMPT_LIMITS,
+  now: Date,
+): Promise<number | null> {
+  const limit = ATTEMPT_LIMITS[method];
+  const rows = await db
+    .update(caseSteps)
+    .set({ failedAttempts: sql`${caseSteps.failedAttempts} + 1`, updatedAt: now })
+    .where(
+      and(
+        eq(caseSteps.caseId, caseId),
+        eq(caseSteps.method, method),
+        eq(caseSteps.state, 'pending'),
+        lt(caseSteps.failedAttempts, limit),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(cases)
+            .where(and(eq(cases.id, caseId), eq(cases.status, 'open'), gt(cases.expiresAt, now))),
+        ),
+      ),
+    )
+    .returning({ attempts: caseSteps.failedAttempts });
+  return rows[0]?.attempts ?? null;
+}
+
+/** Gives back an attempt that was spent on a correct guess, so the counter shows only wrong ones. */
+export async function refundAttempt(
+  db: Queryable,
+  caseId: string,
+  method: VerificationMethod,
+): Promise<void> {
+  await db
+    .update(caseSteps)
+    .set({ failedAttempts: sql`greatest(${caseSteps.failedAttempts} - 1, 0)` })
+    .where(and(eq(caseSteps.caseId, caseId), eq(caseSteps.method, method)));
+}

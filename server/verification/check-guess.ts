@@ -1,0 +1,56 @@
+import type { Db, Tx } from '@/db/client';
+import {
+  ATTEMPT_LIMITS,
+  completeSteps,
+  type FailureReason,
+  failCase,
+  refundAttempt,
+  spendAttempt,
+} from './case-state';
+
+export type GuessResult =
+  | { result: 'verified' }
+  | { result: 'wrong'; attemptsLeft: number }
+  | { result: 'failed' }
+  /** No attempt was left to spend: the step or the case is over. */
+  | { result: 'unavailable' };
+
+/**
+ * One guess at a step that limits wrong guesses (custom answer, SMS code). The attempt is spent
+ * before the guess is checked (see spendAttempt), so concurrent guesses cannot exceed the limit;
+ * a correct guess gets its attempt back and completes the step, the wrong guess that spends the
+ * last attempt fails the case.
+ */
+export async function checkGuess(
+  db: Db,
+  input: {
+    caseId: string;
+    method: keyof typeof ATTEMPT_LIMITS;
+    failureReason: FailureReason;
+    now: Date;
+    isCorrect: () => Promise<boolean>;
+    /** Extra work that commits with the completion (e.g. forgetting a used code). */
+    onCorrect?: (tx: Tx) => Promise<void>;
+  },
+): Promise<GuessResult> {
+  const { caseId, method, now } = input;
+  const attempt = await spendAttempt(db, caseId, method, now);
+  if (attempt === null) return { result: 'unavailable' };
+  if (await input.isCorrect()) {
+    const done = await db.transaction(async (tx) => {
+      const transition = await completeSteps(tx, caseId, [method], now);
+      if (transition.changed) {
+        await refundAttempt(tx, caseId, method);
+        await input.onCorrect?.(tx);
+      }
+      return transition.changed;
+    });
+    return done ? { result: 'verified' } : { result: 'unavailable' };
+  }
+  const limit = ATTEMPT_LIMITS[method];
+  if (attempt >= limit) {
+    await db.transaction((tx) => failCase(tx, caseId, method, input.failureReason, now));
+    return { result: 'failed' };
+  }
+  return { result: 'wrong', attemptsLeft: limit - attempt };
+}

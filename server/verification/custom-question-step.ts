@@ -1,0 +1,25 @@
+import type { Db } from '@/db/client';
+import type { CaseRecord } from '../cases/case-record';
+import { checkGuess, type GuessResult } from './check-guess';
+import { answerMatches } from './custom-answer';
+import { settingString } from './step-settings';
+
+/** The subject's answer to the team's question: normalised, compared with the scrypt hash in constant time. */
+export async function answerCustomQuestion(
+  db: Db,
+  record: CaseRecord,
+  answer: string,
+  now: Date,
+): Promise<GuessResult | { result: 'empty' }> {
+  if (answer.trim() === '' || answer.length > 500) return { result: 'empty' };
+  const hash = settingString(record, 'custom_question', 'answer_hash');
+  const salt = settingString(record, 'custom_question', 'answer_salt');
+  if (!hash || !salt) return { result: 'unavailable' };
+  return checkGuess(db, {
+    caseId: record.id,
+    method: 'custom_question',
+    failureReason: 'custom_question_failed',
+    now,
+    isCorrect: () => answerMatches(answer, { hash, salt }),
+  });
+}

@@ -1,0 +1,31 @@
+import type { Db } from '@/db/client';
+import { completeSteps } from './case-state';
+import type { VerificationCase } from './find-verification-case';
+import { linkTokenMatches } from './link-tokens';
+import { mergeStepSettings, settingString, stepOf } from './step-settings';
+
+export type EmailLinkResult = 'verified' | 'already_verified' | 'invalid' | 'closed';
+
+/**
+ * The subject clicked the link mailed at creation. Its token (never the shared verification URL)
+ * proves the mailbox; it works once and is forgotten when used.
+ */
+export async function confirmEmailLink(
+  db: Db,
+  found: VerificationCase,
+  token: string,
+  now: Date,
+): Promise<EmailLinkResult> {
+  const { record } = found;
+  const step = stepOf(record, 'email');
+  if (!step) return 'invalid';
+  if (step.state === 'verified') return 'already_verified';
+  if (!linkTokenMatches(token, settingString(record, 'email', 'link_token_hash'))) return 'invalid';
+  const transition = await db.transaction(async (tx) => {
+    const result = await completeSteps(tx, record.id, ['email'], now);
+    if (result.changed) await mergeStepSettings(tx, record.id, 'email', { link_token_hash: null }, now);
+    return result;
+  });
+  if (transition.changed) return 'verified';
+  return transition.why === 'step_not_pending' ? 'already_verified' : 'closed';
+}

@@ -1,0 +1,84 @@
+import type { Db } from '@/db/client';
+import type { CaseRecord } from '../cases/case-record';
+import { completeSteps, failCase, isActionable, type TransitionResult } from './case-state';
+import type {
+  IdentityResult,
+  RedirectIdentityProvider,
+  UploadedImage,
+  UploadIdentityProvider,
+} from './identity/identity-provider';
+import { mergeStepSettings, settingString, stepOf } from './step-settings';
+
+/** Largest picture accepted from a phone camera. */
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+function identityPending(record: CaseRecord, now: Date): boolean {
+  return isActionable(record, now) && stepOf(record, 'government_id')?.state === 'pending';
+}
+
+/**
+ * Applies an ID check's result: a pass verifies the document and the selfie together and takes
+ * the name on the document as the subject's name; a rejection fails the case naming which failed.
+ */
+export async function applyIdentityResult(
+  db: Db,
+  caseId: string,
+  result: IdentityResult,
+  now: Date,
+): Promise<TransitionResult | null> {
+  if (result.outcome === 'pending') return null;
+  return db.transaction((tx) =>
+    result.outcome === 'verified'
+      ? completeSteps(tx, caseId, ['government_id', 'selfie'], now, { subjectName: result.name ?? undefined })
+      : failCase(tx, caseId, result.step, `${result.step}_rejected`, now),
+  );
+}
+
+/** Upload flow: both pictures go to the provider in memory and are dropped afterwards. */
+export async function submitIdentityUploads(
+  db: Db,
+  input: {
+    record: CaseRecord;
+    document: UploadedImage;
+    selfie: UploadedImage;
+    provider: UploadIdentityProvider;
+    now: Date;
+  },
+): Promise<IdentityResult | { outcome: 'unavailable' }> {
+  if (!identityPending(input.record, input.now)) return { outcome: 'unavailable' };
+  const result = await input.provider.check({ document: input.document, selfie: input.selfie });
+  await applyIdentityResult(db, input.record.id, result, input.now);
+  return result;
+}
+
+/** Redirect flow, outbound: where to send the subject (the provider's session is kept on the step). */
+export async function startIdentitySession(
+  db: Db,
+  input: { record: CaseRecord; provider: RedirectIdentityProvider; returnUrl: string; now: Date },
+): Promise<string | null> {
+  const { record, now } = input;
+  if (!identityPending(record, now)) return null;
+  const session = await input.provider.startSession({
+    caseId: record.id,
+    publicId: record.publicId,
+    returnUrl: input.returnUrl,
+    existingSessionId: settingString(record, 'government_id', 'provider_session_id'),
+  });
+  await mergeStepSettings(db, record.id, 'government_id', { provider_session_id: session.sessionId }, now);
+  return session.url;
+}
+
+/**
+ * Redirect flow, inbound (the subject's return or the provider's webhook): the result is always
+ * fetched from the provider for the session stored on the case, never taken from the request.
+ */
+export async function syncIdentitySession(
+  db: Db,
+  input: { record: CaseRecord; provider: RedirectIdentityProvider; now: Date },
+): Promise<IdentityResult | null> {
+  const sessionId = settingString(input.record, 'government_id', 'provider_session_id');
+  if (!sessionId || !identityPending(input.record, input.now)) return null;
+  const result = await input.provider.fetchResult(sessionId);
+  await applyIdentityResult(db, input.record.id, result, input.now);
+  return result;
+}

@@ -1,0 +1,62 @@
+import type { IdentityResult, UploadedImage, UploadIdentityProvider } from './identity-provider';
+
+/**
+ * A deterministic stand-in for a document-checking service, for development and tests. It checks
+ * that both uploads are images, then decides from documented test inputs:
+ *
+ * - document rejected: the file name contains `reject`, or its bytes contain `VOUCH-TEST:REJECT-DOCUMENT`
+ * - selfie rejected (face does not match): the selfie's file name contains `mismatch`, or its bytes
+ *   contain `VOUCH-TEST:REJECT-SELFIE`
+ * - the name on the document: the text after `VOUCH-TEST:NAME=` in the document's bytes, up to `;`
+ *   (otherwise `Sam Sample`)
+ * - anything else passes.
+ *
+ * Images are only read in memory and never stored.
+ */
+export const SIMULATED_DEFAULT_NAME = 'Sam Sample';
+
+const MAGIC: Array<{ type: string; bytes: number[]; offset?: number }> = [
+  { type: 'jpeg', bytes: [0xff, 0xd8, 0xff] },
+  { type: 'png', bytes: [0x89, 0x50, 0x4e, 0x47] },
+  { type: 'webp', bytes: [0x57, 0x45, 0x42, 0x50], offset: 8 },
+  { type: 'heic', bytes: [0x66, 0x74, 0x79, 0x70], offset: 4 },
+];
+
+export function isImage(bytes: Uint8Array): boolean {
+  return MAGIC.some(({ bytes: magic, offset = 0 }) => magic.every((b, i) => bytes[offset + i] === b));
+}
+
+function contains(image: UploadedImage, marker: string): boolean {
+  return Buffer.from(image.bytes).includes(marker, 0, 'latin1');
+}
+
+function nameOn(document: UploadedImage): string {
+  const text = Buffer.from(document.bytes).toString('latin1');
+  const match = /VOUCH-TEST:NAME=([^;\n\0]{1,100});/.exec(text);
+  return match?.[1]?.trim() || SIMULATED_DEFAULT_NAME;
+}
+
+export function createSimulatedIdentityProvider(): UploadIdentityProvider {
+  return {
+    kind: 'upload',
+    async check({ document, selfie }): Promise<IdentityResult> {
+      if (!isImage(document.bytes)) {
+        return { outcome: 'rejected', step: 'government_id', detail: 'document_unreadable' };
+      }
+      if (
+        document.fileName.toLowerCase().includes('reject') ||
+        contains(document, 'VOUCH-TEST:REJECT-DOCUMENT')
+      ) {
+        return { outcome: 'rejected', step: 'government_id', detail: 'document_unverified' };
+      }
+      if (!isImage(selfie.bytes)) return { outcome: 'rejected', step: 'selfie', detail: 'selfie_unreadable' };
+      if (
+        selfie.fileName.toLowerCase().includes('mismatch') ||
+        contains(selfie, 'VOUCH-TEST:REJECT-SELFIE')
+      ) {
+        return { outcome: 'rejected', step: 'selfie', detail: 'selfie_face_mismatch' };
+      }
+      return { outcome: 'verified', name: nameOn(document) };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { Db } from '@/db/client';
+import { completeSteps, failCase } from './case-state';
+import type { VerificationCase } from './find-verification-case';
+import { linkTokenMatches } from './link-tokens';
+import { settingString, stepOf } from './step-settings';
+
+/** Whether the manager's link (its own token) belongs to this case's manager step. */
+export function managerTokenValid(found: VerificationCase, token: string): boolean {
+  if (!stepOf(found.record, 'manager')) return false;
+  return linkTokenMatches(token, settingString(found.record, 'manager', 'link_token_hash'));
+}
+
+/** The manager confirms (the step passes) or declines (the case fails). */
+export async function decideManagerRequest(
+  db: Db,
+  found: VerificationCase,
+  token: string,
+  decision: 'confirm' | 'decline',
+  now: Date,
+): Promise<'confirmed' | 'declined' | 'invalid' | 'unavailable'> {
+  if (!managerTokenValid(found, token)) return 'invalid';
+  const caseId = found.record.id;
+  const transition = await db.transaction((tx) =>
+    decision === 'confirm'
+      ? completeSteps(tx, caseId, ['manager'], now)
+      : failCase(tx, caseId, 'manager', 'manager_declined', now),
+  );
+  if (!transition.changed) return 'unavailable';
+  return decision === 'confirm' ? 'confirmed' : 'declined';
+}

@@ -1,0 +1,111 @@
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { Db } from '@/db/client';
+import type { CaseRecord } from '../cases/case-record';
+import { isActionable, lockCase } from './case-state';
+import { checkGuess, type GuessResult } from './check-guess';
+import type { SmsSender } from './sms/sms-sender';
+import { mergeStepSettings, settingString, stepOf } from './step-settings';
+
+export const SMS_CODE_TTL_SECONDS = 600;
+/** A new code (to the same or another number) at most every 30 s, and 5 in all per case. */
+export const SMS_RESEND_INTERVAL_SECONDS = 30;
+export const SMS_MAX_SENDS = 5;
+
+/** "+44 7700 900123", "0044…" and friends → E.164, or null when it is not a valid mobile-capable number. */
+export function toE164(input: string): string | null {
+  const cleaned = input.trim().replace(/^00/, '+');
+  if (cleaned.length > 32) return null;
+  const phone = parsePhoneNumberFromString(cleaned);
+  return phone?.isValid() ? phone.number : null;
+}
+
+function codeHash(code: string, salt: string): string {
+  return createHmac('sha256', Buffer.from(salt, 'base64')).update(code).digest('hex');
+}
+
+export type SendCodeResult =
+  | { ok: true; phoneLast4: string }
+  | { ok: false; why: 'invalid_phone' | 'too_many' | 'unavailable' | 'send_failed' }
+  | { ok: false; why: 'too_soon'; retryAfterSeconds: number };
+
+/**
+ * Issues a fresh 6-digit code to `phoneInput` (replacing any earlier code) and sends it. The code
+ * is stored only as an HMAC with a per-code salt, valid for 10 minutes. Sending happens after the
+ * commit, so a slow SMS provider never holds the case lock.
+ */
+export async function sendSmsCode(
+  db: Db,
+  input: { caseId: string; phoneInput: string; teamName: string; now: Date; sender: SmsSender },
+): Promise<SendCodeResult> {
+  const { caseId, now } = input;
+  const phone = toE164(input.phoneInput);
+  if (!phone) return { ok: false, why: 'invalid_phone' };
+  const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
+
+  const issued = await db.transaction(async (tx): Promise<SendCodeResult> => {
+    const record = await lockCase(tx, caseId);
+    if (!record || !isActionable(record, now) || stepOf(record, 'sms')?.state !== 'pending') {
+      return { ok: false, why: 'unavailable' };
+    }
+    const sentAt = (stepOf(record, 'sms')?.settings.sent_at as string[] | undefined) ?? [];
+    if (sentAt.length >= SMS_MAX_SENDS) return { ok: false, why: 'too_many' };
+    const last = sentAt.at(-1);
+    const wait = last ? SMS_RESEND_INTERVAL_SECONDS - (now.getTime() - Date.parse(last)) / 1000 : 0;
+    if (wait > 0) return { ok: false, why: 'too_soon', retryAfterSeconds: Math.ceil(wait) };
+
+    const salt = randomBytes(16).toString('base64');
+    await mergeStepSettings(
+      tx,
+      caseId,
+      'sms',
+      {
+        phone_e164: phone,
+        phone_last4: phone.slice(-4),
+        code_hash: codeHash(code, salt),
+        code_salt: salt,
+        code_expires_at: new Date(now.getTime() + SMS_CODE_TTL_SECONDS * 1000).toISOString(),
+        sent_at: [...sentAt, now.toISOString()],
+      },
+      now,
+    );
+    return { ok: true, phoneLast4: phone.slice(-4) };
+  });
+  if (!issued.ok) return issued;
+
+  try {
+    await input.sender.send({
+      to: phone,
+      body: `${code} is your ${input.teamName} verification code for Vouch. It expires in 10 minutes.`,
+    });
+  } catch {
+    return { ok: false, why: 'send_failed' };
+  }
+  return issued;
+}
+
+/** Checks a code the subject typed. Expired or malformed input spends no attempt. */
+export async function checkSmsCode(
+  db: Db,
+  record: CaseRecord,
+  codeInput: string,
+  now: Date,
+): Promise<GuessResult | { result: 'malformed' | 'no_code' | 'expired' }> {
+  const code = codeInput.replace(/\s+/g, '');
+  if (!/^\d{6}$/.test(code)) return { result: 'malformed' };
+  const hash = settingString(record, 'sms', 'code_hash');
+  const salt = settingString(record, 'sms', 'code_salt');
+  const expiresAt = settingString(record, 'sms', 'code_expires_at');
+  if (!hash || !salt || !expiresAt) return { result: 'no_code' };
+  if (Date.parse(expiresAt) <= now.getTime()) return { result: 'expired' };
+  return checkGuess(db, {
+    caseId: record.id,
+    method: 'sms',
+    failureReason: 'sms_code_failed',
+    now,
+    isCorrect: async () =>
+      timingSafeEqual(Buffer.from(codeHash(code, salt), 'hex'), Buffer.from(hash, 'hex')),
+    // A code proves the phone once; it cannot be replayed.
+    onCorrect: (tx) => mergeStepSettings(tx, record.id, 'sms', { code_hash: null, code_salt: null }, now),
+  });
+}

@@ -1,0 +1,23 @@
+import type { Env } from '@/server/lib/env';
+import { createDevSmsSender } from './dev-sms-sender';
+import { createTwilioSmsSender } from './twilio-sms-sender';
+
+/** Sends one text message. Adapters throw when the message could not be handed over. */
+export interface SmsSender {
+  send(message: { to: string; body: string }): Promise<void>;
+}
+
+/** The adapter the operator chose (SMS_PROVIDER); Twilio's settings are checked here, once. */
+export function smsSenderFromEnv(config: Env): SmsSender {
+  if (config.SMS_PROVIDER === 'dev') return createDevSmsSender();
+  const { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } = config;
+  if (!TWILIO_ACCOUNT_SID || !TWILIO_AUTH_TOKEN || !TWILIO_FROM) {
+    throw new Error('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM');
+  }
+  return createTwilioSmsSender({
+    accountSid: TWILIO_ACCOUNT_SID,
+    authToken: TWILIO_AUTH_TOKEN,
+    from: TWILIO_FROM,
+    apiBase: config.TWILIO_API_BASE,
+  });
+}
