@@ -1,0 +1,595 @@
+/**
+ * `npm run bench:api`: latency and throughput of the public API on this machine, with the load
+ * generator, one app process (`next start`) and PostgreSQL all on the same host.
+ *
+ * Seeds 10,000 and 1,000,000 cases (100 teams each, in two databases), runs the built app against
+ * each with the rate limits raised through its configuration, measures the two list/get reads at a
+ * steady open-loop 200 requests/s, case creation, and a bare `node:http` server answering the same
+ * body (the ceiling), then prints one table. It reports; it does not fail on a missed target.
+ *
+ * Environment: BENCH_DATABASE_URL (use that server instead of an embedded one; two databases are
+ * created and dropped on it), BENCH_LARGE_CASES / BENCH_SMALL_CASES (dataset sizes),
+ * BENCH_SECONDS (length of each measured phase), BENCH_CPU_PROF=1 (V8 CPU profiles of the app
+ * into bench/results/profiles).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { explainReads } from './explain';
+import { closedLoop, type LoadResult, openLoop, type Target } from './load';
+import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
+
+process.env.NEXT_DIST_DIR = '.next-bench';
+const DIST_DIR = '.next-bench';
+const RESULTS_DIR = 'bench/results';
+const LARGE = Number(process.env.BENCH_LARGE_CASES ?? 1_000_000);
+const SMALL = Number(process.env.BENCH_SMALL_CASES ?? 10_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const WARMUP_MS = 3000;
+const READ_RATE = 200;
+const WRITE_RATE = 400;
+const HOST = '127.0.0.1';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+const log = (message: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Processes: CPU time from /proc, so each phase can say where its time went.
+
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** pid → parent pid for every process, to find the descendants of our own PostgreSQL. */
+function processTree(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+function descendants(root: number): number[] {
+  const tree = processTree();
+  const out: number[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    out.push(pid);
+    stack.push(...(tree.get(pid) ?? []));
+  }
+  return out;
+}
+
+/** The postmaster our embedded server runs: a child of this process named postgres. */
+function findPostmaster(): number | null {
+  const mine = processTree().get(process.pid) ?? [];
+  for (const pid of mine) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return pid;
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
+function rssMb(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+interface CpuSnapshot {
+  app: number;
+  pg: number;
+  generator: number;
+}
+
+function cpuSnapshot(appPid: number | null, postmaster: number | null): CpuSnapshot {
+  const usage = process.cpuUsage();
+  return {
+    app: appPid ? processCpuMs(appPid) : 0,
+    pg: postmaster ? descendants(postmaster).reduce((sum, pid) => sum + processCpuMs(pid), 0) : Number.NaN,
+    generator: (usage.user + usage.system) / 1000,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Build and database.
+
+function newestMtime(entry: string): number {
+  if (!existsSync(entry)) return 0;
+  const stat = statSync(entry);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(entry).reduce((max, name) => Math.max(max, newestMtime(path.join(entry, name))), 0);
+}
+
+async function buildIfNeeded(): Promise<string> {
+  const buildId = path.join(DIST_DIR, 'BUILD_ID');
+  const sources = [
+    'app',
+    'server',
+    'db',
+    'jobs',
+    'instrumentation.ts',
+    'next.config.mjs',
+    'package-lock.json',
+  ];
+  if (existsSync(buildId)) {
+    const builtAt = statSync(buildId).mtimeMs;
+    if (Math.max(...sources.map(newestMtime)) < builtAt) return 'up to date';
+  }
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build'], {
+    env: { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (c) => {
+    output += c;
+  });
+  child.stderr?.on('data', (c) => {
+    output += c;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`next build failed (${code}):\n${output}`);
+  return `built in ${((performance.now() - started) / 1000).toFixed(0)} s`;
+}
+
+async function startDatabase(): Promise<{ adminUrl: string; embedded: boolean }> {
+  if (process.env.BENCH_DATABASE_URL) return { adminUrl: process.env.BENCH_DATABASE_URL, embedded: false };
+  const { startEmbeddedPostgres } = await import('@/db/embedded');
+  const { freePort } = await import('@/test/support/app');
+  const dataDir = path.resolve('.bench-data', `pg-${process.pid}-${Date.now()}`);
+  mkdirSync(path.dirname(dataDir), { recursive: true });
+  const port = await freePort();
+  const server = await startEmbeddedPostgres({ dataDir, port, database: 'postgres' });
+  cleanups.push(async () => {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { adminUrl: server.url, embedded: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app and the ceiling server.
+
+interface App {
+  pid: number;
+  port: number;
+  stop: () => Promise<void>;
+  logs: () => string;
+}
+
+async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
+  const { startApp } = await import('@/test/support/app');
+  const profileDir = path.resolve(RESULTS_DIR, 'profiles', label);
+  const env: Record<string, string> = {
+    // Raised, not disabled: every request still goes through the limiter's PostgreSQL upsert.
+    RATE_LIMIT_READ_PER_MINUTE: '100000000',
+    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+    LOG_LEVEL: 'warn',
+  };
+  if (process.env.BENCH_CPU_PROF === '1') {
+    mkdirSync(profileDir, { recursive: true });
+    env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
+  }
+  const app = await startApp({ databaseUrl, env });
+  const pid = app.process.pid as number;
+  const stop = async () => {
+    await app.stop();
+  };
+  cleanups.push(stop);
+  return { pid, port: app.port, stop, logs: app.logs };
+}
+
+async function startCeiling(body: string): Promise<{ port: number; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin?.end(body);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`ceiling server exited with ${code}`)));
+    lines.on('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  cleanups.push(stop);
+  return { port, stop };
+}
+
+function request(port: number, target: Target): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: HOST, port, method: target.method, path: target.path, headers: target.headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    if (target.body !== undefined) req.write(target.body);
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads.
+
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+function listTarget(ds: SeededDataset) {
+  return (i: number): Target => ({
+    method: 'GET',
+    path: '/v1/cases/?status=open',
+    headers: auth(ds.teams[i % TEAM_COUNT]?.token ?? ''),
+  });
+}
+
+function getTarget(ds: SeededDataset) {
+  return (i: number): Target => {
+    const team = ds.teams[i % TEAM_COUNT];
+    if (!team) throw new Error('no team');
+    const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
+    return { method: 'GET', path: `/v1/cases/${id}/`, headers: auth(team.token) };
+  };
+}
+
+function postTarget(ds: SeededDataset, run: string) {
+  return (i: number): Target => ({
+    method: 'POST',
+    path: '/v1/cases/',
+    headers: { ...auth(ds.teams[i % TEAM_COUNT]?.token ?? ''), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      subject_email: `post-${run}-${i}@bench.example`,
+      verification_methods: { email: true },
+    }),
+  });
+}
+
+interface Row {
+  scenario: string;
+  cases: string;
+  load: string;
+  result: LoadResult;
+  appCpuPerReq: number;
+  pgCpuPerReq: number;
+}
+
+const rows: Row[] = [];
+
+async function measure(
+  scenario: string,
+  cases: string,
+  load: string,
+  pids: { app: number | null; postmaster: number | null },
+  run: () => Promise<LoadResult>,
+): Promise<LoadResult> {
+  log(`${scenario} @ ${cases} (${load})`);
+  const before = cpuSnapshot(pids.app, pids.postmaster);
+  const result = await run();
+  const after = cpuSnapshot(pids.app, pids.postmaster);
+  // CPU over the whole phase (warm-up included) divided by every request of the phase.
+  const requests = result.sent + Math.round((result.sent * WARMUP_MS) / (SECONDS * 1000));
+  rows.push({
+    scenario,
+    cases,
+    load,
+    result,
+    appCpuPerReq: pids.app ? (after.app - before.app) / requests : Number.NaN,
+    pgCpuPerReq: (after.pg - before.pg) / requests,
+  });
+  if (result.errors > 0) log(`  ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
+  return result;
+}
+
+async function readPhases(app: App, ds: SeededDataset, label: string, postmaster: number | null) {
+  const endpoint = { host: HOST, port: app.port };
+  const pids = { app: app.pid, postmaster };
+  // Warm-up: JIT, Next's route bundles, the connection pool, PostgreSQL's caches.
+  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 3000, target: listTarget(ds) });
+  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 3000, target: getTarget(ds) });
+  const opts = { endpoint, rate: READ_RATE, warmupMs: WARMUP_MS, durationMs: SECONDS * 1000 };
+  const list = await measure('GET /v1/cases/?status=open', label, `open ${READ_RATE}/s`, pids, () =>
+    openLoop({ ...opts, target: listTarget(ds) }),
+  );
+  const get = await measure('GET /v1/cases/{id}/', label, `open ${READ_RATE}/s`, pids, () =>
+    openLoop({ ...opts, target: getTarget(ds) }),
+  );
+  return { list, get };
+}
+
+async function sanityCheck(port: number, ds: SeededDataset): Promise<string> {
+  const list = await request(port, listTarget(ds)(0));
+  const listed = JSON.parse(list.body) as { results?: unknown[] };
+  const one = await request(port, getTarget(ds)(0));
+  if (list.status !== 200 || one.status !== 200) {
+    throw new Error(`sanity check failed: list ${list.status} ${list.body.slice(0, 200)}; get ${one.status}`);
+  }
+  log(`sanity: list answered ${listed.results?.length} cases, get ${one.body.length} bytes`);
+  return one.body;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+const human = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+
+function table(): string {
+  const header = [
+    'scenario',
+    'cases',
+    'load',
+    'ok/s',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'max ms',
+    'errors',
+    'app cpu ms/req',
+    'pg cpu ms/req',
+  ];
+  const body = rows.map((r) => [
+    r.scenario,
+    r.cases,
+    r.load,
+    fmt(r.result.throughput),
+    fmt(r.result.p50, 2),
+    fmt(r.result.p95, 2),
+    fmt(r.result.p99, 2),
+    fmt(r.result.max, 1),
+    String(r.result.errors),
+    fmt(r.appCpuPerReq, 2),
+    fmt(r.pgCpuPerReq, 2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'PASS' : 'MISS';
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const run = Date.now().toString(36);
+
+  log('starting PostgreSQL');
+  const database = await startDatabase();
+  const postmaster = database.embedded ? findPostmaster() : null;
+  log(`seeding ${human(SMALL)} and ${human(LARGE)} cases, building the app if needed`);
+  const [small, large, build] = await Promise.all([
+    seedDataset(database.adminUrl, 'vouch_bench_small', SMALL),
+    seedDataset(database.adminUrl, 'vouch_bench_large', LARGE),
+    buildIfNeeded(),
+  ]);
+  cleanups.push(async () => {
+    if (database.embedded) return; // the whole data directory goes
+    const { default: postgres } = await import('postgres');
+    const admin = postgres(database.adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe('drop database if exists vouch_bench_small with (force)');
+    await admin.unsafe('drop database if exists vouch_bench_large with (force)');
+    await admin.end();
+  });
+  log(
+    `seeded ${human(SMALL)} in ${fmt(small.seconds)} s, ${human(LARGE)} in ${fmt(large.seconds)} s; app ${build}`,
+  );
+
+  const explained: string[] = [];
+  for (const ds of [small, large]) {
+    const team = ds.teams[0];
+    if (!team?.caseIds[0]) throw new Error('no seeded case');
+    const queries = await explainReads(ds.url, team.id, team.caseIds[0]);
+    const label = human(ds.caseCount);
+    writeFileSync(
+      path.join(RESULTS_DIR, `explain-${label}.txt`),
+      queries.map((q) => `${q.query}\n\n${q.plan.join('\n')}\n`).join('\n----\n'),
+    );
+    for (const q of queries) {
+      const what = q.query.includes('"case_steps"')
+        ? 'steps of the cases'
+        : q.query.includes('order by')
+          ? 'list page (status=open)'
+          : 'one case by id';
+      const scans = q.plan
+        .filter((l) => /Scan|Sort|Limit/.test(l))
+        .map((l) =>
+          l
+            .trim()
+            .replace(/^->\s*/, '')
+            .replace(/\s+\(cost=.*?\)/, ''),
+        )
+        .map((l) => l.replace(/\(actual time=[^)]*\)/, '').trim());
+      explained.push(
+        `  ${label.padEnd(4)} ${what.padEnd(24)} ${fmt(q.executionMs, 3).padStart(7)} ms  ${scans.join(' > ')}`,
+      );
+    }
+  }
+
+  // 10k first, then 1M: one app process at a time.
+  const smallApp = await startBenchApp(small.url, 'small');
+  await sanityCheck(smallApp.port, small);
+  const smallReads = await readPhases(smallApp, small, human(SMALL), postmaster);
+  await smallApp.stop();
+
+  const app = await startBenchApp(large.url, 'large');
+  const body = await sanityCheck(app.port, large);
+  const largeReads = await readPhases(app, large, human(LARGE), postmaster);
+  const endpoint = { host: HOST, port: app.port };
+  const pids = { app: app.pid, postmaster };
+
+  const ceiling = await startCeiling(body);
+  const ceilingEndpoint = { host: HOST, port: ceiling.port };
+  const ceilingTarget = getTarget(large);
+  await closedLoop({
+    endpoint: ceilingEndpoint,
+    concurrency: 8,
+    warmupMs: 0,
+    durationMs: 2000,
+    target: ceilingTarget,
+  });
+  const ceilingOpen = await measure(
+    'ceiling: bare node:http, same body',
+    '-',
+    `open ${READ_RATE}/s`,
+    { app: null, postmaster: null },
+    () =>
+      openLoop({
+        endpoint: ceilingEndpoint,
+        rate: READ_RATE,
+        warmupMs: WARMUP_MS,
+        durationMs: SECONDS * 1000,
+        target: ceilingTarget,
+      }),
+  );
+  const ceilingMax = await measure(
+    'ceiling: bare node:http, same body',
+    '-',
+    'closed c=32',
+    { app: null, postmaster: null },
+    () =>
+      closedLoop({
+        endpoint: ceilingEndpoint,
+        concurrency: 32,
+        warmupMs: 1000,
+        durationMs: 5000,
+        target: ceilingTarget,
+      }),
+  );
+  await ceiling.stop();
+  const getMax = await measure('GET /v1/cases/{id}/', human(LARGE), 'closed c=32', pids, () =>
+    closedLoop({ endpoint, concurrency: 32, warmupMs: 1000, durationMs: 5000, target: getTarget(large) }),
+  );
+
+  const postOpen = await measure(
+    'POST /v1/cases/ (email only)',
+    human(LARGE),
+    `open ${WRITE_RATE}/s`,
+    pids,
+    () =>
+      openLoop({
+        endpoint,
+        rate: WRITE_RATE,
+        warmupMs: WARMUP_MS,
+        durationMs: SECONDS * 1000,
+        target: postTarget(large, `${run}o`),
+      }),
+  );
+  const postMax = await measure('POST /v1/cases/ (email only)', human(LARGE), 'closed c=16', pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: 16,
+      warmupMs: 1000,
+      durationMs: 10_000,
+      target: postTarget(large, `${run}c`),
+    }),
+  );
+  const memory = rssMb(app.pid);
+  await app.stop();
+
+  const ratio = (a: number, b: number) => a / b;
+  const listRatio50 = ratio(largeReads.list.p50, smallReads.list.p50);
+  const listRatio99 = ratio(largeReads.list.p99, smallReads.list.p99);
+  const getRatio50 = ratio(largeReads.get.p50, smallReads.get.p50);
+  const getRatio99 = ratio(largeReads.get.p99, smallReads.get.p99);
+  const readsOk = (r: LoadResult) => r.p50 < 10 && r.p99 < 40 && r.errors === 0;
+  const sustained = Math.max(postOpen.throughput, postMax.throughput);
+
+  const report = [
+    '',
+    `Vouch API benchmark — ${new Date().toISOString()} — ${TEAM_COUNT} teams, ${human(SMALL)} and ${human(LARGE)} cases`,
+    `Machine: ${(await import('node:os')).cpus().length} cores; generator, app (next start, 1 process) and PostgreSQL${database.embedded ? ' (embedded)' : ''} on one host.`,
+    `Latency in ms; open loop measured from each request's scheduled time (${SECONDS} s after ${WARMUP_MS / 1000} s warm-up).`,
+    `CPU columns: CPU time of next-server / of all PostgreSQL processes over the phase, per request.`,
+    '',
+    table(),
+    '',
+    'Query plans at each size (EXPLAIN ANALYZE of the SQL the app sends, warm):',
+    ...explained,
+    '',
+    `Latency ratio ${human(LARGE)} / ${human(SMALL)}:  list p50 ${fmt(listRatio50, 2)}x  p99 ${fmt(listRatio99, 2)}x   get p50 ${fmt(getRatio50, 2)}x  p99 ${fmt(getRatio99, 2)}x`,
+    `Fraction of the ceiling (GET /v1/cases/{id}/ at ${human(LARGE)} vs bare node:http): max throughput ${fmt((100 * getMax.throughput) / ceilingMax.throughput)} %  (${fmt(getMax.throughput, 0)} vs ${fmt(ceilingMax.throughput, 0)} req/s); p50 at ${READ_RATE}/s ${fmt(largeReads.get.p50, 2)} vs ${fmt(ceilingOpen.p50, 2)} ms`,
+    `Server RSS after the run: ${fmt(memory.rss, 0)} MB (peak ${fmt(memory.peak, 0)} MB)`,
+    '',
+    'Targets:',
+    `  ${verdict(readsOk(largeReads.list))}  GET list  at ${human(LARGE)}: p50 ${fmt(largeReads.list.p50, 2)} < 10 ms, p99 ${fmt(largeReads.list.p99, 2)} < 40 ms`,
+    `  ${verdict(readsOk(largeReads.get))}  GET by id at ${human(LARGE)}: p50 ${fmt(largeReads.get.p50, 2)} < 10 ms, p99 ${fmt(largeReads.get.p99, 2)} < 40 ms`,
+    `  ${verdict(listRatio50 <= 1.3 && listRatio99 <= 1.3)}  GET list  ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(listRatio50, 2)}x, p99 ${fmt(listRatio99, 2)}x)`,
+    `  ${verdict(getRatio50 <= 1.3 && getRatio99 <= 1.3)}  GET by id ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(getRatio50, 2)}x, p99 ${fmt(getRatio99, 2)}x)`,
+    `  ${verdict(sustained >= 400 && postOpen.p99 < 100 && postOpen.errors === 0)}  POST: ${fmt(postOpen.throughput, 0)} cases/s at ${WRITE_RATE}/s offered (p99 ${fmt(postOpen.p99, 2)} < 100 ms), ${fmt(postMax.throughput, 0)} cases/s max (closed loop, p99 ${fmt(postMax.p99, 2)} ms)`,
+    `  ${verdict(memory.rss < 400)}  RSS ${fmt(memory.rss, 0)} MB < 400 MB`,
+    '',
+    `Total bench time ${fmt((performance.now() - started) / 1000, 0)} s.`,
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  writeFileSync(path.join(RESULTS_DIR, 'latest.txt'), `${report}\n`);
+}
+
+async function cleanup(): Promise<void> {
+  for (const fn of cleanups.reverse()) {
+    try {
+      await fn();
+    } catch (error) {
+      log(`cleanup: ${String(error)}`);
+    }
+  }
+  cleanups.length = 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+// Bounded: a wedged phase must not hold the machine (or its PostgreSQL) forever.
+const watchdog = setTimeout(() => {
+  log('gave up after 15 minutes');
+  cleanup().finally(() => process.exit(1));
+}, 15 * 60_000);
+watchdog.unref();
+
+main()
+  .then(cleanup)
+  .then(() => process.exit(0))
+  .catch(async (error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    await cleanup();
+    process.exit(1);
+  });

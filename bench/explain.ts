@@ -1,0 +1,46 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from '@/db/schema';
+import { findTeamCase } from '@/server/cases/case-record';
+import { listCases } from '@/server/cases/list-cases';
+
+export interface ExplainedQuery {
+  query: string;
+  plan: string[];
+  executionMs: number;
+}
+
+/**
+ * EXPLAIN ANALYZE of exactly the SQL the app sends for the two benchmarked reads: the queries are
+ * captured from the app's own listCases/findTeamCase through drizzle's logger, then explained
+ * (twice; the warm second run is kept).
+ */
+export async function explainReads(url: string, teamId: string, caseId: string): Promise<ExplainedQuery[]> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
+  const captured: Array<{ query: string; params: unknown[] }> = [];
+  const db = drizzle(sql, {
+    schema,
+    logger: { logQuery: (query, params) => captured.push({ query, params }) },
+  });
+  try {
+    await listCases(db, teamId, { status: 'open' }, new Date());
+    await findTeamCase(db, teamId, caseId);
+    const explained: ExplainedQuery[] = [];
+    for (const { query, params } of captured) {
+      const run = () =>
+        sql.unsafe(`explain (analyze, buffers) ${query}`, params as postgres.ParameterOrJSON<never>[]);
+      await run();
+      const rows = await run();
+      const plan = rows.map((r) => String(r['QUERY PLAN']));
+      const execution = plan.find((l) => l.startsWith('Execution Time'));
+      explained.push({
+        query,
+        plan,
+        executionMs: Number(execution?.match(/([\d.]+) ms/)?.[1] ?? Number.NaN),
+      });
+    }
+    return explained;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,188 @@
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/** One request the generator sends; built per request so load spreads over teams and cases. */
+export interface Target {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadResult {
+  /** Requests scheduled (open loop) or sent (closed loop) inside the measured window. */
+  sent: number;
+  ok: number;
+  errors: number;
+  /** Successful requests per second over the measured window. */
+  throughput: number;
+  /** Milliseconds; for the open loop measured from the scheduled send time. */
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** First few non-2xx answers or socket errors, for the report. */
+  errorSamples: string[];
+}
+
+interface Endpoint {
+  host: string;
+  port: number;
+}
+
+interface Outcome {
+  ok: boolean;
+  detail?: string;
+}
+
+/**
+ * Keep-alive agent: every request reuses a warm connection, as a real API client would. The
+ * socket cap is high so a latency spike in an open-loop run opens more connections instead of
+ * queueing requests inside the generator (which would hide the server's delay).
+ */
+export function keepAliveAgent(maxSockets = 256): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 1000 });
+}
+
+function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string | number> = { ...target.headers };
+    if (target.body !== undefined) headers['content-length'] = Buffer.byteLength(target.body);
+    const req = http.request(
+      { host: endpoint.host, port: endpoint.port, method: target.method, path: target.path, headers, agent },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => {
+          if (status >= 300) chunks.push(chunk);
+        });
+        res.on('end', () => {
+          if (status >= 200 && status < 300) resolve({ ok: true });
+          else resolve({ ok: false, detail: `${status} ${Buffer.concat(chunks).toString().slice(0, 200)}` });
+        });
+        res.on('error', (error) => resolve({ ok: false, detail: String(error) }));
+      },
+    );
+    req.on('error', (error) => resolve({ ok: false, detail: String(error) }));
+    if (target.body !== undefined) req.write(target.body);
+    req.end();
+  });
+}
+
+/** Nearest-rank percentile of an ascending array. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
+}
+
+function summarise(latencies: number[], sent: number, errors: string[], windowMs: number): LoadResult {
+  const sorted = Float64Array.from(latencies).sort();
+  const asArray = Array.from(sorted);
+  return {
+    sent,
+    ok: latencies.length - errors.length,
+    errors: errors.length,
+    throughput: ((latencies.length - errors.length) * 1000) / windowMs,
+    p50: percentile(asArray, 50),
+    p95: percentile(asArray, 95),
+    p99: percentile(asArray, 99),
+    max: asArray.length > 0 ? (asArray[asArray.length - 1] as number) : Number.NaN,
+    errorSamples: [...new Set(errors)].slice(0, 3),
+  };
+}
+
+/**
+ * Open loop: request i is due at start + i/rate whatever happened to earlier ones, and its latency
+ * runs from that scheduled instant. A slow server therefore shows up as latency (and as backlog),
+ * never as the generator quietly sending less — no coordinated omission. Requests due during the
+ * warm-up are sent but not counted.
+ */
+export async function openLoop(options: {
+  endpoint: Endpoint;
+  rate: number;
+  warmupMs: number;
+  durationMs: number;
+  target: (i: number) => Target;
+}): Promise<LoadResult> {
+  const agent = keepAliveAgent();
+  const interval = 1000 / options.rate;
+  const total = Math.floor(((options.warmupMs + options.durationMs) * options.rate) / 1000);
+  const measureFrom = options.warmupMs;
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  const pending = new Set<Promise<void>>();
+  let sent = 0;
+  const start = performance.now() + 20;
+  let i = 0;
+
+  await new Promise<void>((done) => {
+    const tick = () => {
+      const now = performance.now();
+      while (i < total && start + i * interval <= now) {
+        const scheduled = start + i * interval;
+        const counted = i * interval >= measureFrom;
+        if (counted) sent++;
+        const p = send(options.endpoint, agent, options.target(i)).then((outcome) => {
+          if (counted) {
+            latencies.push(performance.now() - scheduled);
+            if (!outcome.ok) errors.push(outcome.detail ?? 'error');
+          }
+          pending.delete(p);
+        });
+        pending.add(p);
+        i++;
+      }
+      if (i >= total) {
+        done();
+        return;
+      }
+      setTimeout(tick, Math.max(0, start + i * interval - performance.now()));
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  agent.destroy();
+  return summarise(latencies, sent, errors, options.durationMs);
+}
+
+/**
+ * Closed loop: `concurrency` clients each send their next request as soon as the previous one
+ * answers. Measures the most the server sustains; latency here includes no queueing in the
+ * generator because each client has one request in flight.
+ */
+export async function closedLoop(options: {
+  endpoint: Endpoint;
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  target: (i: number) => Target;
+}): Promise<LoadResult> {
+  const agent = keepAliveAgent(options.concurrency);
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let sent = 0;
+  let i = 0;
+  const begin = performance.now();
+  const measureFrom = begin + options.warmupMs;
+  const end = measureFrom + options.durationMs;
+
+  const client = async () => {
+    for (;;) {
+      const started = performance.now();
+      if (started >= end) return;
+      const outcome = await send(options.endpoint, agent, options.target(i++));
+      const finished = performance.now();
+      // Only requests that both started and finished inside the window count, so the
+      // throughput figure is the window's own.
+      if (started >= measureFrom && finished <= end) {
+        sent++;
+        latencies.push(finished - started);
+        if (!outcome.ok) errors.push(outcome.detail ?? 'error');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, client));
+  agent.destroy();
+  return summarise(latencies, sent, errors, options.durationMs);
+}

@@ -1,0 +1,194 @@
+/**
+ * `npx tsx bench/profile.ts ping,get,list,post`: where the app's CPU time goes, per endpoint.
+ * Seeds a small dataset (PROFILE_CASES, default 10,000), runs the built app (.next-bench) — under
+ * V8's CPU profiler unless PROFILE=0 —, drives each endpoint with a closed loop, and prints the
+ * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
+ * steady state. `npx tsx bench/profile.ts - <file.cpuprofile>` summarises an existing profile.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '@/db/embedded';
+import { closedLoop, type Target } from './load';
+import { seedDataset, TEAM_COUNT } from './seed';
+
+process.env.NEXT_DIST_DIR = '.next-bench';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+  children?: number[];
+}
+
+function shortUrl(url: string): string {
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 'node_modules/'.length).split('/');
+    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] ?? url);
+  }
+  const chunks = url.indexOf('.next-bench/');
+  if (chunks >= 0) return `app:${url.slice(chunks + '.next-bench/'.length)}`;
+  return url.replace(/^file:\/\//, '') || '(native)';
+}
+
+function summarise(file: string, lastSeconds = 10, top = 30): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const label = (node: ProfileNode) =>
+    `${node.callFrame.functionName || '(anonymous)'} ${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber}`;
+
+  // Only the steady state: samples from the last `lastSeconds` (start-up and warm-up excluded).
+  const times: number[] = [];
+  let t = 0;
+  for (const delta of profile.timeDeltas) {
+    t += delta;
+    times.push(t);
+  }
+  const cutoff = t - lastSeconds * 1e6;
+  const self = new Map<string, number>();
+  const selfByPackage = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  let idle = 0;
+  profile.samples.forEach((id, i) => {
+    if ((times[i] as number) < cutoff) return;
+    const node = byId.get(id) as ProfileNode;
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += ms;
+      return;
+    }
+    busy += ms;
+    self.set(label(node), (self.get(label(node)) ?? 0) + ms);
+    const pkg = shortUrl(node.callFrame.url);
+    selfByPackage.set(pkg, (selfByPackage.get(pkg) ?? 0) + ms);
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const key = label(byId.get(at) as ProfileNode);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + ms);
+    }
+  });
+  const sorted = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
+  const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)} %`;
+  return [
+    `profile ${path.basename(file)}, last ${lastSeconds} s: ${(busy / 1000).toFixed(2)} s busy, ${(idle / 1000).toFixed(2)} s idle`,
+    '',
+    'self time by package/file:',
+    ...sorted(selfByPackage).map(([k, v]) => `  ${pct(v)}  ${k}`),
+    '',
+    'self time by function:',
+    ...sorted(self).map(([k, v]) => `  ${pct(v)}  ${k}`),
+    '',
+    'inclusive time by function:',
+    ...sorted(inclusive).map(([k, v]) => `  ${pct(v)}  ${k}`),
+  ].join('\n');
+}
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function postgresCpuMs(): number {
+  // Our embedded server's processes run as OS user postgres and are children of this process's
+  // postmaster; summing every process named postgres under us is enough here.
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid || postmasterPid === ppid || Number(entry) === postmasterPid)
+        total += cpuMs(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+let postmasterPid = 0;
+
+async function main(): Promise<void> {
+  const scenarios = (process.argv[2] ?? 'get').split(',');
+  if (process.argv[3]) {
+    process.stdout.write(`${summarise(process.argv[3])}\n`);
+    return;
+  }
+  const profiling = process.env.PROFILE !== '0';
+  const { freePort, startApp } = await import('@/test/support/app');
+  const dataDir = path.resolve('.bench-data', `profile-${process.pid}`);
+  const profileDir = path.resolve('bench/results/profiles', `${scenarios.join('-')}-${Date.now()}`);
+  mkdirSync(profileDir, { recursive: true });
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
+  postmasterPid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  try {
+    const ds = await seedDataset(pg.url, 'vouch_profile', Number(process.env.PROFILE_CASES ?? 10_000));
+    const app = await startApp({
+      databaseUrl: ds.url,
+      env: {
+        RATE_LIMIT_READ_PER_MINUTE: '100000000',
+        RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+        ...(profiling ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+      },
+    });
+    try {
+      for (const scenario of scenarios) {
+        const target = (i: number): Target => {
+          const team = ds.teams[i % TEAM_COUNT];
+          if (!team) throw new Error('no team');
+          const headers = { authorization: `Bearer ${team.token}` };
+          if (scenario === 'ping') return { method: 'GET', path: '/v1/ping', headers: {} };
+          if (scenario === 'list') return { method: 'GET', path: '/v1/cases/?status=open', headers };
+          if (scenario === 'post') {
+            return {
+              method: 'POST',
+              path: '/v1/cases/',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                subject_email: `p${i}@bench.example`,
+                verification_methods: { email: true },
+              }),
+            };
+          }
+          const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
+          return { method: 'GET', path: `/v1/cases/${id}/`, headers };
+        };
+        const endpoint = { host: '127.0.0.1', port: app.port };
+        await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 2000, target });
+        const appBefore = cpuMs(app.process.pid as number);
+        const pgBefore = postgresCpuMs();
+        const result = await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 8000, target });
+        const n = result.sent;
+        process.stdout.write(
+          `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${((cpuMs(app.process.pid as number) - appBefore) / n).toFixed(2)} ms/req  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
+        );
+      }
+    } finally {
+      await app.stop();
+    }
+    const [file] = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+    if (file) process.stdout.write(`${summarise(path.join(profileDir, file))}\n`);
+  } finally {
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,119 @@
+import { connectDatabase, migrateDatabase } from '@/db/client';
+import { createApiKey } from '@/server/auth/api-keys';
+
+export const TEAM_COUNT = 100;
+
+export interface SeededTeam {
+  id: string;
+  token: string;
+  /** A random sample of this team's case ids, for GET /v1/cases/{id}/. */
+  caseIds: string[];
+}
+
+export interface SeededDataset {
+  url: string;
+  caseCount: number;
+  teams: SeededTeam[];
+  seconds: number;
+}
+
+/**
+ * Creates (or recreates) `database` on the server at `adminUrl` and fills it with `caseCount`
+ * cases spread evenly over 100 teams, entirely in SQL (generate_series), plus one API key per
+ * team made by the app's own createApiKey.
+ *
+ * Shape of the data, the same at every size so that a 10k and a 1M run compare like with like:
+ * within a team, cases are evenly spread over the last 30 days, newest first; every second case is
+ * open (expiring in a week, so it stays open during the run), the rest closed, failed or expired.
+ * So the first page of `?status=open` is always a full 50 rows. Every case has an `email` step;
+ * one in five also `government_id` and `selfie`. Teams' cases are interleaved in the heap, as
+ * they are when teams create cases at the same time.
+ */
+export async function seedDataset(
+  adminUrl: string,
+  database: string,
+  caseCount: number,
+): Promise<SeededDataset> {
+  const started = performance.now();
+  const admin = connectDatabase(adminUrl, { max: 1 });
+  await admin.sql.unsafe(`drop database if exists "${database}" with (force)`);
+  await admin.sql.unsafe(`create database "${database}"`);
+  await admin.close();
+  const parsed = new URL(adminUrl);
+  parsed.pathname = `/${database}`;
+  const url = parsed.toString();
+  await migrateDatabase(url);
+
+  const { db, sql, close } = connectDatabase(url, { max: 4 });
+  try {
+    // Enterprise plan, active, and a large top-up balance: billing never refuses a bench POST.
+    await sql`
+      insert into teams (name, plan_code, subscription_status, topup_balance_cents, billing_anchor)
+      select 'Bench team ' || lpad(n::text, 3, '0'), 'enterprise', 'active', 1000000000, now() - interval '1 day'
+      from generate_series(1, ${TEAM_COUNT}) n`;
+    const teamRows = await sql<{ id: string }[]>`select id from teams order by name`;
+    const keys = await Promise.all(teamRows.map((t) => createApiKey(db, { teamId: t.id, name: 'bench' })));
+
+    const perTeam = Math.ceil(caseCount / TEAM_COUNT);
+    const spacingMs = Math.floor((30 * 86_400_000) / perTeam);
+    // The seed's own work, not the app's: a bulk load needs no per-row durability wait.
+    await sql.begin(async (tx) => {
+      await tx`set local synchronous_commit = off`;
+      await tx`
+        insert into cases (id, team_id, public_id, status, subject_email, subject_name, notes, failure_reason,
+                           created_at, expires_at, updated_at)
+        select gen_random_uuid(),
+               t.ids[(i % ${TEAM_COUNT}) + 1],
+               'bench' || lpad(i::text, 11, '0'),
+               s.status,
+               'subject' || i || '@bench.example',
+               case when i % 3 = 0 then null else 'Subject ' || i end,
+               case when i % 7 = 0 then 'Hired via the bench' else '' end,
+               case when s.status = 'failed' then 'attempts_exhausted' end,
+               c.created_at,
+               case when s.status = 'open' then now() + interval '7 days' else c.created_at + interval '48 hours' end,
+               c.created_at
+        from generate_series(0, ${caseCount - 1}::int) i
+        cross join (select array_agg(id order by name) ids from teams) t
+        cross join lateral (select i / ${TEAM_COUNT} as k) kk
+        cross join lateral (select now() - ((kk.k::bigint * ${spacingMs} + i % ${TEAM_COUNT})::float8) * interval '1 millisecond'
+                              as created_at) c
+        cross join lateral (select case when kk.k % 2 = 0 then 'open'
+                                        when kk.k % 10 = 1 then 'failed'
+                                        when kk.k % 10 = 3 then 'expired'
+                                        else 'closed' end as status) s`;
+      await tx`
+        insert into case_steps (case_id, method, state, settings, updated_at)
+        select id, 'email', case when status = 'closed' then 'verified' else 'pending' end, '{}', created_at
+        from cases`;
+      await tx`
+        insert into case_steps (case_id, method, state, settings, updated_at)
+        select c.id, m.method, 'pending', '{}', c.created_at
+        from cases c cross join (values ('government_id'), ('selfie')) m(method)
+        where right(c.public_id, 1) in ('0', '5')`;
+    });
+    // What autovacuum would have done long before a table reached this size in production.
+    await sql.unsafe('vacuum analyze cases, case_steps, teams, api_keys');
+
+    const samplePercent = Math.min(100, (3000 / caseCount) * 100);
+    const sample = await sql<{ id: string; team_id: string }[]>`
+      select id, team_id from cases tablesample bernoulli (${samplePercent}) repeatable (42)`;
+    const byTeam = new Map<string, string[]>();
+    for (const row of sample) byTeam.set(row.team_id, [...(byTeam.get(row.team_id) ?? []), row.id]);
+    const teams: SeededTeam[] = keys.map((key) => ({
+      id: key.teamId,
+      token: key.token,
+      caseIds: byTeam.get(key.teamId) ?? [],
+    }));
+    // Every team needs at least one id to ask for.
+    for (const team of teams) {
+      if (team.caseIds.length === 0) {
+        const [row] = await sql<{ id: string }[]>`select id from cases where team_id = ${team.id} limit 1`;
+        if (row) team.caseIds.push(row.id);
+      }
+    }
+    return { url, caseCount, teams, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    await close();
+  }
+}
