@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { connectDatabase, migrateDatabase } from '@/db/client';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { createTeamOwner } from '@/server/auth/team-members';
 import { systemClock } from '@/server/lib/clock';
 import { env } from '@/server/lib/env';
 import { resolveDatabaseUrl } from '@/server/runtime';
@@ -61,6 +62,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
           { name: required(values, 'name'), adminEmail, planCode: values.plan },
           systemClock,
         );
+        const owner = await database.db.transaction((tx) => createTeamOwner(tx, team.id, adminEmail));
         return {
           team_id: team.id,
           name: team.name,
@@ -70,6 +72,9 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
           key_id: key.id,
           admin_email: adminEmail,
           console_url: `${env().BASE_URL}/console`,
+          // Printed once: the owner signs in with it and must choose a new password. Null when
+          // the e-mail already has a console account (its password is unchanged).
+          admin_password: owner.oneTimePassword,
         };
       }
       case 'teams update': {

@@ -47,6 +47,8 @@ const sessionRouter = router({
       password_change_required: await passwordChangeRequired(ctx.db, ctx.user.id),
       has_password: (await readPasswordHash(ctx.db, ctx.user.id)) !== null,
       teams: teams.map((t) => ({ team_id: t.teamId, team_name: t.teamName, role: t.role })),
+      /** Without SMTP the service keeps its mail in the dev mailbox, which the console shows. */
+      dev_mailbox: !ctx.env.SMTP_URL,
       current_team: current
         ? { team_id: current.teamId, team_name: current.teamName, role: current.role }
         : null,

@@ -3,6 +3,7 @@ import { consoleAuthRouter } from '../auth/console-router';
 import { consoleAccountRouter } from '../billing/console-router';
 import { consoleCasesRouter } from '../cases/console-router';
 import { router } from '../trpc/init';
+import { consoleMailboxRouter } from './dev-mailbox';
 
 /**
  * What the console calls at /api/trpc (session cookie). None of these carry OpenAPI meta, so the
@@ -15,4 +16,5 @@ export const consoleRouter = router({
   cases: consoleCasesRouter,
   account: consoleAccountRouter,
   audit: consoleAuditRouter,
+  mailbox: consoleMailboxRouter,
 });

@@ -1,0 +1,149 @@
+'use client';
+
+import { type FormEvent, useState } from 'react';
+import { useSession } from '../../_lib/session';
+import { api } from '../../_lib/trpc';
+import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '../../_lib/ui';
+import { useLoad } from '../../_lib/use-load';
+
+interface NewKey {
+  name: string;
+  api_key: string;
+}
+
+export default function KeysPage() {
+  const { canManage } = useSession();
+  const keys = useLoad(() => api.keys.list.query(), 'keys');
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<NewKey | null>(null);
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+
+  async function onCreate(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const key = await api.keys.create.mutate({ name });
+      setCreated({ name: key.name, api_key: key.api_key });
+      setName('');
+      setError(undefined);
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function onRevoke(id: string, label: string) {
+    if (!window.confirm(`Revoke the key "${label}"? Requests made with it will be refused at once.`)) return;
+    try {
+      await api.keys.revoke.mutate({ id });
+      setError(undefined);
+      keys.reload();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <p className="c-muted">
+        Keys authenticate your servers to the REST API (<code>Authorization: Bearer …</code>). Only a hash is
+        stored: a key is shown in full once, when it is created.
+      </p>
+
+      {canManage ? (
+        <form onSubmit={onCreate} className="c-form c-inline">
+          <label htmlFor="key-name">New key name</label>
+          <input
+            id="key-name"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="e.g. Production server"
+          />
+          <button type="submit" className="c-button" disabled={busy}>
+            Create key
+          </button>
+        </form>
+      ) : (
+        <p className="c-notice">
+          You have read-only access (viewer): you can see keys but not create or revoke them.
+        </p>
+      )}
+      <ErrorNote error={error} />
+
+      {created ? (
+        <section className="c-secret" aria-labelledby="new-key-heading">
+          <h2 id="new-key-heading">Your new key “{created.name}”</h2>
+          <p>Copy it now: it will not be shown again.</p>
+          <p>
+            <code data-testid="new-api-key">{created.api_key}</code>
+          </p>
+          <div className="c-row">
+            <CopyButton value={created.api_key} label="Copy key" />
+            <button type="button" className="c-button c-secondary" onClick={() => setCreated(null)}>
+              I have copied it
+            </button>
+          </div>
+        </section>
+      ) : null}
+
+      {keys.loading && !keys.data ? <Loading what="keys" /> : null}
+      <ErrorNote error={keys.error} />
+      {keys.data && keys.data.length === 0 ? <Empty>No API keys yet.</Empty> : null}
+      {keys.data && keys.data.length > 0 ? (
+        <div className="c-table-wrap">
+          <table>
+            <caption className="c-sr">API keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+                {canManage ? (
+                  <th scope="col">
+                    <span className="c-sr">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.map((k) => (
+                <tr key={k.id}>
+                  <td>{k.name || '(unnamed)'}</td>
+                  <td>
+                    <code>
+                      {k.prefix}…{k.last_four}
+                    </code>
+                  </td>
+                  <td>{formatDate(k.created_at)}</td>
+                  <td>{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
+                  <td>{k.revoked_at ? `Revoked ${formatDate(k.revoked_at)}` : 'Active'}</td>
+                  {canManage ? (
+                    <td>
+                      {k.revoked_at ? null : (
+                        <button
+                          type="button"
+                          className="c-button c-danger"
+                          onClick={() => onRevoke(k.id, k.name || `${k.prefix}…${k.last_four}`)}
+                        >
+                          Revoke<span className="c-sr"> {k.name || k.prefix}</span>
+                        </button>
+                      )}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}

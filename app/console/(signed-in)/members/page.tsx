@@ -1,0 +1,164 @@
+'use client';
+
+import { type FormEvent, useState } from 'react';
+import { useSession } from '../../_lib/session';
+import { api } from '../../_lib/trpc';
+import { ErrorNote, formatDate, Loading } from '../../_lib/ui';
+import { useLoad } from '../../_lib/use-load';
+
+type Role = 'owner' | 'admin' | 'viewer';
+
+const ROLE_WORDS: Record<Role, string> = {
+  owner: 'Owner — everything, including owners',
+  admin: 'Admin — everything except owners',
+  viewer: 'Viewer — read-only',
+};
+
+export default function MembersPage() {
+  const { canManage, me } = useSession();
+  const members = useLoad(() => api.members.list.query(), 'members');
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('viewer');
+  const [error, setError] = useState<unknown>();
+  const [notice, setNotice] = useState<string | null>(null);
+  const isOwner = me.current_team?.role === 'owner';
+
+  async function act(run: () => Promise<unknown>, message: string) {
+    try {
+      await run();
+      setError(undefined);
+      setNotice(message);
+      members.reload();
+    } catch (err) {
+      setNotice(null);
+      setError(err);
+    }
+  }
+
+  async function onInvite(event: FormEvent) {
+    event.preventDefault();
+    await act(() => api.members.invite.mutate({ email, role }), `Invitation sent to ${email}.`);
+    setEmail('');
+  }
+
+  return (
+    <>
+      <h1>Members</h1>
+      {canManage ? (
+        <form onSubmit={onInvite} className="c-form c-filters" aria-label="Invite a member">
+          <div>
+            <label htmlFor="invite-email">E-mail to invite</label>
+            <input
+              id="invite-email"
+              type="email"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
+          </div>
+          <div>
+            <label htmlFor="invite-role">Role</label>
+            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
+              {(isOwner ? ['viewer', 'admin', 'owner'] : ['viewer', 'admin']).map((r) => (
+                <option key={r} value={r}>
+                  {ROLE_WORDS[r as Role]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="c-row">
+            <button type="submit" className="c-button">
+              Invite
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="c-notice">You have read-only access (viewer).</p>
+      )}
+      <ErrorNote error={error} />
+      {notice ? (
+        <p className="c-notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {members.loading && !members.data ? <Loading what="members" /> : null}
+      <ErrorNote error={members.error} />
+      {members.data ? (
+        <div className="c-table-wrap">
+          <table>
+            <caption className="c-sr">Team members</caption>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                {canManage ? (
+                  <th scope="col">
+                    <span className="c-sr">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((m) => {
+                const editable = canManage && (isOwner || m.role !== 'owner');
+                return (
+                  <tr key={m.user_id}>
+                    <td>{m.email}</td>
+                    <td>
+                      {editable ? (
+                        <select
+                          aria-label={`Role of ${m.email}`}
+                          value={m.role}
+                          onChange={(e) =>
+                            act(
+                              () =>
+                                api.members.changeRole.mutate({
+                                  user_id: m.user_id,
+                                  role: e.target.value as Role,
+                                }),
+                              `${m.email} is now ${e.target.value}.`,
+                            )
+                          }
+                        >
+                          {(isOwner ? ['owner', 'admin', 'viewer'] : ['admin', 'viewer']).map((r) => (
+                            <option key={r} value={r}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        m.role
+                      )}
+                    </td>
+                    <td>{formatDate(m.joined_at)}</td>
+                    {canManage ? (
+                      <td>
+                        {editable ? (
+                          <button
+                            type="button"
+                            className="c-button c-danger"
+                            onClick={() => {
+                              if (window.confirm(`Remove ${m.email} from the team?`)) {
+                                act(
+                                  () => api.members.remove.mutate({ user_id: m.user_id }),
+                                  `${m.email} was removed.`,
+                                );
+                              }
+                            }}
+                          >
+                            Remove<span className="c-sr"> {m.email}</span>
+                          </button>
+                        ) : null}
+                      </td>
+                    ) : null}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}

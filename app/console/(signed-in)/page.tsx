@@ -1,0 +1,143 @@
+'use client';
+
+import { api } from '../_lib/trpc';
+import { ErrorNote, formatCents, formatDate, Loading } from '../_lib/ui';
+import { useLoad } from '../_lib/use-load';
+
+const METHOD_NAMES: Record<string, string> = {
+  email: 'E-mail',
+  sms: 'SMS',
+  government_id: 'Government ID',
+  selfie: 'Selfie',
+  custom_question: 'Custom question',
+  manager: 'Manager',
+};
+
+const STATUS_WORDS: Record<string, string> = {
+  trialing: 'Trial',
+  active: 'Active',
+  past_due: 'Payment overdue',
+  canceled: 'Canceled',
+};
+
+type Overview = Awaited<ReturnType<typeof api.account.overview.query>>;
+
+/** Cases created and closed per day, as plain SVG bars (no chart library). */
+function DailyChart({ days }: { days: Overview['daily'] }) {
+  const max = Math.max(1, ...days.map((d) => Math.max(d.created, d.closed)));
+  const barWidth = 8;
+  const gap = 6;
+  const height = 120;
+  const width = Math.max(days.length * (barWidth * 2 + gap), 1);
+  const total = days.reduce(
+    (sum, d) => ({ created: sum.created + d.created, closed: sum.closed + d.closed }),
+    {
+      created: 0,
+      closed: 0,
+    },
+  );
+  return (
+    <figure className="c-figure">
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={`Cases per day this period: ${total.created} created, ${total.closed} closed`}
+        preserveAspectRatio="none"
+        className="c-daily"
+      >
+        {days.map((d, i) => {
+          const x = i * (barWidth * 2 + gap);
+          const created = (d.created / max) * (height - 4);
+          const closed = (d.closed / max) * (height - 4);
+          return (
+            <g key={d.day}>
+              <title>{`${d.day}: ${d.created} created, ${d.closed} closed`}</title>
+              <rect x={x} y={height - created} width={barWidth} height={created} className="c-bar-created" />
+              <rect
+                x={x + barWidth}
+                y={height - closed}
+                width={barWidth}
+                height={closed}
+                className="c-bar-closed"
+              />
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        <span className="c-key c-bar-created" aria-hidden="true" /> Created ({total.created}){' '}
+        <span className="c-key c-bar-closed" aria-hidden="true" /> Closed ({total.closed}) — per UTC day since{' '}
+        {days[0]?.day ?? 'the period start'}
+      </figcaption>
+    </figure>
+  );
+}
+
+export default function UsagePage() {
+  const overview = useLoad(() => api.account.overview.query(), 'overview');
+  const data = overview.data;
+  return (
+    <>
+      <h1>Usage and account</h1>
+      {overview.loading && !data ? <Loading what="usage" /> : null}
+      <ErrorNote error={overview.error} />
+      {data ? (
+        <>
+          <dl className="c-facts">
+            <div>
+              <dt>Plan</dt>
+              <dd>{data.plan_name}</dd>
+            </div>
+            <div>
+              <dt>Subscription</dt>
+              <dd>
+                {STATUS_WORDS[data.subscription_status] ?? data.subscription_status}
+                {data.trial_ends_at ? ` (trial ends ${formatDate(data.trial_ends_at)})` : ''}
+              </dd>
+            </div>
+            <div>
+              <dt>Billing period</dt>
+              <dd>
+                {formatDate(data.billing_period_start)} – {formatDate(data.billing_period_end)}
+              </dd>
+            </div>
+            <div>
+              <dt>Top-up balance</dt>
+              <dd>{formatCents(data.topup_balance_cents)}</dd>
+            </div>
+          </dl>
+
+          <h2>Units used this period</h2>
+          <ul className="c-meters">
+            {data.usage.map((u) => (
+              <li key={u.method}>
+                <div className="c-meter-label">
+                  <span>{METHOD_NAMES[u.method] ?? u.method}</span>
+                  <span className="c-muted">
+                    {u.included_used} of {u.allowed} included ({u.percent_used}%)
+                    {u.topup_used > 0
+                      ? `, ${u.topup_used} from top-up (${formatCents(u.topup_cost_cents)})`
+                      : ''}
+                  </span>
+                </div>
+                <div
+                  className="c-meter"
+                  role="meter"
+                  aria-label={`${METHOD_NAMES[u.method] ?? u.method} allowance used`}
+                  aria-valuemin={0}
+                  aria-valuemax={u.allowed}
+                  aria-valuenow={u.included_used}
+                >
+                  <div style={{ width: `${Math.min(100, u.percent_used)}%` }} />
+                </div>
+              </li>
+            ))}
+          </ul>
+
+          <h2>Cases per day</h2>
+          <DailyChart days={data.daily} />
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+'use client';
+
+/**
+ * The few better-auth endpoints the console uses, called with plain fetch (its client library
+ * would add weight for nothing). Returns an error sentence, or null on success.
+ */
+async function post(path: string, body: unknown): Promise<string | null> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/auth${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+  } catch {
+    return 'The server could not be reached. Check your connection and try again.';
+  }
+  if (response.ok) return null;
+  if (response.status === 429) {
+    const wait = response.headers.get('x-retry-after');
+    return `Too many attempts. Wait ${wait ?? 'a minute'} seconds and try again.`;
+  }
+  if (response.status === 401) return 'That e-mail and password do not match an account.';
+  const payload = (await response.json().catch(() => null)) as { message?: string } | null;
+  return payload?.message ?? 'Signing in failed. Please try again.';
+}
+
+export const signInWithPassword = (email: string, password: string) =>
+  post('/sign-in/email', { email, password, rememberMe: true });
+
+export const sendSignInLink = (email: string) =>
+  post('/sign-in/magic-link', { email, callbackURL: '/console', errorCallbackURL: '/console/sign-in' });
+
+export const signOut = () => post('/sign-out', {});

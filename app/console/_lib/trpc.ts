@@ -1,0 +1,28 @@
+'use client';
+
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '@/server/trpc/root';
+
+/** The console's tRPC client: plain fetch to /api/trpc with the session cookie, no batching. */
+export const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: '/api/trpc' })] });
+
+export const api = trpc.console;
+
+/** An error in words a person can act on. */
+export function describeError(error: unknown): string {
+  if (error instanceof TRPCClientError) {
+    const code = (error.data as { appCode?: string } | undefined)?.appCode;
+    if (code === 'INTERNAL_ERROR') return 'Something went wrong on our side. Please try again.';
+    if (error.message && !error.message.startsWith('Unexpected')) return error.message;
+    return 'The server could not be reached. Check your connection and try again.';
+  }
+  if (error instanceof TypeError)
+    return 'The server could not be reached. Check your connection and try again.';
+  return error instanceof Error ? error.message : 'Something went wrong.';
+}
+
+export function errorCode(error: unknown): string | undefined {
+  return error instanceof TRPCClientError
+    ? (error.data as { appCode?: string } | undefined)?.appCode
+    : undefined;
+}

@@ -1,0 +1,9 @@
+import type { Metadata } from 'next';
+import type { ReactNode } from 'react';
+import './console.css';
+
+export const metadata: Metadata = { title: { default: 'Console', template: '%s · Vouch console' } };
+
+export default function ConsoleRootLayout({ children }: { children: ReactNode }) {
+  return children;
+}

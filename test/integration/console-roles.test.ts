@@ -1,0 +1,284 @@
+import { desc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, mailOutbox } from '@/db/schema';
+import { apiClient } from '../support/api-client';
+import { type RunningApp, startApp } from '../support/app';
+import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+let database: TestDatabase;
+let app: RunningApp;
+
+interface CreatedTeam {
+  team_id: string;
+  api_key: string;
+  admin_email: string;
+  admin_password: string;
+  console_url: string;
+}
+
+async function createTeamWithCli(name: string, email: string): Promise<CreatedTeam> {
+  return (await runCli(['teams', 'create', '--name', name, '--admin-email', email], {
+    DATABASE_URL: database.url,
+    BASE_URL: app.baseUrl,
+  })) as unknown as CreatedTeam;
+}
+
+/** Signs the owner in with the CLI's one-time password and replaces it, as the console asks. */
+async function signInOwner(team: CreatedTeam, newPassword: string): Promise<ConsoleClient> {
+  const client = consoleClient(app.baseUrl);
+  expect((await client.signIn(team.admin_email, team.admin_password)).status).toBe(200);
+  const changed = await client.mutate('console.session.changePassword', {
+    current_password: team.admin_password,
+    new_password: newPassword,
+  });
+  expect(changed.status).toBe(200);
+  return client;
+}
+
+async function latestLinkTo(email: string): Promise<string> {
+  const [mail] = await database.db
+    .select()
+    .from(mailOutbox)
+    .where(eq(mailOutbox.to, email))
+    .orderBy(desc(mailOutbox.createdAt))
+    .limit(1);
+  const link = mail?.text.match(/https?:\/\/\S+\/api\/auth\/magic-link\/verify\S+/)?.[0];
+  if (!link) throw new Error(`no sign-in link mailed to ${email}`);
+  return link;
+}
+
+let teamA: CreatedTeam;
+let teamB: CreatedTeam;
+let ownerA: ConsoleClient;
+let ownerB: ConsoleClient;
+let viewerA: ConsoleClient;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp({ databaseUrl: database.url });
+  teamA = await createTeamWithCli('Acme', 'owner@acme.test');
+  teamB = await createTeamWithCli('Bravo', 'owner@bravo.test');
+  ownerA = await signInOwner(teamA, 'acme-owner-password-1');
+  ownerB = await signInOwner(teamB, 'bravo-owner-password-1');
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await database?.close();
+});
+
+describe('sign-in and sessions', () => {
+  it('teams create prints a one-time password that must be replaced before anything else', async () => {
+    expect(teamA.admin_password).toMatch(/^[0-9A-Za-z]{20}$/);
+    expect(teamA.api_key).toMatch(/^vouch_live_/);
+    expect(teamA.console_url).toBe(`${app.baseUrl}/console`);
+
+    const team = await createTeamWithCli('Charlie', 'owner@charlie.test');
+    const client = consoleClient(app.baseUrl);
+    const signIn = await client.signIn(team.admin_email, team.admin_password);
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.getSetCookie().find((c) => c.includes('session_token'));
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Secure/i);
+
+    const me = await client.query<{ password_change_required: boolean }>('console.session.me');
+    expect(me.data?.password_change_required).toBe(true);
+    const blocked = await client.query('console.keys.list');
+    expect(blocked.status).toBe(403);
+    expect(blocked.error?.message).toMatch(/new password/);
+  });
+
+  it('refuses a wrong password and an unknown e-mail alike', async () => {
+    const client = consoleClient(app.baseUrl);
+    expect((await client.signIn(teamA.admin_email, 'not-the-password')).status).toBe(401);
+    expect((await client.signIn('nobody@acme.test', 'not-the-password')).status).toBe(401);
+    expect((await client.query('console.session.me')).status).toBe(401);
+  });
+
+  it('the one-time password stops working once replaced, and sign-out ends the session', async () => {
+    const client = consoleClient(app.baseUrl);
+    expect((await client.signIn(teamA.admin_email, teamA.admin_password)).status).toBe(401);
+    expect((await client.signIn(teamA.admin_email, 'acme-owner-password-1')).status).toBe(200);
+    expect((await client.query('console.keys.list')).status).toBe(200);
+    const before = client.cookies();
+    expect((await client.signOut()).status).toBe(200);
+    // The old cookie is dead on the server too, not just forgotten by the browser.
+    for (const [name, value] of Object.entries(before)) client.setCookie(name, value);
+    expect((await client.query('console.keys.list')).status).toBe(401);
+  });
+});
+
+describe('API keys from the console', () => {
+  it('creates a key shown once, which works over REST until revoked', async () => {
+    const created = await ownerA.mutate<{ id: string; api_key: string; prefix: string; last_four: string }>(
+      'console.keys.create',
+      { name: 'Production' },
+    );
+    expect(created.status).toBe(200);
+    const key = created.data;
+    if (!key) throw new Error('no key');
+    expect(key.api_key.startsWith(key.prefix)).toBe(true);
+    expect(key.api_key.endsWith(key.last_four)).toBe(true);
+
+    const rest = apiClient(app.baseUrl, key.api_key);
+    expect((await rest.get('/v1/account/')).status).toBe(200);
+
+    const listed =
+      await ownerA.query<Array<{ id: string; last_used_at: string | null }>>('console.keys.list');
+    const row = listed.data?.find((k) => k.id === key.id);
+    expect(row).toBeDefined();
+    expect(row?.last_used_at).not.toBeNull();
+    expect(JSON.stringify(listed.data)).not.toContain(key.api_key);
+
+    expect((await ownerA.mutate('console.keys.revoke', { id: key.id })).status).toBe(200);
+    const after = await rest.get<{ code: string }>('/v1/account/');
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('UNAUTHORIZED');
+  });
+
+  it('records who created and revoked keys, from where', async () => {
+    const entries = await ownerA.query<{
+      entries: Array<{ action: string; actor_email: string; ip_address: string }>;
+    }>('console.audit.list', {});
+    const actions = entries.data?.entries.map((e) => e.action) ?? [];
+    expect(actions).toContain('api_key.created');
+    expect(actions).toContain('api_key.revoked');
+    expect(entries.data?.entries[0]?.actor_email).toBe('owner@acme.test');
+    expect(entries.data?.entries[0]?.ip_address).toBeTruthy();
+  });
+});
+
+describe('roles are enforced by the server', () => {
+  it('an admin invites a viewer, who signs in with the e-mailed link', async () => {
+    const invited = await ownerA.mutate('console.members.invite', {
+      email: 'viewer@acme.test',
+      role: 'viewer',
+    });
+    expect(invited.status).toBe(200);
+    viewerA = consoleClient(app.baseUrl);
+    const opened = await viewerA.openLink(await latestLinkTo('viewer@acme.test'));
+    expect(opened.status).toBe(302);
+    const me = await viewerA.query<{ current_team: { role: string; team_id: string } }>('console.session.me');
+    expect(me.data?.current_team).toMatchObject({ role: 'viewer', team_id: teamA.team_id });
+  });
+
+  it('a sign-in link works only once', async () => {
+    await ownerA.mutate('console.members.invite', { email: 'second@acme.test', role: 'admin' });
+    const link = await latestLinkTo('second@acme.test');
+    expect((await consoleClient(app.baseUrl).openLink(link)).headers.get('location')).not.toMatch(/error/);
+    const again = await consoleClient(app.baseUrl).openLink(link);
+    expect(again.headers.get('location')).toMatch(/error/);
+  });
+
+  it('a viewer reads but every change is refused', async () => {
+    expect((await viewerA.query('console.keys.list')).status).toBe(200);
+    expect((await viewerA.query('console.members.list')).status).toBe(200);
+    expect((await viewerA.query('console.cases.list', {})).status).toBe(200);
+    expect((await viewerA.query('console.account.overview')).status).toBe(200);
+
+    const refusals = [
+      await viewerA.mutate('console.keys.create', { name: 'sneaky' }),
+      await viewerA.mutate('console.keys.revoke', { id: '00000000-0000-4000-8000-000000000000' }),
+      await viewerA.mutate('console.members.invite', { email: 'friend@acme.test', role: 'admin' }),
+      await viewerA.mutate('console.members.changeRole', { user_id: 'x', role: 'owner' }),
+      await viewerA.mutate('console.members.remove', { user_id: 'x' }),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status).toBe(403);
+      expect(refused.error?.data?.appCode).toBe('FORBIDDEN');
+    }
+    const keys = await ownerA.query<Array<{ name: string }>>('console.keys.list');
+    expect(keys.data?.map((k) => k.name)).not.toContain('sneaky');
+  });
+
+  it('an admin cannot touch an owner, and the last owner cannot be removed', async () => {
+    const members = await ownerA.query<Array<{ user_id: string; email: string }>>('console.members.list');
+    const owner = members.data?.find((m) => m.email === 'owner@acme.test');
+    const second = members.data?.find((m) => m.email === 'second@acme.test');
+    if (!owner || !second) throw new Error('members missing');
+    expect((await ownerA.mutate('console.members.remove', { user_id: owner.user_id })).status).toBe(422);
+    const admin = consoleClient(app.baseUrl);
+    await ownerA.mutate('console.members.invite', { email: 'third@acme.test', role: 'admin' });
+    await admin.openLink(await latestLinkTo('third@acme.test'));
+    const demote = await admin.mutate('console.members.changeRole', {
+      user_id: owner.user_id,
+      role: 'viewer',
+    });
+    expect(demote.status).toBe(403);
+    const promote = await admin.mutate('console.members.changeRole', {
+      user_id: second.user_id,
+      role: 'owner',
+    });
+    expect(promote.status).toBe(403);
+  });
+
+  it('refuses a changing call from another site', async () => {
+    const crossSite = await ownerA.mutate(
+      'console.keys.create',
+      { name: 'csrf' },
+      { Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site' },
+    );
+    expect(crossSite.status).toBe(403);
+  });
+
+  it('no console procedure is published over REST', async () => {
+    const rest = apiClient(app.baseUrl, teamB.api_key);
+    const doc = await rest.get<{ paths: Record<string, unknown> }>('/v1/openapi.json');
+    expect(Object.keys(doc.body.paths).some((p) => p.includes('console'))).toBe(false);
+  });
+});
+
+describe('another team', () => {
+  it("never sees a team's cases, keys, members or audit log", async () => {
+    const restA = apiClient(app.baseUrl, teamA.api_key);
+    const created = await restA.post<{ id: string }>('/v1/cases/', {
+      subject_email: 'subject@acme.test',
+      verification_methods: { email: true },
+    });
+    expect(created.status).toBe(201);
+
+    expect((await ownerA.query('console.cases.get', { id: created.body.id })).status).toBe(200);
+    const foreign = await ownerB.query('console.cases.get', { id: created.body.id });
+    expect(foreign.status).toBe(404);
+
+    const bCases = await ownerB.query<{ results: unknown[] }>('console.cases.list', {});
+    expect(bCases.data?.results).toEqual([]);
+    const bKeys = await ownerB.query<Array<{ id: string }>>('console.keys.list');
+    const aKeys = await ownerA.query<Array<{ id: string }>>('console.keys.list');
+    expect(bKeys.data?.some((k) => aKeys.data?.some((a) => a.id === k.id))).toBe(false);
+    const bMembers = await ownerB.query<Array<{ email: string }>>('console.members.list');
+    expect(bMembers.data?.map((m) => m.email)).toEqual(['owner@bravo.test']);
+    const bAudit = await ownerB.query<{ entries: Array<{ actor_email: string }> }>('console.audit.list', {});
+    expect(bAudit.data?.entries.every((e) => e.actor_email === 'owner@bravo.test')).toBe(true);
+
+    const bRevokesA = await ownerB.mutate('console.keys.revoke', { id: aKeys.data?.[0]?.id });
+    expect(bRevokesA.status).toBe(404);
+  });
+
+  it('choosing a team one does not belong to falls back to one own team', async () => {
+    ownerB.setCookie('vouch_team', teamA.team_id);
+    const me = await ownerB.query<{ current_team: { team_id: string } }>('console.session.me');
+    expect(me.data?.current_team.team_id).toBe(teamB.team_id);
+    const cases = await ownerB.query<{ results: unknown[] }>('console.cases.list', {});
+    expect(cases.data?.results).toEqual([]);
+  });
+
+  it('the audit rows of one team stay with it', async () => {
+    const rows = await database.db.select().from(auditLog).where(eq(auditLog.teamId, teamB.team_id));
+    expect(rows.every((r) => r.actorEmail === 'owner@bravo.test')).toBe(true);
+  });
+});
+
+describe('brute force', () => {
+  it('limits password sign-in attempts per client address', async () => {
+    const client = consoleClient(app.baseUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++)
+      statuses.push((await client.signIn('owner@bravo.test', `guess-${i}`)).status);
+    expect(statuses).toContain(429);
+    // Once limited, even the right password is refused for the rest of the window.
+    expect((await client.signIn('owner@bravo.test', 'bravo-owner-password-1')).status).toBe(429);
+  });
+});

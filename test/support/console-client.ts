@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * Drives the console's server side the way a browser does: better-auth under /api/auth with the
+ * page's Origin, tRPC at /api/trpc with the session cookie. Raw fetch keeps statuses visible.
+ */
+export interface TrpcAnswer<T = unknown> {
+  status: number;
+  data?: T;
+  error?: { message: string; data?: { appCode?: string; httpStatus?: number } };
+}
+
+export function consoleClient(baseUrl: string) {
+  let cookies: Record<string, string> = {};
+
+  function keepCookies(response: Response) {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, ...value] = (pair ?? '').split('=');
+      if (!name) continue;
+      const joined = value.join('=');
+      if (joined === '' || /max-age=0/i.test(line)) delete cookies[name.trim()];
+      else cookies[name.trim()] = joined;
+    }
+  }
+
+  const cookieHeader = () =>
+    Object.entries(cookies)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
+
+  async function auth(path: string, body: unknown): Promise<Response> {
+    const response = await fetch(`${baseUrl}/api/auth${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: baseUrl, Cookie: cookieHeader() },
+      body: JSON.stringify(body),
+    });
+    keepCookies(response);
+    return response;
+  }
+
+  async function answer<T>(response: Response): Promise<TrpcAnswer<T>> {
+    const payload = (await response.json()) as { result?: { data: T }; error?: TrpcAnswer['error'] };
+    return { status: response.status, data: payload.result?.data, error: payload.error };
+  }
+
+  return {
+    cookies: () => ({ ...cookies }),
+    setCookie: (name: string, value: string) => {
+      cookies[name] = value;
+    },
+    clearCookies: () => {
+      cookies = {};
+    },
+    signIn: (email: string, password: string) => auth('/sign-in/email', { email, password }),
+    signOut: () => auth('/sign-out', {}),
+    /** Follows an e-mailed sign-in link like a browser would, keeping the session cookie it sets. */
+    async openLink(url: string): Promise<Response> {
+      const response = await fetch(url, { redirect: 'manual', headers: { Cookie: cookieHeader() } });
+      keepCookies(response);
+      return response;
+    },
+    async query<T = unknown>(path: string, input?: unknown): Promise<TrpcAnswer<T>> {
+      const search = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
+      return answer<T>(
+        await fetch(`${baseUrl}/api/trpc/${path}${search}`, { headers: { Cookie: cookieHeader() } }),
+      );
+    },
+    async mutate<T = unknown>(
+      path: string,
+      input?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<TrpcAnswer<T>> {
+      return answer<T>(
+        await fetch(`${baseUrl}/api/trpc/${path}`, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            Origin: baseUrl,
+            Cookie: cookieHeader(),
+            ...headers,
+          },
+          body: JSON.stringify(input ?? {}),
+        }),
+      );
+    },
+  };
+}
+
+export type ConsoleClient = ReturnType<typeof consoleClient>;
+
+/** Runs the operator CLI against a database and returns its JSON answer (the last stdout line). */
+export async function runCli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+  });
+  child.stderr.on('data', (c) => {
+    err += c;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
+  const last = out.trim().split('\n').at(-1) ?? '';
+  return JSON.parse(last) as Record<string, unknown>;
+}
