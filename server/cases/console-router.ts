@@ -1,6 +1,6 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
-import { events } from '@/db/schema';
+import { events, webhookDeliveries } from '@/db/schema';
 import { eventWireId } from '../lib/ids';
 import { AppError } from '../trpc/errors';
 import { router, sessionProcedure } from '../trpc/init';
@@ -20,7 +20,7 @@ export const consoleCasesRouter = router({
     };
   }),
 
-  /** One case with the events it caused, oldest first. */
+  /** One case with the events it caused and their webhook deliveries, oldest first. */
   get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
     const id = z.uuid().safeParse(input.id);
     const record = id.success ? await findTeamCase(ctx.db, ctx.teamId, id.data) : null;
@@ -30,8 +30,34 @@ export const consoleCasesRouter = router({
       .from(events)
       .where(and(eq(events.teamId, ctx.teamId), eq(events.caseId, record.id)))
       .orderBy(asc(events.createdAt));
+    const deliveries =
+      timeline.length === 0
+        ? []
+        : await ctx.db
+            .select()
+            .from(webhookDeliveries)
+            .where(
+              and(
+                eq(webhookDeliveries.teamId, ctx.teamId),
+                inArray(
+                  webhookDeliveries.eventId,
+                  timeline.map((e) => e.id),
+                ),
+              ),
+            )
+            .orderBy(asc(webhookDeliveries.createdAt));
     return {
       case: toCaseWire(record, ctx.clock()),
+      deliveries: deliveries.map((d) => ({
+        id: d.id,
+        event_id: eventWireId(d.eventId),
+        event_type: d.eventType,
+        endpoint_id: d.endpointId,
+        status: d.status,
+        attempt_count: d.attemptCount,
+        last_response_status: d.lastResponseStatus,
+        created_at: d.createdAt.toISOString(),
+      })),
       events: timeline.map((e) => ({
         id: eventWireId(e.id),
         type: e.type,

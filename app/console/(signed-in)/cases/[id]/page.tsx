@@ -87,6 +87,39 @@ export default function CasePage() {
               </li>
             ))}
           </ol>
+
+          <h2>Webhook deliveries</h2>
+          {data.deliveries.length === 0 ? <Empty>No webhook deliveries for this case.</Empty> : null}
+          {data.deliveries.length > 0 ? (
+            <div className="c-table-wrap">
+              <table>
+                <caption className="c-sr">Webhook deliveries of this case</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.deliveries.map((d) => (
+                    <tr key={d.id}>
+                      <td>
+                        <code>{d.event_type}</code>
+                      </td>
+                      <td>
+                        <span className={`c-status c-status-${d.status}`}>{d.status}</span>
+                        {d.last_response_status ? ` (HTTP ${d.last_response_status})` : ''}
+                      </td>
+                      <td>{d.attempt_count}</td>
+                      <td>{formatDate(d.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ) : null}
         </>
       ) : null}
     </>
