@@ -1,0 +1,40 @@
+import { eq } from 'drizzle-orm';
+import { cases } from '@/db/schema';
+import { systemClock } from '@/server/lib/clock';
+import { logger } from '@/server/lib/logger';
+import { syncIdentitySession } from '@/server/verification/identity-step';
+import { database, identityProvider, loadCase } from '../../v/_ui/route-kit';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * Stripe's webhook for Identity sessions. The signature is checked by the SDK (constructEvent);
+ * the result is then fetched from Stripe for the session the case stored, so a replayed or stale
+ * event cannot set an outcome of its own.
+ */
+export async function POST(request: Request): Promise<Response> {
+  const provider = identityProvider();
+  if (provider.kind !== 'redirect') return new Response(null, { status: 404 });
+  const raw = await request.text();
+  let parsed: { sessionId: string; caseId: string } | null;
+  try {
+    parsed = provider.parseWebhook(raw, request.headers.get('stripe-signature') ?? '');
+  } catch {
+    return Response.json({ error: 'invalid signature' }, { status: 400 });
+  }
+  if (!parsed) return Response.json({ received: true });
+  const db = await database();
+  const caseId = parsed.caseId;
+  if (!/^[0-9a-f-]{36}$/i.test(caseId)) return Response.json({ received: true });
+  const [row] = await db.select({ publicId: cases.publicId }).from(cases).where(eq(cases.id, caseId));
+  const found = row ? await loadCase(row.publicId) : null;
+  if (!found) return Response.json({ received: true });
+  try {
+    await syncIdentitySession(db, { record: found.record, provider, now: systemClock() });
+  } catch (error) {
+    logger.error('stripe webhook could not be applied', { case_id: caseId, error: String(error) });
+    // Stripe retries non-2xx deliveries.
+    return Response.json({ error: 'temporarily unavailable' }, { status: 503 });
+  }
+  return Response.json({ received: true });
+}

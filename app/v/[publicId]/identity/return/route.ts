@@ -1,0 +1,38 @@
+import { systemClock } from '@/server/lib/clock';
+import { logger } from '@/server/lib/logger';
+import { syncIdentitySession } from '@/server/verification/identity-step';
+import { withNotice } from '../../../_ui/notices';
+import { notFoundPage, seeOther } from '../../../_ui/respond';
+import { database, identityProvider, loadCase } from '../../../_ui/route-kit';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * Where the provider sends the subject back. The result is fetched from the provider for the
+ * session stored on the case (nothing in this request is trusted); if it is not ready yet, the
+ * webhook settles it and the page's live updates show it.
+ */
+export async function GET(
+  _request: Request,
+  context: { params: Promise<{ publicId: string }> },
+): Promise<Response> {
+  const { publicId } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found) return notFoundPage();
+  const back = `/v/${publicId}`;
+  const provider = identityProvider();
+  if (provider.kind !== 'redirect') return seeOther(back);
+  try {
+    const result = await syncIdentitySession(await database(), {
+      record: found.record,
+      provider,
+      now: systemClock(),
+    });
+    if (result?.outcome === 'verified') return seeOther(withNotice(back, 'identity-verified'));
+    if (result?.outcome === 'rejected') return seeOther(withNotice(back, 'identity-rejected'));
+    return seeOther(result ? withNotice(back, 'identity-pending') : back);
+  } catch (error) {
+    logger.error('identity result could not be fetched', { case_id: found.record.id, error: String(error) });
+    return seeOther(withNotice(back, 'identity-pending'));
+  }
+}

@@ -1,0 +1,42 @@
+import { systemClock } from '@/server/lib/clock';
+import { decideManagerRequest, managerTokenValid } from '@/server/verification/manager-step';
+import { renderManagerPage } from '../../../_ui/manager-page';
+import { noticeFor, withNotice } from '../../../_ui/notices';
+import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
+import { csrfFor, database, field, loadCase, readProtectedForm } from '../../../_ui/route-kit';
+
+export const dynamic = 'force-dynamic';
+
+type Context = { params: Promise<{ publicId: string; token: string }> };
+
+/** The manager's page: a wrong token looks exactly like an unknown case. */
+export async function GET(request: Request, context: Context): Promise<Response> {
+  const { publicId, token } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found || !managerTokenValid(found, token)) return notFoundPage();
+  const csrf = csrfFor(request, found);
+  const query = new URL(request.url).searchParams;
+  const body = renderManagerPage({
+    found,
+    action: `/v/${publicId}/manager/${token}`,
+    csrf: csrf.token,
+    notice: noticeFor(query.get('n'), null),
+    now: systemClock(),
+  });
+  return htmlResponse(body, { setCookie: csrf.setCookie });
+}
+
+export async function POST(request: Request, context: Context): Promise<Response> {
+  const { publicId, token } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found || !managerTokenValid(found, token)) return notFoundPage();
+  const back = `/v/${publicId}/manager/${token}`;
+  const form = await readProtectedForm(request, found, back);
+  if (form instanceof Response) return form;
+  const decision = field(form, 'decision');
+  if (decision !== 'confirm' && decision !== 'decline') return seeOther(back);
+  const result = await decideManagerRequest(await database(), found, token, decision, systemClock());
+  if (result === 'confirmed') return seeOther(withNotice(back, 'manager-confirmed'));
+  if (result === 'declined') return seeOther(withNotice(back, 'manager-declined'));
+  return seeOther(withNotice(back, 'unavailable'));
+}

@@ -1,0 +1,27 @@
+import { systemClock } from '@/server/lib/clock';
+import { renderCasePage } from '../_ui/case-page';
+import { noticeFor } from '../_ui/notices';
+import { htmlResponse, notFoundPage } from '../_ui/respond';
+import { csrfFor, identityProvider, loadCase } from '../_ui/route-kit';
+
+export const dynamic = 'force-dynamic';
+
+/** The subject's verification page. */
+export async function GET(
+  request: Request,
+  context: { params: Promise<{ publicId: string }> },
+): Promise<Response> {
+  const { publicId } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found) return notFoundPage();
+  const csrf = csrfFor(request, found);
+  const query = new URL(request.url).searchParams;
+  const body = renderCasePage({
+    found,
+    csrf: csrf.token,
+    notice: noticeFor(query.get('n'), query.get('l')),
+    identityFlow: identityProvider().kind,
+    now: systemClock(),
+  });
+  return htmlResponse(body, { setCookie: csrf.setCookie });
+}

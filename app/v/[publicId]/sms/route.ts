@@ -1,0 +1,62 @@
+import { systemClock } from '@/server/lib/clock';
+import { checkSmsCode, sendSmsCode } from '@/server/verification/sms-step';
+import { settingString } from '@/server/verification/step-settings';
+import { type NoticeCode, withNotice } from '../../_ui/notices';
+import { notFoundPage, seeOther } from '../../_ui/respond';
+import { database, field, loadCase, readProtectedForm, smsSender } from '../../_ui/route-kit';
+
+export const dynamic = 'force-dynamic';
+
+/** Send (or resend) a code to a phone number, or check a code the subject typed. */
+export async function POST(
+  request: Request,
+  context: { params: Promise<{ publicId: string }> },
+): Promise<Response> {
+  const { publicId } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found) return notFoundPage();
+  const back = `/v/${publicId}`;
+  const form = await readProtectedForm(request, found, back);
+  if (form instanceof Response) return form;
+  const db = await database();
+  const now = systemClock();
+  const action = field(form, 'action');
+
+  if (action === 'send' || action === 'resend') {
+    const phoneInput =
+      action === 'resend' ? (settingString(found.record, 'sms', 'phone_e164') ?? '') : field(form, 'phone');
+    const sent = await sendSmsCode(db, {
+      caseId: found.record.id,
+      phoneInput,
+      teamName: found.teamName,
+      now,
+      sender: smsSender(),
+    });
+    if (sent.ok) return seeOther(withNotice(back, 'sms-sent'));
+    const codes: Record<typeof sent.why, NoticeCode> = {
+      invalid_phone: 'sms-invalid-phone',
+      too_soon: 'sms-too-soon',
+      too_many: 'sms-too-many',
+      send_failed: 'sms-send-failed',
+      unavailable: 'unavailable',
+    };
+    return seeOther(withNotice(back, codes[sent.why]));
+  }
+
+  const checked = await checkSmsCode(db, found.record, field(form, 'code'), now);
+  switch (checked.result) {
+    case 'verified':
+      return seeOther(withNotice(back, 'sms-verified'));
+    case 'wrong':
+      return seeOther(withNotice(back, 'sms-wrong', checked.attemptsLeft));
+    case 'malformed':
+      return seeOther(withNotice(back, 'sms-malformed'));
+    case 'expired':
+      return seeOther(withNotice(back, 'sms-expired'));
+    case 'no_code':
+      return seeOther(withNotice(back, 'sms-no-code'));
+    default:
+      // Failed or over: the page itself now says what happened.
+      return seeOther(back);
+  }
+}

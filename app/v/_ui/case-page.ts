@@ -1,0 +1,226 @@
+import { effectiveStatus } from '@/server/cases/wire';
+import { ATTEMPT_LIMITS } from '@/server/verification/case-state';
+import { CSRF_FIELD } from '@/server/verification/csrf';
+import type { VerificationCase } from '@/server/verification/find-verification-case';
+import type { VerificationMethod } from '@/server/verification/methods';
+import { settingString, stepOf } from '@/server/verification/step-settings';
+import { type Html, html } from './html';
+import { documentHtml } from './respond';
+
+export interface CasePageInput {
+  found: VerificationCase;
+  csrf: string;
+  notice: { text: string; error: boolean } | null;
+  identityFlow: 'upload' | 'redirect';
+  now: Date;
+}
+
+const STATE_TEXT: Record<string, string> = { pending: 'To do', verified: 'Done', failed: 'Not confirmed' };
+
+const FAILURE_TEXT: Record<string, string> = {
+  government_id_rejected: 'your ID document could not be confirmed',
+  selfie_rejected: 'your selfie did not match the photo on your ID',
+  manager_declined: 'your manager declined the request',
+  custom_question_failed: 'the security question was answered wrongly too many times',
+  sms_code_failed: 'the text message code was entered wrongly too many times',
+};
+
+/** "jane.doe@example.com" → "j•••@example.com": enough to recognise, little to anyone else with the link. */
+export function maskEmail(email: string): string {
+  const [local = '', domain = ''] = email.split('@');
+  return `${local.slice(0, 1)}•••@${domain}`;
+}
+
+/** Fingerprint of everything the live script watches; it refreshes the page's parts when it changes. */
+export function pageVersion(found: VerificationCase, now: Date): string {
+  const { record } = found;
+  return [effectiveStatus(record, now), ...record.steps.map((s) => `${s.method}=${s.state}`)].join(',');
+}
+
+function csrfField(token: string): Html {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">`;
+}
+
+function stepShell(method: string, title: string, state: string, content: Html | string): Html {
+  return html`<li data-step="${method}" data-state="${state}"><section aria-labelledby="step-${method}">
+<h2 id="step-${method}" tabindex="-1">${title}</h2>
+<p class="state state-${state}"><span class="visually-hidden">Status: </span>${STATE_TEXT[state] ?? state}</p>
+${content}</section></li>`;
+}
+
+function emailStep(input: CasePageInput, state: string): Html {
+  const text =
+    state === 'verified'
+      ? 'Your e-mail address is confirmed.'
+      : `We e-mailed a link to ${maskEmail(input.found.record.subjectEmail)}. Open it on any device to confirm your address.`;
+  return stepShell('email', 'E-mail address', state, html`<p>${text}</p>`);
+}
+
+function smsStep(input: CasePageInput, state: string, base: string, open: boolean): Html {
+  if (state !== 'pending' || !open) {
+    return stepShell(
+      'sms',
+      'Mobile phone',
+      state,
+      html`<p>${state === 'verified' ? 'Your phone number is confirmed.' : ''}</p>`,
+    );
+  }
+  const { record } = input.found;
+  const last4 = settingString(record, 'sms', 'phone_last4');
+  const phoneForm = (
+    label: string,
+    button: string,
+  ) => html`<form method="post" action="${base}/sms" novalidate>
+${csrfField(input.csrf)}<input type="hidden" name="action" value="send">
+<label for="phone">${label}</label>
+<p class="hint" id="phone-hint">Include the country code, for example +44 7911 123456.</p>
+<input id="phone" name="phone" type="tel" autocomplete="tel" inputmode="tel" required aria-describedby="phone-hint">
+<button type="submit">${button}</button></form>`;
+  if (!last4) {
+    return stepShell(
+      'sms',
+      'Mobile phone',
+      state,
+      html`<p>We will text a 6-digit code to your mobile phone.</p>${phoneForm('Mobile number', 'Send code')}`,
+    );
+  }
+  const left = ATTEMPT_LIMITS.sms - (record.steps.find((s) => s.method === 'sms')?.failedAttempts ?? 0);
+  return stepShell(
+    'sms',
+    'Mobile phone',
+    state,
+    html`<p>We sent a code to the number ending in ${last4}.</p>
+<form method="post" action="${base}/sms" novalidate>${csrfField(input.csrf)}<input type="hidden" name="action" value="verify">
+<label for="code">6-digit code</label>
+<p class="hint" id="code-hint">${left} ${left === 1 ? 'attempt' : 'attempts'} left.</p>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6" required aria-describedby="code-hint">
+<button type="submit">Confirm code</button></form>
+<form method="post" action="${base}/sms">${csrfField(input.csrf)}<input type="hidden" name="action" value="resend">
+<button type="submit" class="secondary">Send a new code</button></form>
+<details><summary>Use another number</summary>${phoneForm('New mobile number', 'Send code to this number')}</details>`,
+  );
+}
+
+function identityStep(input: CasePageInput, state: string, base: string, open: boolean): Html {
+  const title = 'Photo ID and selfie';
+  if (state !== 'pending' || !open) {
+    return stepShell(
+      'government_id',
+      title,
+      state,
+      html`<p>${state === 'verified' ? 'Your ID document and selfie are confirmed.' : ''}</p>`,
+    );
+  }
+  if (input.identityFlow === 'redirect') {
+    const started = settingString(input.found.record, 'government_id', 'provider_session_id') !== null;
+    return stepShell(
+      'government_id',
+      title,
+      state,
+      html`<p>Our ID partner Stripe will ask you to photograph your ID document and take a selfie. You will come back here afterwards.</p>
+${started ? html`<p>If you already finished, the result will appear here shortly.</p>` : ''}
+<a class="button" href="${base}/identity/start">${started ? 'Continue the ID check' : 'Start the ID check'}</a>`,
+    );
+  }
+  return stepShell(
+    'government_id',
+    title,
+    state,
+    html`<p>Take or choose a clear photo of your passport, ID card or driving licence, and a selfie. The pictures are checked and then discarded.</p>
+<form method="post" action="${base}/identity" enctype="multipart/form-data">${csrfField(input.csrf)}
+<label for="document">Photo of your ID document</label>
+<input id="document" name="document" type="file" accept="image/*" required>
+<label for="selfie">Selfie</label>
+<p class="hint" id="selfie-hint">On a phone this opens the front camera.</p>
+<input id="selfie" name="selfie" type="file" accept="image/*" capture="user" required aria-describedby="selfie-hint">
+<button type="submit">Submit for checking</button></form>`,
+  );
+}
+
+function questionStep(input: CasePageInput, state: string, base: string, open: boolean): Html {
+  const { record } = input.found;
+  const question = settingString(record, 'custom_question', 'question') ?? '';
+  if (state !== 'pending' || !open) {
+    return stepShell(
+      'custom_question',
+      'Security question',
+      state,
+      html`<p>${state === 'verified' ? 'Your answer is confirmed.' : ''}</p>`,
+    );
+  }
+  const left =
+    ATTEMPT_LIMITS.custom_question -
+    (record.steps.find((s) => s.method === 'custom_question')?.failedAttempts ?? 0);
+  return stepShell(
+    'custom_question',
+    'Security question',
+    state,
+    html`<form method="post" action="${base}/question" novalidate>${csrfField(input.csrf)}
+<label for="answer">${question}</label>
+<p class="hint" id="answer-hint">Capitals and spacing do not matter. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.</p>
+<input id="answer" name="answer" type="text" autocomplete="off" required maxlength="500" aria-describedby="answer-hint">
+<button type="submit">Confirm answer</button></form>`,
+  );
+}
+
+function managerStep(input: CasePageInput, state: string): Html {
+  const name = settingString(input.found.record, 'manager', 'manager_name') ?? 'your manager';
+  const text =
+    state === 'verified'
+      ? `${name} confirmed you.`
+      : state === 'failed'
+        ? `${name} declined.`
+        : `We asked ${name} to confirm you. There is nothing for you to do here.`;
+  return stepShell('manager', 'Confirmation by your manager', state, html`<p>${text}</p>`);
+}
+
+function summary(status: string, found: VerificationCase): Html {
+  const team = found.teamName;
+  switch (status) {
+    case 'closed':
+      return html`<p class="summary">All steps are done. ${team} has been told. You can close this page.</p>`;
+    case 'failed':
+      return html`<p class="summary">Verification could not be completed: ${FAILURE_TEXT[found.record.failureReason ?? ''] ?? 'a step failed'}. Please contact ${team}.</p>`;
+    case 'expired':
+      return html`<p class="summary">This verification link has expired. Please ask ${team} for a new one.</p>`;
+    default:
+      return html`<p class="summary">Complete each step below. Your progress is saved as you go.</p>`;
+  }
+}
+
+const ORDER: VerificationMethod[] = ['email', 'sms', 'government_id', 'custom_question', 'manager'];
+
+export function renderCasePage(input: CasePageInput): string {
+  const { found, now } = input;
+  const { record } = found;
+  const status = effectiveStatus(record, now);
+  const open = status === 'open';
+  const base = `/v/${record.publicId}`;
+  const steps = ORDER.filter((m) => stepOf(record, m)).map((method) => {
+    const state = stepOf(record, method)?.state ?? 'pending';
+    switch (method) {
+      case 'email':
+        return emailStep(input, state);
+      case 'sms':
+        return smsStep(input, state, base, open);
+      case 'government_id': {
+        // Document and selfie are one check; it is shown failed if either part failed.
+        const selfie = stepOf(record, 'selfie')?.state;
+        return identityStep(input, selfie === 'failed' ? 'failed' : state, base, open);
+      }
+      case 'custom_question':
+        return questionStep(input, state, base, open);
+      default:
+        return managerStep(input, state);
+    }
+  });
+  const notice = input.notice;
+  const body = html`<main id="main" data-status="${status}" data-version="${pageVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
+<h1>Verify your identity for ${found.teamName}</h1>
+<div id="case-summary">${summary(status, found)}</div>
+<div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
+<ol class="steps" aria-label="Verification steps">${steps}</ol>
+<div id="live" class="visually-hidden" role="status" aria-live="polite"></div>
+</main>`;
+  return documentHtml({ title: 'Verify your identity', body, live: open });
+}

@@ -1,0 +1,43 @@
+import { effectiveStatus } from '@/server/cases/wire';
+import { CSRF_FIELD } from '@/server/verification/csrf';
+import type { VerificationCase } from '@/server/verification/find-verification-case';
+import { settingString, stepOf } from '@/server/verification/step-settings';
+import { html } from './html';
+import { documentHtml } from './respond';
+
+/** The page the manager's e-mail link opens: who asks, on whose behalf, and confirm or decline. */
+export function renderManagerPage(input: {
+  found: VerificationCase;
+  action: string;
+  csrf: string;
+  notice: { text: string; error: boolean } | null;
+  now: Date;
+}): string {
+  const { found, now } = input;
+  const { record, teamName } = found;
+  const managerName = settingString(record, 'manager', 'manager_name') ?? '';
+  const state = stepOf(record, 'manager')?.state ?? 'pending';
+  const status = effectiveStatus(record, now);
+  const who = record.subjectName ? `${record.subjectName} (${record.subjectEmail})` : record.subjectEmail;
+
+  let content = html`<p>This request can no longer be answered.</p>`;
+  if (state === 'verified') content = html`<p>You confirmed this person. Thank you.</p>`;
+  else if (state === 'failed') content = html`<p>You declined this request.</p>`;
+  else if (status === 'open') {
+    content = html`<form method="post" action="${input.action}">
+<input type="hidden" name="${CSRF_FIELD}" value="${input.csrf}">
+<fieldset><legend>Do you know this person, and do they work with you?</legend>
+<button type="submit" name="decision" value="confirm">Yes, confirm ${record.subjectName ?? record.subjectEmail}</button>
+<button type="submit" name="decision" value="decline" class="danger">No, decline</button>
+</fieldset></form>`;
+  }
+
+  const body = html`<main id="main">
+<h1>Please confirm a person for ${teamName}</h1>
+<div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
+<p>Hello ${managerName}. ${teamName} is verifying the identity of:</p>
+<dl><dt>Person</dt><dd>${who}</dd><dt>Asked by</dt><dd>${teamName}</dd><dt>Request expires</dt><dd>${record.expiresAt.toUTCString()}</dd></dl>
+${content}
+</main>`;
+  return documentHtml({ title: 'Confirm a person', body });
+}

@@ -1,0 +1,63 @@
+import { Html, html } from './html';
+import { PAGE_CSS, PAGE_CSS_HASH } from './styles';
+
+/** The live-update script: same origin, no inline code, so `script-src 'self'` is the whole policy. */
+export const LIVE_SCRIPT_PATH = '/verify-live.js';
+
+/**
+ * Strict policy: nothing loads from anywhere else, no inline script at all, the one inline
+ * stylesheet by hash, forms post only back to us, and the pages cannot be framed.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  `style-src '${PAGE_CSS_HASH}'`,
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function pageHeaders(extra: Record<string, string> = {}): Headers {
+  return new Headers({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': PAGE_CSP,
+    // Links carry tokens in their paths: never hand them to another site.
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Cache-Control': 'no-store',
+    'Permissions-Policy': 'geolocation=(), microphone=(), payment=()',
+    ...extra,
+  });
+}
+
+export function documentHtml(input: { title: string; body: Html; live?: boolean }): string {
+  return html`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · Vouch</title><style>${new Html(PAGE_CSS)}</style>${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
+<body><a class="skip" href="#main">Skip to content</a><header class="site">Vouch</header>
+${input.body}
+<footer><p>Vouch verifies identities for the organisations you work with. Your pictures are checked and not kept.</p></footer></body></html>`
+    .value;
+}
+
+export function htmlResponse(
+  body: string,
+  init: { status?: number; headers?: Record<string, string>; setCookie?: string } = {},
+): Response {
+  const headers = pageHeaders(init.headers);
+  if (init.setCookie) headers.append('Set-Cookie', init.setCookie);
+  return new Response(body, { status: init.status ?? 200, headers });
+}
+
+/** Post/redirect/get: a form's result shows on the page it came from, and a reload never re-posts. */
+export function seeOther(location: string): Response {
+  return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
+}
+
+export function notFoundPage(): Response {
+  const body = html`<main id="main"><h1>This link is not valid</h1>
+<p>Check that you opened the whole link from your message. If it still does not work, ask the organisation that sent it for a new one.</p></main>`;
+  return htmlResponse(documentHtml({ title: 'Link not valid', body }), { status: 404 });
+}

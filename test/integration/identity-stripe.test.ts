@@ -1,0 +1,152 @@
+import { eq } from 'drizzle-orm';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cases } from '@/db/schema';
+import { createCase, prepareCase } from '@/server/cases/create-case';
+import type { CreateCaseInput } from '@/server/cases/wire';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { findVerificationCase } from '@/server/verification/find-verification-case';
+import type { RedirectIdentityProvider } from '@/server/verification/identity/identity-provider';
+import { createStripeIdentityProvider } from '@/server/verification/identity/stripe-identity-provider';
+import { startIdentitySession, syncIdentitySession } from '@/server/verification/identity-step';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { type StripeStandIn, startStripeStandIn } from '../support/stripe-stand-in';
+
+let database: TestDatabase;
+let stripe: StripeStandIn;
+let provider: RedirectIdentityProvider;
+let teamId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  stripe = await startStripeStandIn();
+  provider = createStripeIdentityProvider({
+    secretKey: stripe.secretKey,
+    webhookSecret: stripe.webhookSecret,
+    apiBase: stripe.url,
+  });
+  const { team } = await createTeam(
+    database.db,
+    { name: 'Stripe Co', adminEmail: 'a@stripe.test' },
+    systemClock,
+  );
+  teamId = team.id;
+});
+
+afterAll(async () => {
+  await stripe?.close();
+  await database?.close();
+});
+
+async function newIdCase() {
+  const prepared = await prepareCase({
+    subject_email: 's@stripe.test',
+    verification_methods: { government_id: true },
+    notes: '',
+  } as CreateCaseInput);
+  return database.db.transaction((tx) =>
+    createCase(tx, teamId, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
+  );
+}
+
+async function current(publicId: string) {
+  const found = await findVerificationCase(database.db, publicId);
+  if (!found) throw new Error('case vanished');
+  return found.record;
+}
+
+describe('Stripe Identity adapter (official SDK against a local stand-in)', () => {
+  it('creates a document session with a matching selfie and a return URL, then resumes the same session', async () => {
+    const record = await newIdCase();
+    const url = await startIdentitySession(database.db, {
+      record,
+      provider,
+      returnUrl: `http://verify.test/v/${record.publicId}/identity/return`,
+      now: new Date(),
+    });
+    const [session] = [...stripe.sessions.values()].filter((s) => s.metadata.case_id === record.id);
+    expect(session).toMatchObject({
+      type: 'document',
+      return_url: `http://verify.test/v/${record.publicId}/identity/return`,
+      options: { document: { require_matching_selfie: 'true' } },
+      metadata: { case_id: record.id, public_id: record.publicId },
+    });
+    expect(url).toBe(session?.url);
+    const again = await startIdentitySession(database.db, {
+      record: await current(record.publicId),
+      provider,
+      returnUrl: 'x',
+      now: new Date(),
+    });
+    expect(again).toBe(url);
+    expect([...stripe.sessions.values()].filter((s) => s.metadata.case_id === record.id)).toHaveLength(1);
+  });
+
+  it('a verified session verifies ID and selfie and sets the name read from the document', async () => {
+    const record = await newIdCase();
+    await startIdentitySession(database.db, {
+      record,
+      provider,
+      returnUrl: 'http://x.test/r',
+      now: new Date(),
+    });
+    const before = await syncIdentitySession(database.db, {
+      record: await current(record.publicId),
+      provider,
+      now: new Date(),
+    });
+    expect(before).toEqual({ outcome: 'pending' });
+    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
+      ?.settings.provider_session_id as string;
+    await stripe.complete(sessionId, 'verified', 'Katherine Johnson');
+    const result = await syncIdentitySession(database.db, {
+      record: await current(record.publicId),
+      provider,
+      now: new Date(),
+    });
+    expect(result).toEqual({ outcome: 'verified', name: 'Katherine Johnson' });
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
+    expect(row).toMatchObject({ status: 'closed', subjectName: 'Katherine Johnson' });
+  });
+
+  it.each([
+    ['reject_document', 'government_id_rejected'],
+    ['reject_selfie', 'selfie_rejected'],
+  ] as const)('%s fails the case with %s', async (outcome, reason) => {
+    const record = await newIdCase();
+    await startIdentitySession(database.db, {
+      record,
+      provider,
+      returnUrl: 'http://x.test/r',
+      now: new Date(),
+    });
+    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
+      ?.settings.provider_session_id as string;
+    await stripe.complete(sessionId, outcome);
+    await syncIdentitySession(database.db, {
+      record: await current(record.publicId),
+      provider,
+      now: new Date(),
+    });
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
+    expect(row).toMatchObject({ status: 'failed', failureReason: reason });
+  });
+
+  it('accepts only webhooks signed with the endpoint secret', () => {
+    const payload = JSON.stringify({
+      id: 'evt_1',
+      object: 'event',
+      type: 'identity.verification_session.verified',
+      data: {
+        object: { id: 'vs_123', object: 'identity.verification_session', metadata: { case_id: 'c1' } },
+      },
+    });
+    const signer = new Stripe('sk_test_x');
+    const good = signer.webhooks.generateTestHeaderString({ payload, secret: stripe.webhookSecret });
+    expect(provider.parseWebhook(payload, good)).toEqual({ sessionId: 'vs_123', caseId: 'c1' });
+    const forged = signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' });
+    expect(() => provider.parseWebhook(payload, forged)).toThrow();
+    expect(() => provider.parseWebhook(payload.replace('c1', 'c2'), good)).toThrow();
+  });
+});
