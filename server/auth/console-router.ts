@@ -1,4 +1,3 @@
-import { verifyPassword } from 'better-auth/crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiKeys, TEAM_ROLES } from '@/db/schema';
@@ -16,6 +15,7 @@ import { consoleAuth, MIN_PASSWORD_LENGTH } from './console-auth';
 import {
   addMember,
   changeMemberRole,
+  checkPassword,
   clearPasswordChangeRequired,
   listMembers,
   listUserTeams,
@@ -26,16 +26,6 @@ import {
 } from './team-members';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
-
-/** Whether `password` is the user's current password (re-entered before revealing a secret). */
-export async function checkPassword(
-  db: Parameters<typeof readPasswordHash>[0],
-  userId: string,
-  password: string,
-): Promise<boolean> {
-  const hash = await readPasswordHash(db, userId);
-  return hash !== null && (await verifyPassword({ hash, password }));
-}
 
 const sessionRouter = router({
   /** Who is signed in, their teams, and whether a one-time password must be replaced first. */

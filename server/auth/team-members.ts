@@ -1,4 +1,4 @@
-import { hashPassword } from 'better-auth/crypto';
+import { hashPassword, verifyPassword } from 'better-auth/crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { authAccounts, authUsers, type TeamRole, teamMembers, teams } from '@/db/schema';
@@ -234,4 +234,10 @@ export async function readPasswordHash(db: Queryable, userId: string): Promise<s
     .from(authAccounts)
     .where(and(eq(authAccounts.userId, userId), eq(authAccounts.providerId, 'credential')));
   return row?.password ?? null;
+}
+
+/** Whether `password` is the user's current password (re-entered before revealing a secret). */
+export async function checkPassword(db: Queryable, userId: string, password: string): Promise<boolean> {
+  const hash = await readPasswordHash(db, userId);
+  return hash !== null && (await verifyPassword({ hash, password }));
 }
