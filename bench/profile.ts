@@ -5,8 +5,9 @@
  * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
  * steady state. `npx tsx bench/profile.ts - <file.cpuprofile>` summarises an existing profile.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { SourceMapConsumer } from 'source-map-js';
 import { startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop, type Target } from './load';
 import { seedDataset, TEAM_COUNT } from './seed';
@@ -15,7 +16,7 @@ process.env.NEXT_DIST_DIR = '.next-bench';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount: number;
   children?: number[];
 }
@@ -31,6 +32,26 @@ function shortUrl(url: string): string {
   return url.replace(/^file:\/\//, '') || '(native)';
 }
 
+const consumers = new Map<string, SourceMapConsumer | null>();
+
+/** Bundled app code is minified: name its frames by their original file and line instead. */
+function originalFrame(url: string, line: number, column: number): string | null {
+  if (!url.includes('.next-bench/')) return null;
+  const file = url.replace(/^file:\/\//, '');
+  let consumer = consumers.get(file);
+  if (consumer === undefined) {
+    consumer = existsSync(`${file}.map`)
+      ? new SourceMapConsumer(JSON.parse(readFileSync(`${file}.map`, 'utf8')))
+      : null;
+    consumers.set(file, consumer);
+  }
+  if (!consumer) return null;
+  const at = consumer.originalPositionFor({ line: line + 1, column });
+  if (!at.source) return null;
+  const source = at.source.replace(/^.*?node_modules\//, '').replace(/^turbopack:\/\/\/\[project\]\//, '');
+  return `${at.name ?? '?'} ${source}:${at.line}`;
+}
+
 function summarise(file: string, lastSeconds = 10, top = 30): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as {
     nodes: ProfileNode[];
@@ -41,6 +62,7 @@ function summarise(file: string, lastSeconds = 10, top = 30): string {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const label = (node: ProfileNode) =>
+    originalFrame(node.callFrame.url, node.callFrame.lineNumber, node.callFrame.columnNumber) ??
     `${node.callFrame.functionName || '(anonymous)'} ${shortUrl(node.callFrame.url)}:${node.callFrame.lineNumber}`;
 
   // Only the steady state: samples from the last `lastSeconds` (start-up and warm-up excluded).
@@ -66,7 +88,16 @@ function summarise(file: string, lastSeconds = 10, top = 30): string {
     }
     busy += ms;
     self.set(label(node), (self.get(label(node)) ?? 0) + ms);
-    const pkg = shortUrl(node.callFrame.url);
+    const orig = originalFrame(node.callFrame.url, node.callFrame.lineNumber, node.callFrame.columnNumber);
+    const source = orig?.split(' ')[1]?.split(':')[0];
+    const segments = source?.split('/') ?? [];
+    const pkg = !source
+      ? shortUrl(node.callFrame.url)
+      : /^(server|db|app|jobs)\//.test(source)
+        ? source
+        : segments[0]?.startsWith('@')
+          ? `${segments[0]}/${segments[1]}`
+          : (segments[0] ?? source);
     selfByPackage.set(pkg, (selfByPackage.get(pkg) ?? 0) + ms);
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {

@@ -31,17 +31,37 @@ export async function attachSteps(db: Queryable, rows: CaseRow[]): Promise<CaseR
   }));
 }
 
-/** One case of one team; another team's case is indistinguishable from a missing one. */
+/**
+ * Case rows left-joined with their steps (one row per step), regrouped into records in the order
+ * the cases first appear.
+ */
+export function groupJoinedSteps(rows: Array<{ c: CaseRow; s: CaseStepRow | null }>): CaseRecord[] {
+  const records = new Map<string, CaseRecord>();
+  for (const { c, s } of rows) {
+    let record = records.get(c.id);
+    if (!record) {
+      record = { ...c, status: c.status as CaseStatus, steps: [] };
+      records.set(c.id, record);
+    }
+    if (s) record.steps.push(s);
+  }
+  return [...records.values()];
+}
+
+/**
+ * One case of one team; another team's case is indistinguishable from a missing one. The case and
+ * its steps come in one query: this is the hottest read of the API, and each round trip to
+ * PostgreSQL costs more than the join.
+ */
 export async function findTeamCase(
   db: Queryable,
   teamId: string,
   caseId: string,
 ): Promise<CaseRecord | null> {
   const rows = await db
-    .select()
+    .select({ c: cases, s: caseSteps })
     .from(cases)
-    .where(and(eq(cases.teamId, teamId), eq(cases.id, caseId)))
-    .limit(1);
-  const [record] = await attachSteps(db, rows);
-  return record ?? null;
+    .leftJoin(caseSteps, eq(caseSteps.caseId, cases.id))
+    .where(and(eq(cases.teamId, teamId), eq(cases.id, caseId)));
+  return groupJoinedSteps(rows)[0] ?? null;
 }
