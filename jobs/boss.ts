@@ -1,7 +1,46 @@
+import { PgBoss } from 'pg-boss';
+import { env } from '@/server/lib/env';
+import { logger } from '@/server/lib/logger';
 import type { Runtime } from '@/server/runtime';
+import { QUEUES, type QueueName, queueOptions } from './catalog';
+import { setJobQueue } from './enqueue';
+import { startWorkers } from './workers';
 
 /**
- * Starts pg-boss and, when RUN_WORKERS is on, the workers. Filled in by the webhooks work; the
- * core service has no background jobs yet.
+ * Starts the one pg-boss instance of this process on the app database (schema `pgboss`) and
+ * creates every queue, so any node can queue jobs. Workers, schedules and pg-boss's own
+ * supervision run only where RUN_WORKERS is on; a web-only node just produces jobs.
  */
-export async function startBackgroundWork(_runtime: Runtime): Promise<void> {}
+export async function startBackgroundWork(runtime: Runtime): Promise<void> {
+  const config = env();
+  const runWorkers = config.RUN_WORKERS;
+  const boss = new PgBoss({
+    connectionString: runtime.databaseUrl,
+    schema: 'pgboss',
+    max: runWorkers ? 10 : 4,
+    application_name: 'vouch-jobs',
+    useListenNotify: runWorkers,
+    supervise: runWorkers,
+    schedule: runWorkers,
+  });
+  boss.on('error', (error) => logger.error('job queue error', { error: String(error) }));
+  await boss.start();
+  for (const name of Object.values(QUEUES) as QueueName[]) {
+    const options = queueOptions(name, {
+      webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      mailRetryDelaySeconds: config.MAIL_RETRY_DELAY_SECONDS,
+    });
+    if (!(await boss.getQueue(name))) await boss.createQueue(name, options);
+    else {
+      // A queue's policy is fixed at creation; the rest follows the current configuration.
+      const { policy: _fixed, ...changeable } = options;
+      await boss.updateQueue(name, changeable);
+    }
+  }
+  setJobQueue(boss);
+  runtime.onShutdown(async () => {
+    setJobQueue(undefined);
+    await boss.stop({ graceful: true, timeout: 10_000 });
+  });
+  if (runWorkers) await startWorkers(boss, runtime.database.db, config);
+}

@@ -17,12 +17,12 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-/** Seconds between runs of the periodic jobs; the per-minute cron only restarts a broken chain. */
-export const TICK_SECONDS = 5;
-
 export const MAIL_RETRY_LIMIT = 5;
 
-export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number }): Omit<Queue, 'name'> {
+export function queueOptions(
+  name: QueueName,
+  config: { webhookTimeoutMs: number; mailRetryDelaySeconds: number },
+): Omit<Queue, 'name'> {
   switch (name) {
     case QUEUES.webhookDeliver:
       return {
@@ -34,7 +34,12 @@ export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number
         notify: true,
       };
     case QUEUES.mailSend:
-      return { retryLimit: MAIL_RETRY_LIMIT, retryDelay: 30, retryBackoff: true, notify: true };
+      return {
+        retryLimit: MAIL_RETRY_LIMIT,
+        retryDelay: config.mailRetryDelaySeconds,
+        retryBackoff: config.mailRetryDelaySeconds > 0,
+        notify: true,
+      };
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:
       // One queued and one running at most, so the self-rescheduling chain never multiplies.

@@ -10,6 +10,8 @@ import { logger } from './lib/logger';
  */
 export interface Runtime {
   database: Database;
+  /** The database's URL, for clients that keep their own pool (pg-boss). */
+  databaseUrl: string;
   /** Hooks run in reverse order on shutdown (workers first, the database last). */
   onShutdown: (hook: () => Promise<void>) => void;
 }
@@ -41,7 +43,7 @@ async function boot(): Promise<Runtime> {
   const database = connectDatabase(url);
   onShutdown(database.close);
   await migrateDatabase(url);
-  const runtime: Runtime = { database, onShutdown };
+  const runtime: Runtime = { database, databaseUrl: url, onShutdown };
   const { startBackgroundWork } = await import('@/jobs/boss');
   await startBackgroundWork(runtime);
   return runtime;

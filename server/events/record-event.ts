@@ -1,6 +1,7 @@
 import type { Tx } from '@/db/client';
 import { events } from '@/db/schema';
-import { eventWireId } from '../lib/ids';
+import { eventWireId, randomUUID } from '../lib/ids';
+import { fanOutEvents } from '../webhooks/fan-out';
 
 export const CASE_EVENT_TYPES = [
   'case.created',
@@ -22,43 +23,61 @@ export interface EventEnvelope {
 
 export interface RecordedEvent {
   id: string;
+  teamId: string;
   envelope: EventEnvelope;
+}
+
+export interface EventInput {
+  teamId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  caseId?: string;
+  now: Date;
 }
 
 /**
  * Writes an event to the outbox. Takes a transaction on purpose: an event exists exactly when the
- * change that caused it committed.
+ * change that caused it committed. Its webhook deliveries (one per subscribed endpoint) and their
+ * jobs are created in the same transaction, so nothing is lost if the process dies after commit.
  */
-export async function recordEvent(
-  tx: Tx,
-  input: {
-    teamId: string;
-    type: EventType;
-    data: Record<string, unknown>;
-    caseId?: string;
-    now: Date;
-  },
-): Promise<RecordedEvent> {
-  const [row] = await tx
-    .insert(events)
-    .values({
+export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEvent> {
+  const [recorded] = await recordEvents(tx, [input]);
+  if (!recorded) throw new Error('event insert returned nothing');
+  return recorded;
+}
+
+/** Many events in one statement (the expiry sweep records thousands at a time). */
+export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  const recorded: RecordedEvent[] = inputs.map((input) => {
+    const id = randomUUID();
+    return {
+      id,
+      teamId: input.teamId,
+      envelope: {
+        id: eventWireId(id),
+        type: input.type,
+        created_at: input.now.toISOString(),
+        data: input.data,
+      },
+    };
+  });
+  await tx.insert(events).values(
+    inputs.map((input, index) => ({
+      id: recorded[index]?.id,
       teamId: input.teamId,
       type: input.type,
       data: input.data,
       caseId: input.caseId ?? null,
       createdAt: input.now,
-    })
-    .returning({ id: events.id });
-  if (!row) throw new Error('event insert returned nothing');
-  return {
-    id: row.id,
-    envelope: {
-      id: eventWireId(row.id),
-      type: input.type,
-      created_at: input.now.toISOString(),
-      data: input.data,
-    },
-  };
+    })),
+  );
+  // `ping` reaches an endpoint only through its test operation, never by subscription.
+  await fanOutEvents(
+    tx,
+    recorded.filter((event) => event.envelope.type !== 'ping'),
+  );
+  return recorded;
 }
 
 /** `data` of every `case.*` event (decisions.md). */

@@ -24,6 +24,10 @@ const envSchema = z.object({
   RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(30),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
+  /** First delay before an e-mail is retried (doubling after); lowered only in tests. */
+  MAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** Seconds between runs of the periodic jobs (case expiry, delivery recovery). */
+  JOB_TICK_SECONDS: z.coerce.number().int().min(1).default(5),
   /** Signs console session cookies; unset, a key generated once and kept in the database is used. */
   AUTH_SECRET: z.string().min(32).optional(),
   /** How SMS codes leave: `dev` logs them (no messages sent), `twilio` sends through Twilio. */

@@ -71,8 +71,11 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
       onError: ({ error }) => {
         thrown = error;
       },
+      // The library cannot build a 204 itself (it always writes a body), so 204 is set below.
       responseMeta: ({ errors }) =>
-        errors.length === 0 && route.successStatus ? { status: route.successStatus } : {},
+        errors.length === 0 && route.successStatus && route.successStatus !== 204
+          ? { status: route.successStatus }
+          : {},
     });
 
     if (response.status >= 400) {
@@ -82,7 +85,7 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
     const headers = new Headers(response.headers);
     for (const [name, value] of ctx.responseHeaders) headers.set(name, value);
     headers.set('Cache-Control', 'no-store');
-    if (response.status === 204) {
+    if (route.successStatus === 204 || response.status === 204) {
       headers.delete('Content-Type');
       return new Response(null, { status: 204, headers });
     }

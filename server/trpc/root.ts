@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountRouter } from '../billing/router';
 import { casesRouter } from '../cases/router';
 import { consoleRouter } from '../console/router';
+import { webhooksRouter } from '../webhooks/router';
 import { publicProcedure, router } from './init';
 
 const healthRouter = router({
@@ -25,6 +26,7 @@ export const appRouter = router({
   cases: casesRouter,
   account: accountRouter,
   console: consoleRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,80 @@
+import type { PgBoss } from 'pg-boss';
+import type { Db } from '@/db/client';
+import { expireDueCases } from '@/server/cases/expire-cases';
+import { systemClock } from '@/server/lib/clock';
+import type { Env } from '@/server/lib/env';
+import { logger } from '@/server/lib/logger';
+import { sendStoredMail } from '@/server/mail/send-mail';
+import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
+import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from './catalog';
+
+/**
+ * A job that runs every `seconds`: each run queues the next before finishing. The queue's
+ * `stately` policy keeps at most one queued, so boot, the per-minute cron (which restarts the
+ * chain should it ever break) and the run itself never multiply it.
+ */
+async function every(
+  boss: PgBoss,
+  queue: QueueName,
+  seconds: number,
+  run: () => Promise<void>,
+): Promise<void> {
+  await boss.work(queue, { pollingIntervalSeconds: 1 }, async () => {
+    try {
+      await run();
+    } finally {
+      await boss.send(queue, null, { startAfter: seconds });
+    }
+  });
+  await boss.schedule(queue, '* * * * *');
+  await boss.send(queue, null);
+}
+
+/** The consumers; only nodes with RUN_WORKERS on start them. */
+export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<void> {
+  const deliveryDeps = {
+    db,
+    clock: systemClock,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  };
+  await boss.work<{ deliveryId: string }>(
+    QUEUES.webhookDeliver,
+    {
+      batchSize: 50,
+      localConcurrency: 4,
+      // Retries come due without a NOTIFY, so the idle poll stays short even with LISTEN/NOTIFY on.
+      pollingIntervalSeconds: 1,
+      notifyPollingIntervalSeconds: 1,
+      burstWhenBatchFull: true,
+    },
+    (jobs) =>
+      attemptDeliveries(
+        deliveryDeps,
+        jobs.map((job) => job.data.deliveryId),
+      ),
+  );
+
+  const mailConfig = {
+    smtpUrl: config.SMTP_URL,
+    from: `Vouch <no-reply@${new URL(config.BASE_URL).hostname}>`,
+  };
+  await boss.work<{ mailId: string }>(
+    QUEUES.mailSend,
+    { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+    async ([job]) => {
+      if (job) await sendStoredMail(db, job.data.mailId, mailConfig, job.retryCount >= MAIL_RETRY_LIMIT);
+    },
+  );
+
+  await every(boss, QUEUES.webhookRecover, config.JOB_TICK_SECONDS, async () => {
+    const recovered = await recoverStalledDeliveries(db);
+    if (recovered > 0)
+      logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
+  });
+  await every(boss, QUEUES.casesExpire, config.JOB_TICK_SECONDS, async () => {
+    const expired = await expireDueCases(db, systemClock);
+    if (expired > 0) logger.info('cases expired', { expired });
+  });
+}

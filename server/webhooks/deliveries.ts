@@ -1,0 +1,111 @@
+import { and, asc, desc, eq, gt, inArray, lt, or, type SQL } from 'drizzle-orm';
+import type { Db } from '@/db/client';
+import { webhookAttempts, webhookDeliveries } from '@/db/schema';
+import { QUEUES } from '@/jobs/catalog';
+import { enqueueJobs } from '@/jobs/enqueue';
+import { type Cursor, decodeCursor, encodeCursor } from '../cases/cursor';
+import type { Clock } from '../lib/clock';
+import { AppError } from '../trpc/errors';
+import type { ListDeliveriesInput } from './wire';
+
+const PAGE_SIZE = 50;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** A page of the team's deliveries, newest first, by keyset on (created_at, id) as for cases. */
+export async function listDeliveries(db: Db, teamId: string, filters: ListDeliveriesInput) {
+  const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
+  const conditions: Array<SQL | undefined> = [eq(webhookDeliveries.teamId, teamId)];
+  if (filters.endpoint_id) conditions.push(eq(webhookDeliveries.endpointId, filters.endpoint_id));
+  if (filters.status) conditions.push(eq(webhookDeliveries.status, filters.status));
+  if (filters.event_type !== undefined) conditions.push(eq(webhookDeliveries.eventType, filters.event_type));
+  const walkingBack = cursor?.direction === 'previous';
+  if (cursor) {
+    const cmp = walkingBack ? gt : lt;
+    conditions.push(
+      or(
+        cmp(webhookDeliveries.createdAt, cursor.createdAt),
+        and(eq(webhookDeliveries.createdAt, cursor.createdAt), cmp(webhookDeliveries.id, cursor.id)),
+      ),
+    );
+  }
+  const order = walkingBack
+    ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
+    : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(...conditions))
+    .orderBy(...order)
+    .limit(PAGE_SIZE + 1);
+  const hasMore = rows.length > PAGE_SIZE;
+  const page = rows.slice(0, PAGE_SIZE);
+  if (walkingBack) page.reverse();
+  const at = (row: DeliveryRow | undefined, direction: Cursor['direction']) =>
+    row ? encodeCursor({ createdAt: row.createdAt, id: row.id, direction }) : null;
+  const first = page[0];
+  const last = page[page.length - 1];
+  return {
+    results: page,
+    nextCursor: walkingBack || hasMore ? at(last, 'next') : null,
+    previousCursor: walkingBack
+      ? hasMore
+        ? at(first, 'previous')
+        : null
+      : cursor
+        ? at(first, 'previous')
+        : null,
+  };
+}
+
+async function requireDelivery(db: Db, teamId: string, id: string) {
+  const [row] = UUID.test(id)
+    ? await db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.teamId, teamId), eq(webhookDeliveries.id, id)))
+    : [];
+  if (!row) throw new AppError('NOT_FOUND', 'No webhook delivery with this id.');
+  return row;
+}
+
+/** A delivery with its attempt log, oldest attempt first. */
+export async function getDelivery(db: Db, teamId: string, id: string) {
+  const delivery = await requireDelivery(db, teamId, id);
+  const attempts = await db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, delivery.id))
+    .orderBy(asc(webhookAttempts.attemptNumber), asc(webhookAttempts.startedAt));
+  return { delivery, attempts };
+}
+
+/**
+ * Sends a failed or dead-lettered delivery again now (same body, same id). A dead-lettered one gets
+ * one more attempt (numbered after its last), which dead-letters it again if it fails.
+ */
+export async function retryDelivery(db: Db, teamId: string, id: string, clock: Clock) {
+  const delivery = await requireDelivery(db, teamId, id);
+  const now = clock();
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.id, delivery.id),
+          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
+        ),
+      )
+      .returning();
+    if (!row) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Only failed or dead-lettered deliveries can be retried; this one is ${delivery.status}.`,
+      );
+    }
+    await enqueueJobs(tx, QUEUES.webhookDeliver, [{ data: { deliveryId: row.id } }]);
+    return row;
+  });
+}

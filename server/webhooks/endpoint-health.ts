@@ -1,0 +1,66 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Tx } from '@/db/client';
+import { webhookEndpoints } from '@/db/schema';
+import { enqueueMail } from '../mail/enqueue-mail';
+
+/** "15 consecutive delivery failures" (spec part 3), counted in dead-lettered deliveries. */
+export const DISABLE_AFTER_FAILURES = 15;
+
+/** Any successful attempt resets the count. The guard skips the write (and the row lock) when it is already 0. */
+export async function recordEndpointSuccess(tx: Tx, endpointId: string): Promise<void> {
+  await tx.execute(sql`
+    update webhook_endpoints set consecutive_failures = 0
+    where id = ${endpointId} and consecutive_failures <> 0
+  `);
+}
+
+/**
+ * A delivery of this endpoint ended in `dead_letter`. The endpoint row is locked, so the update
+ * that reaches 15 is exactly one, and only that one disables the endpoint and mails the admins.
+ */
+export async function recordEndpointDeadLetter(tx: Tx, endpointId: string, now: Date): Promise<void> {
+  const [endpoint] = await tx
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId))
+    .for('update');
+  if (!endpoint) return;
+  const failures = endpoint.consecutiveFailures + 1;
+  const disable = failures >= DISABLE_AFTER_FAILURES && endpoint.isActive;
+  await tx
+    .update(webhookEndpoints)
+    .set({
+      consecutiveFailures: failures,
+      ...(disable ? { isActive: false, disabledAt: now, updatedAt: now } : {}),
+    })
+    .where(eq(webhookEndpoints.id, endpointId));
+  if (disable) await notifyEndpointDisabled(tx, { ...endpoint, consecutiveFailures: failures });
+}
+
+async function teamAdminEmails(tx: Tx, teamId: string): Promise<string[]> {
+  const rows = (await tx.execute(sql`
+    select admin_email as email from teams where id = ${teamId} and admin_email is not null
+    union
+    select u.email from team_members m join auth_users u on u.id = m.user_id
+    where m.team_id = ${teamId} and m.role in ('owner', 'admin')
+  `)) as unknown as Array<{ email: string }>;
+  return [...new Set(rows.map((row) => row.email.toLowerCase()))].sort();
+}
+
+async function notifyEndpointDisabled(
+  tx: Tx,
+  endpoint: { teamId: string; id: string; url: string; consecutiveFailures: number },
+): Promise<void> {
+  const recipients = await teamAdminEmails(tx, endpoint.teamId);
+  if (recipients.length === 0) return;
+  await enqueueMail(tx, {
+    to: recipients.join(', '),
+    subject: 'Vouch disabled a webhook endpoint',
+    text: [
+      `Your webhook endpoint ${endpoint.url} (${endpoint.id}) was disabled after ${endpoint.consecutiveFailures} deliveries in a row failed all their attempts.`,
+      '',
+      'New events are kept for it and will be delivered once you reactivate it: fix the endpoint, check it with a test ping',
+      `(POST /v1/webhooks/endpoints/${endpoint.id}/test/), then send PATCH /v1/webhooks/endpoints/${endpoint.id}/ with {"is_active": true}.`,
+    ].join('\n'),
+  });
+}

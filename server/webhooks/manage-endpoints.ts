@@ -1,0 +1,220 @@
+import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { QUEUES } from '@/jobs/catalog';
+import { enqueueJobs } from '@/jobs/enqueue';
+import { CASE_EVENT_TYPES, recordEvent } from '../events/record-event';
+import type { Clock } from '../lib/clock';
+import { AppError } from '../trpc/errors';
+import { deliveryBody } from './fan-out';
+import { newSigningSecret } from './signature';
+
+/** Endpoints per team (spec part 8). */
+export const MAX_ENDPOINTS_PER_TEAM = 10;
+
+export interface EndpointPolicy {
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS: local development and tests point endpoints at a receiver on
+   * this machine, which cannot listen on 443; with the flag on, any port is accepted.
+   */
+  allowPrivateNetworks: boolean;
+}
+
+/** HTTPS on the standard port, a host, no credentials in the URL. */
+export function validateEndpointUrl(raw: string | undefined, policy: EndpointPolicy): string {
+  if (raw === undefined || raw.length > 2048)
+    throw new AppError('INVALID_URL', 'url: an HTTPS URL is required.');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('INVALID_URL', 'url: not a valid URL.');
+  }
+  if (url.protocol !== 'https:') throw new AppError('INVALID_URL', 'url: must use https.');
+  if (url.port !== '' && !policy.allowPrivateNetworks) {
+    throw new AppError('INVALID_URL', 'url: must use the standard HTTPS port (443).');
+  }
+  if (url.username || url.password) throw new AppError('INVALID_URL', 'url: must not contain credentials.');
+  if (!url.hostname) throw new AppError('INVALID_URL', 'url: must name a host.');
+  return url.toString();
+}
+
+/** One or more of the five subscribable types, each once. */
+export function validateEvents(raw: string[] | undefined): string[] {
+  if (!raw || raw.length === 0)
+    throw new AppError('INVALID_EVENTS', 'events: at least one event type is required.');
+  const unknown = raw.filter((type) => !(CASE_EVENT_TYPES as readonly string[]).includes(type));
+  if (unknown.length > 0) {
+    throw new AppError(
+      'INVALID_EVENTS',
+      `events: unknown event type(s) ${unknown.join(', ')}; use ${CASE_EVENT_TYPES.join(', ')}.`,
+    );
+  }
+  return [...new Set(raw)];
+}
+
+export async function findTeamEndpoint(db: Db | Tx, teamId: string, id: string) {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.teamId, teamId), eq(webhookEndpoints.id, id)));
+  return row ?? null;
+}
+
+async function requireEndpoint(db: Db | Tx, teamId: string, id: string) {
+  const row = await findTeamEndpoint(db, teamId, id);
+  if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+  return row;
+}
+
+export async function createEndpoint(
+  db: Db,
+  teamId: string,
+  input: { url?: string; events?: string[]; description?: string },
+  deps: { clock: Clock } & EndpointPolicy,
+) {
+  const url = validateEndpointUrl(input.url, deps);
+  const events = validateEvents(input.events);
+  const now = deps.clock();
+  return db.transaction(async (tx) => {
+    // The team row lock serialises creates, so two at once cannot both take the tenth place.
+    await tx.execute(sql`select 1 from teams where id = ${teamId} for update`);
+    const [existing] = await tx
+      .select({ n: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.teamId, teamId));
+    if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_TEAM) throw new AppError('ENDPOINT_LIMIT_REACHED');
+    const [row] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        teamId,
+        url,
+        events,
+        description: input.description ?? '',
+        secret: newSigningSecret(),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!row) throw new Error('endpoint insert returned nothing');
+    return row;
+  });
+}
+
+export async function listEndpoints(db: Db, teamId: string) {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.teamId, teamId))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+}
+
+export async function getEndpoint(db: Db, teamId: string, id: string) {
+  return requireEndpoint(db, teamId, id);
+}
+
+/**
+ * PATCH. `is_active: true` resets the failure count, clears `disabled_at` and queues the
+ * deliveries held while the endpoint was off; `false` holds new attempts.
+ */
+export async function updateEndpoint(
+  db: Db,
+  teamId: string,
+  id: string,
+  changes: { url?: string; events?: string[]; description?: string; is_active?: boolean },
+  deps: { clock: Clock } & EndpointPolicy,
+) {
+  const url = changes.url === undefined ? undefined : validateEndpointUrl(changes.url, deps);
+  const events = changes.events === undefined ? undefined : validateEvents(changes.events);
+  const now = deps.clock();
+  return db.transaction(async (tx) => {
+    const current = await requireEndpoint(tx, teamId, id);
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({
+        ...(url !== undefined ? { url } : {}),
+        ...(events !== undefined ? { events } : {}),
+        ...(changes.description !== undefined ? { description: changes.description } : {}),
+        ...(changes.is_active === true ? { isActive: true, consecutiveFailures: 0, disabledAt: null } : {}),
+        ...(changes.is_active === false ? { isActive: false } : {}),
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, current.id))
+      .returning();
+    if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+    if (changes.is_active === true) await resumeHeldDeliveries(tx, row.id, now);
+    return row;
+  });
+}
+
+/** Queues an attempt for every delivery of the endpoint that is waiting and not being attempted. */
+async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Promise<void> {
+  const held = await tx
+    .select({ id: webhookDeliveries.id, nextAttemptAt: webhookDeliveries.nextAttemptAt })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        inArray(webhookDeliveries.status, ['pending', 'failed']),
+        isNull(webhookDeliveries.claimedUntil),
+      ),
+    );
+  await enqueueJobs(
+    tx,
+    QUEUES.webhookDeliver,
+    held.map((d) => ({
+      data: { deliveryId: d.id },
+      startAfter: d.nextAttemptAt && d.nextAttemptAt > now ? d.nextAttemptAt : now,
+    })),
+  );
+}
+
+export async function deleteEndpoint(db: Db, teamId: string, id: string): Promise<void> {
+  const endpoint = await requireEndpoint(db, teamId, id);
+  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
+}
+
+/** A new secret, effective for the very next attempt (attempts read the secret when they start). */
+export async function rotateEndpointSecret(db: Db, teamId: string, id: string, clock: Clock) {
+  const endpoint = await requireEndpoint(db, teamId, id);
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ secret: newSigningSecret(), updatedAt: clock() })
+    .where(eq(webhookEndpoints.id, endpoint.id))
+    .returning();
+  if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+  return row;
+}
+
+/**
+ * A `ping` event and its one delivery to this endpoint, attempted even when the endpoint is
+ * disabled so an admin can check a fix before reactivating.
+ */
+export async function sendTestPing(db: Db, teamId: string, id: string, clock: Clock) {
+  const endpoint = await requireEndpoint(db, teamId, id);
+  const now = clock();
+  return db.transaction(async (tx) => {
+    const event = await recordEvent(tx, {
+      teamId,
+      type: 'ping',
+      data: { endpoint_id: endpoint.id, message: 'ping' },
+      now,
+    });
+    const [delivery] = await tx
+      .insert(webhookDeliveries)
+      .values({
+        teamId,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: 'ping',
+        body: deliveryBody(event.envelope),
+        nextAttemptAt: now,
+        createdAt: now,
+      })
+      .returning();
+    if (!delivery) throw new Error('delivery insert returned nothing');
+    await enqueueJobs(tx, QUEUES.webhookDeliver, [{ data: { deliveryId: delivery.id } }]);
+    return delivery;
+  });
+}

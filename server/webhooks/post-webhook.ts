@@ -1,0 +1,128 @@
+import { Agent, request } from 'node:https';
+import { isIP } from 'node:net';
+import { guardedLookup, RefusedDestinationError, refusedAddressReason } from './destination-guard';
+
+/** At most this much of a response is read; the rest is dropped with the connection. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of the response body the attempt log keeps. */
+export const LOGGED_BODY_BYTES = 2048;
+const CONNECT_TIMEOUT_MS = 5000;
+
+export interface PostOptions {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+}
+
+export interface PostResult {
+  ok: boolean;
+  status: number | null;
+  /** The first 2 KB of the response body. */
+  body: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+const agents = new Map<boolean, Agent>();
+
+/** Kept-alive connections per destination; each new connection resolves through the guard. */
+function agentFor(allowPrivate: boolean): Agent {
+  let agent = agents.get(allowPrivate);
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, maxSockets: 64, lookup: guardedLookup(allowPrivate) });
+    agents.set(allowPrivate, agent);
+  }
+  return agent;
+}
+
+/**
+ * One POST of a webhook body. Never follows redirects (Node's client does not) and counts them as
+ * failures; gives up after 5 s without a connection or `timeoutMs` in all; reads at most 64 KiB.
+ * TLS is verified as usual (a test receiver is trusted through NODE_EXTRA_CA_CERTS).
+ */
+export function postWebhook(options: PostOptions): Promise<PostResult> {
+  const started = performance.now();
+  const finish = (partial: Omit<PostResult, 'durationMs'>): PostResult => ({
+    ...partial,
+    durationMs: Math.round(performance.now() - started),
+  });
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    return Promise.resolve(finish({ ok: false, status: null, body: null, error: 'invalid URL' }));
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // A literal address never goes through the lookup, so it is checked here.
+  if (isIP(host) !== 0 && !options.allowPrivateNetworks) {
+    const reason = refusedAddressReason(host);
+    if (reason) {
+      return Promise.resolve(
+        finish({
+          ok: false,
+          status: null,
+          body: null,
+          error: `destination refused: ${reason} address ${host}`,
+        }),
+      );
+    }
+  }
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (partial: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(totalTimer);
+      resolve(finish(partial));
+    };
+    const req = request(url, {
+      method: 'POST',
+      agent: agentFor(options.allowPrivateNetworks),
+      headers: { ...options.headers, 'Content-Length': Buffer.byteLength(options.body).toString() },
+    });
+    const totalTimer = setTimeout(() => {
+      req.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      const connectTimer = setTimeout(() => {
+        req.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`));
+      }, CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(connectTimer));
+      socket.once('close', () => clearTimeout(connectTimer));
+    });
+    req.on('error', (error) => {
+      const message =
+        error instanceof RefusedDestinationError ? error.message : error.message || String(error);
+      settle({ ok: false, status: null, body: null, error: message });
+    });
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const chunks: Buffer[] = [];
+      let received = 0;
+      const done = (complete: boolean) => {
+        const text = Buffer.concat(chunks).subarray(0, LOGGED_BODY_BYTES).toString('utf8');
+        const ok = status >= 200 && status < 300;
+        let error: string | null = null;
+        if (status >= 300 && status < 400) {
+          error = `redirect (${status}${res.headers.location ? ` to ${res.headers.location}` : ''}) not followed`;
+        } else if (!ok) error = `endpoint answered ${status}`;
+        settle({ ok, status, body: text, error });
+        // A response cut short is not reused; one fully read goes back to the keep-alive pool.
+        if (!complete) res.destroy();
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (received >= MAX_RESPONSE_BYTES) return;
+        chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - received));
+        received += chunk.length;
+        if (received >= MAX_RESPONSE_BYTES) done(false);
+      });
+      res.on('end', () => done(true));
+      res.on('error', (error) => settle({ ok: false, status, body: null, error: error.message }));
+    });
+    req.end(options.body);
+  });
+}

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { env } from '../lib/env';
+import { apiKeyProcedure, router } from '../trpc/init';
+import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  sendTestPing,
+  updateEndpoint,
+} from './manage-endpoints';
+import {
+  createEndpointInput,
+  deliveryDetailOutput,
+  deliveryListOutput,
+  deliveryOutput,
+  endpointListOutput,
+  endpointOutput,
+  endpointWithSecretOutput,
+  type ListDeliveriesInput,
+  listDeliveriesInput,
+  toAttemptWire,
+  toDeliveryWire,
+  toEndpointWire,
+  updateEndpointInput,
+} from './wire';
+
+const TAGS = ['Webhooks'];
+const byId = z.object({ id: z.string() });
+
+function policy(ctx: { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
+  return { allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
+}
+
+/** `next`/`previous` keep every filter and replace only the cursor. */
+function pageUrl(filters: ListDeliveriesInput, cursor: string | null): string | null {
+  if (cursor === null) return null;
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) {
+    if (key !== 'cursor' && value !== undefined) params.set(key, value);
+  }
+  params.set('cursor', cursor);
+  return `${env().BASE_URL}/v1/webhooks/deliveries/?${params.toString()}`;
+}
+
+export const webhooksRouter = router({
+  createEndpoint: apiKeyProcedure
+    .meta({
+      successStatus: 201,
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/endpoints/',
+        tags: TAGS,
+        summary: 'Create a webhook endpoint',
+        description:
+          'HTTPS on port 443 only (INVALID_URL); `events` lists one or more of case.created, case.closed, case.failed, case.expired, verification.step_completed (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.',
+        successDescription: 'The endpoint with its signing secret (201).',
+      },
+    })
+    .input(createEndpointInput)
+    .output(endpointWithSecretOutput)
+    .mutation(async ({ ctx, input }) => {
+      const row = await createEndpoint(ctx.db, ctx.teamId, input, { clock: ctx.clock, ...policy(ctx) });
+      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/webhooks/endpoints/${row.id}/`);
+      return { ...toEndpointWire(row), secret: row.secret };
+    }),
+
+  listEndpoints: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/webhooks/endpoints/', tags: TAGS, summary: 'List webhook endpoints' },
+    })
+    .input(z.object({}))
+    .output(endpointListOutput)
+    .query(async ({ ctx }) => ({ results: (await listEndpoints(ctx.db, ctx.teamId)).map(toEndpointWire) })),
+
+  getEndpoint: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/webhooks/endpoints/{id}/', tags: TAGS, summary: 'Get one endpoint' },
+    })
+    .input(byId)
+    .output(endpointOutput)
+    .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.teamId, input.id))),
+
+  updateEndpoint: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'PATCH',
+        path: '/webhooks/endpoints/{id}/',
+        tags: TAGS,
+        summary: 'Update an endpoint',
+        description:
+          'Accepts url, events, description and is_active. `is_active: true` resets the failure count, clears disabled_at and resumes the deliveries held while the endpoint was disabled.',
+      },
+    })
+    .input(updateEndpointInput)
+    .output(endpointOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { id, ...changes } = input;
+      return toEndpointWire(
+        await updateEndpoint(ctx.db, ctx.teamId, id, changes, { clock: ctx.clock, ...policy(ctx) }),
+      );
+    }),
+
+  deleteEndpoint: apiKeyProcedure
+    .meta({
+      successStatus: 204,
+      openapi: {
+        method: 'DELETE',
+        path: '/webhooks/endpoints/{id}/',
+        tags: TAGS,
+        summary: 'Delete an endpoint',
+      },
+    })
+    .input(byId)
+    .output(z.null())
+    .mutation(async ({ ctx, input }) => {
+      await deleteEndpoint(ctx.db, ctx.teamId, input.id);
+      return null;
+    }),
+
+  rotateSecret: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/endpoints/{id}/rotate-secret/',
+        tags: TAGS,
+        summary: 'Generate a new signing secret',
+        description:
+          'The previous secret stops being used at once; the new one is returned as `secret`, once.',
+      },
+    })
+    .input(byId)
+    .output(endpointWithSecretOutput)
+    .mutation(async ({ ctx, input }) => {
+      const row = await rotateEndpointSecret(ctx.db, ctx.teamId, input.id, ctx.clock);
+      return { ...toEndpointWire(row), secret: row.secret };
+    }),
+
+  testEndpoint: apiKeyProcedure
+    .meta({
+      successStatus: 202,
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/endpoints/{id}/test/',
+        tags: TAGS,
+        summary: 'Send a test ping event',
+        description: 'Queues a `ping` delivery, attempted even while the endpoint is disabled.',
+        successDescription: 'The queued delivery (202).',
+      },
+    })
+    .input(byId)
+    .output(deliveryOutput)
+    .mutation(async ({ ctx, input }) =>
+      toDeliveryWire(await sendTestPing(ctx.db, ctx.teamId, input.id, ctx.clock)),
+    ),
+
+  listDeliveries: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/webhooks/deliveries/',
+        tags: TAGS,
+        summary: 'List deliveries',
+        description: '50 per page, newest first, filtered by endpoint_id, status and event_type.',
+      },
+    })
+    .input(listDeliveriesInput)
+    .output(deliveryListOutput)
+    .query(async ({ ctx, input }) => {
+      const page = await listDeliveries(ctx.db, ctx.teamId, input);
+      return {
+        next: pageUrl(input, page.nextCursor),
+        previous: pageUrl(input, page.previousCursor),
+        results: page.results.map(toDeliveryWire),
+      };
+    }),
+
+  getDelivery: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/webhooks/deliveries/{id}/',
+        tags: TAGS,
+        summary: 'Get one delivery with its attempts',
+      },
+    })
+    .input(byId)
+    .output(deliveryDetailOutput)
+    .query(async ({ ctx, input }) => {
+      const { delivery, attempts } = await getDelivery(ctx.db, ctx.teamId, input.id);
+      return { ...toDeliveryWire(delivery), attempts: attempts.map(toAttemptWire) };
+    }),
+
+  retryDelivery: apiKeyProcedure
+    .meta({
+      successStatus: 202,
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/deliveries/{id}/retry/',
+        tags: TAGS,
+        summary: 'Send a failed or dead-lettered delivery again',
+        successDescription: 'The delivery, queued for an attempt now (202).',
+      },
+    })
+    .input(byId)
+    .output(deliveryOutput)
+    .mutation(async ({ ctx, input }) =>
+      toDeliveryWire(await retryDelivery(ctx.db, ctx.teamId, input.id, ctx.clock)),
+    ),
+});

@@ -1,0 +1,146 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export interface Certificate {
+  /** PEM file to hand the app as NODE_EXTRA_CA_CERTS. */
+  certPath: string;
+  cert: string;
+  key: string;
+}
+
+/**
+ * A self-signed certificate for localhost and 127.0.0.1, made fresh for the test run. The app
+ * trusts it through NODE_EXTRA_CA_CERTS; TLS verification stays on.
+ */
+export function makeCertificate(): Certificate {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vouch-receiver-'));
+  const certPath = path.join(dir, 'cert.pem');
+  const keyPath = path.join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { certPath, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8') };
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+export interface Reply {
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  /** Wait this long before answering (time-outs, a worker killed mid-attempt). */
+  delayMs?: number;
+}
+
+export interface Receiver {
+  port: number;
+  url: (pathname: string) => string;
+  received: ReceivedRequest[];
+  /** Decides the answer per request path; default 200. */
+  replies: Map<string, (request: ReceivedRequest) => Reply>;
+  requestsTo: (pathname: string) => ReceivedRequest[];
+  waitFor: (pathname: string, count: number, timeoutMs?: number) => Promise<ReceivedRequest[]>;
+  close: () => Promise<void>;
+}
+
+/** A real HTTPS webhook receiver on 127.0.0.1 recording every request it gets. */
+export async function startReceiver(certificate: Certificate): Promise<Receiver> {
+  const received: ReceivedRequest[] = [];
+  const replies = new Map<string, (request: ReceivedRequest) => Reply>();
+  const server: Server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request: ReceivedRequest = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: Date.now(),
+      };
+      received.push(request);
+      const reply = replies.get(request.path)?.(request) ?? {};
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(reply.status ?? 200, { 'Content-Type': 'text/plain', ...(reply.headers ?? {}) });
+        res.end(reply.body ?? 'ok');
+      };
+      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const requestsTo = (pathname: string) => received.filter((r) => r.path === pathname);
+  return {
+    port,
+    url: (pathname) => `https://localhost:${port}${pathname}`,
+    received,
+    replies,
+    requestsTo,
+    waitFor: async (pathname, count, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (requestsTo(pathname).length < count) {
+        if (Date.now() > deadline) {
+          throw new Error(`receiver got ${requestsTo(pathname).length} of ${count} requests to ${pathname}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return requestsTo(pathname);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls until `check` returns a value (not undefined/false), or fails after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
