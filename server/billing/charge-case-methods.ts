@@ -10,9 +10,12 @@ type Team = typeof teams.$inferSelect;
 /**
  * Locks the team row for the rest of the transaction. Every charge of a team goes through this
  * lock, so two concurrent case creations can never both spend the last unit or the same cents.
+ * `NO KEY UPDATE` rather than `UPDATE`: it still excludes every other charge, but not the
+ * foreign-key checks of rows that merely reference the team (another request claiming an
+ * idempotency key, inserting a case), which `FOR UPDATE` would queue behind the whole charge.
  */
 export async function lockTeam(tx: Tx, teamId: string): Promise<Team> {
-  const [team] = await tx.select().from(teams).where(eq(teams.id, teamId)).for('update');
+  const [team] = await tx.select().from(teams).where(eq(teams.id, teamId)).for('no key update');
   if (!team) throw new AppError('UNAUTHORIZED');
   return team;
 }

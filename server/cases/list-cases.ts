@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import { attachSteps, type CaseRecord } from './case-record';
@@ -53,7 +53,12 @@ export function listCasesQuery(
         : sql`(${cases.createdAt}, ${cases.id}) < ${position}`,
     );
   }
-  const order = walkingBack ? [asc(cases.createdAt), asc(cases.id)] : [desc(cases.createdAt), desc(cases.id)];
+  // The indexes are `DESC NULLS LAST` (drizzle-kit's default) while a plain `DESC` means NULLS
+  // FIRST in PostgreSQL; the order must match the index exactly (backwards for the previous page),
+  // or the planner sorts every row of the team instead of reading 51 from the index.
+  const order = walkingBack
+    ? [sql`${cases.createdAt} asc nulls first`, sql`${cases.id} asc nulls first`]
+    : [sql`${cases.createdAt} desc nulls last`, sql`${cases.id} desc nulls last`];
   return db
     .select()
     .from(cases)
