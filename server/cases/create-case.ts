@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock';
 import { newPublicId } from '../lib/ids';
 import { hashAnswer } from '../verification/custom-answer';
 import { expandRequestedMethods, type VerificationMethod } from '../verification/methods';
+import { issueVerificationLinks, sendVerificationMails } from '../verification/start-verification';
 import type { CaseRecord, CaseStatus } from './case-record';
 import type { CreateCaseInput } from './wire';
 
@@ -69,13 +70,14 @@ export async function createCase(
     })
     .returning();
   if (!row) throw new Error('case insert returned nothing');
+  const links = issueVerificationLinks(methods);
   const steps = await tx
     .insert(caseSteps)
     .values(
       methods.map((method) => ({
         caseId: row.id,
         method,
-        settings: settings[method] ?? {},
+        settings: { ...settings[method], ...links.settings[method] },
         updatedAt: now,
       })),
     )
@@ -88,6 +90,8 @@ export async function createCase(
     caseId: row.id,
     now,
   });
+  // Every way of creating a case sends the subject's and the manager's mails with it.
+  await sendVerificationMails(tx, record, team.name, links);
   await deps.afterCreate?.(tx, record);
   return record;
 }

@@ -1,0 +1,133 @@
+import AxeBuilder from '@axe-core/playwright';
+import { test as base, expect, type Page } from '@playwright/test';
+import { eq } from 'drizzle-orm';
+import { connectDatabase, type Database } from '../../db/client';
+import { cases } from '../../db/schema';
+import { systemClock } from '../../server/lib/clock';
+import { createTeam } from '../../server/teams/manage-teams';
+import { apiClient } from '../../test/support/api-client';
+import type { ReceivedMail } from '../../test/support/smtp-inbox';
+import type { TwilioMessage } from '../../test/support/twilio-stand-in';
+
+export interface CaseWire {
+  id: string;
+  public_id: string;
+  status: string;
+  subject_name: string | null;
+  verification_url: string;
+  failure_reason: string | null;
+  verification_methods: Record<
+    string,
+    { requested: boolean; verified: boolean; phone_last4?: string | null }
+  >;
+}
+
+const env = (name: string) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run through e2e/playwright.config.ts (global setup)`);
+  return value;
+};
+
+async function poll<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export function uniqueEmail(label: string): string {
+  return `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@e2e.test`;
+}
+
+/** The first URL in a mail body that starts with `prefix`. */
+export function linkIn(mail: ReceivedMail, prefix: string): string {
+  const url = mail.text.split(/\s+/).find((word) => word.startsWith(prefix));
+  if (!url) throw new Error(`no ${prefix} link in mail:\n${mail.text}`);
+  return url;
+}
+
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(
+    results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  ).toEqual([]);
+}
+
+type Fixtures = {
+  baseUrl: string;
+  vouch: {
+    createCase: (body: Record<string, unknown>) => Promise<CaseWire>;
+    getCase: (id: string) => Promise<CaseWire>;
+    waitForMail: (to: string, subject?: RegExp) => Promise<ReceivedMail>;
+    waitForSms: (to: string, count?: number) => Promise<TwilioMessage>;
+    expireCase: (id: string) => Promise<void>;
+  };
+};
+
+type WorkerFixtures = { database: Database; apiKey: string };
+
+export const test = base.extend<Fixtures, WorkerFixtures>({
+  database: [
+    async ({}, use) => {
+      const database = connectDatabase(env('E2E_DATABASE_URL'), { max: 2 });
+      await use(database);
+      await database.close();
+    },
+    { scope: 'worker' },
+  ],
+  apiKey: [
+    async ({ database }, use, workerInfo) => {
+      const { key } = await createTeam(
+        database.db,
+        {
+          name: `Acme ${workerInfo.project.name} ${workerInfo.workerIndex}`,
+          adminEmail: uniqueEmail('admin'),
+          planCode: 'enterprise',
+        },
+        systemClock,
+      );
+      await use(key.token);
+    },
+    { scope: 'worker' },
+  ],
+  baseUrl: async ({}, use) => use(env('E2E_BASE_URL')),
+  vouch: async ({ apiKey, baseUrl, database }, use) => {
+    const api = apiClient(baseUrl, apiKey);
+    const inspect = env('E2E_INSPECT_URL');
+    await use({
+      async createCase(body) {
+        const res = await api.post<CaseWire>('/v1/cases/', body);
+        expect(res.status, res.text).toBe(201);
+        return res.body;
+      },
+      async getCase(id) {
+        const res = await api.get<CaseWire>(`/v1/cases/${id}/`);
+        expect(res.status, res.text).toBe(200);
+        return res.body;
+      },
+      waitForMail: (to, subject) =>
+        poll(`mail to ${to}`, async () => {
+          const mails = (await (await fetch(`${inspect}/mail`)).json()) as ReceivedMail[];
+          return mails.find((m) => m.to.includes(to) && (!subject || subject.test(m.subject)));
+        }),
+      waitForSms: (to, count = 1) =>
+        poll(`text ${count} to ${to}`, async () => {
+          const texts = ((await (await fetch(`${inspect}/sms`)).json()) as TwilioMessage[]).filter(
+            (t) => t.to === to,
+          );
+          return texts.length >= count ? texts[count - 1] : undefined;
+        }),
+      async expireCase(id) {
+        await database.db
+          .update(cases)
+          .set({ expiresAt: new Date(Date.now() - 1000) })
+          .where(eq(cases.id, id));
+      },
+    });
+  },
+});
+
+export { expect };
