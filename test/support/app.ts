@@ -35,7 +35,9 @@ export async function startApp(options: {
   env?: Record<string, string>;
 }): Promise<RunningApp> {
   if (!existsSync(path.join(distDir, 'BUILD_ID'))) {
-    throw new Error(`no build in ${distDir}: run "npm run build" (npm test does) before the integration tests`);
+    throw new Error(
+      `no build in ${distDir}: run "npm run build" (npm test does) before the integration tests`,
+    );
   }
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
@@ -63,7 +65,9 @@ export async function startApp(options: {
     output += chunk;
   });
 
-  const deadline = Date.now() + 30_000;
+  // next start answers in about a second, but a machine busy with other test files can take far
+  // longer; the deadline stays under the integration project's 90 s hook timeout.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
     try {
@@ -74,7 +78,7 @@ export async function startApp(options: {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`app did not answer within 30 s:\n${output}`);
+      throw new Error(`app did not answer within 60 s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
