@@ -31,11 +31,13 @@ export function apiClient(baseUrl: string, apiKey?: string) {
   }
   return {
     request,
-    get: <T = unknown>(path: string, headers?: Record<string, string>) => request<T>('GET', path, { headers }),
+    get: <T = unknown>(path: string, headers?: Record<string, string>) =>
+      request<T>('GET', path, { headers }),
     post: <T = unknown>(path: string, body?: unknown, headers?: Record<string, string>) =>
       request<T>('POST', path, { body, headers }),
     patch: <T = unknown>(path: string, body?: unknown, headers?: Record<string, string>) =>
       request<T>('PATCH', path, { body, headers }),
-    delete: <T = unknown>(path: string, headers?: Record<string, string>) => request<T>('DELETE', path, { headers }),
+    delete: <T = unknown>(path: string, headers?: Record<string, string>) =>
+      request<T>('DELETE', path, { headers }),
   };
 }
