@@ -3,6 +3,7 @@ import { consoleAuthRouter } from '../auth/console-router';
 import { consoleAccountRouter } from '../billing/console-router';
 import { consoleCasesRouter } from '../cases/console-router';
 import { router } from '../trpc/init';
+import { consoleWebhooksRouter } from '../webhooks/console-router';
 import { consoleMailboxRouter } from './dev-mailbox';
 
 /**
@@ -17,4 +18,5 @@ export const consoleRouter = router({
   account: consoleAccountRouter,
   audit: consoleAuditRouter,
   mailbox: consoleMailboxRouter,
+  webhooks: consoleWebhooksRouter,
 });

@@ -1,6 +1,9 @@
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, mailOutbox } from '@/db/schema';
+import { createTeamOwner } from '@/server/auth/team-members';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
 import { type RunningApp, startApp } from '../support/app';
 import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
@@ -25,6 +28,19 @@ async function createTeamWithCli(name: string, email: string): Promise<CreatedTe
 }
 
 /** Signs the owner in with the CLI's one-time password and replaces it, as the console asks. */
+/** The same as the CLI's `teams create`, in process (the CLI itself is exercised once, for team A). */
+async function createTeamDirectly(name: string, email: string): Promise<CreatedTeam> {
+  const { team, key } = await createTeam(database.db, { name, adminEmail: email }, systemClock);
+  const owner = await database.db.transaction((tx) => createTeamOwner(tx, team.id, email));
+  return {
+    team_id: team.id,
+    api_key: key.token,
+    admin_email: email,
+    admin_password: owner.oneTimePassword ?? '',
+    console_url: `${app.baseUrl}/console`,
+  };
+}
+
 async function signInOwner(team: CreatedTeam, newPassword: string): Promise<ConsoleClient> {
   const client = consoleClient(app.baseUrl);
   expect((await client.signIn(team.admin_email, team.admin_password)).status).toBe(200);
@@ -58,7 +74,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp({ databaseUrl: database.url });
   teamA = await createTeamWithCli('Acme', 'owner@acme.test');
-  teamB = await createTeamWithCli('Bravo', 'owner@bravo.test');
+  teamB = await createTeamDirectly('Bravo', 'owner@bravo.test');
   ownerA = await signInOwner(teamA, 'acme-owner-password-1');
   ownerB = await signInOwner(teamB, 'bravo-owner-password-1');
 });
@@ -74,7 +90,7 @@ describe('sign-in and sessions', () => {
     expect(teamA.api_key).toMatch(/^vouch_live_/);
     expect(teamA.console_url).toBe(`${app.baseUrl}/console`);
 
-    const team = await createTeamWithCli('Charlie', 'owner@charlie.test');
+    const team = await createTeamDirectly('Charlie', 'owner@charlie.test');
     const client = consoleClient(app.baseUrl);
     const signIn = await client.signIn(team.admin_email, team.admin_password);
     expect(signIn.status).toBe(200);
@@ -227,6 +243,86 @@ describe('roles are enforced by the server', () => {
     const rest = apiClient(app.baseUrl, teamB.api_key);
     const doc = await rest.get<{ paths: Record<string, unknown> }>('/v1/openapi.json');
     expect(Object.keys(doc.body.paths).some((p) => p.includes('console'))).toBe(false);
+  });
+});
+
+describe('webhooks from the console', () => {
+  let endpointId: string;
+
+  it('validates like the API, shows the secret on create only, and reveals it again after the password', async () => {
+    const bad = await ownerA.mutate('console.webhooks.create', {
+      url: 'http://hooks.example.com/x',
+      events: ['case.closed'],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.error?.data?.appCode).toBe('INVALID_URL');
+    const noEvents = await ownerA.mutate('console.webhooks.create', {
+      url: 'https://hooks.example.com/x',
+      events: [],
+    });
+    expect(noEvents.error?.data?.appCode).toBe('INVALID_EVENTS');
+
+    const created = await ownerA.mutate<{ id: string; secret: string }>('console.webhooks.create', {
+      url: 'https://hooks.example.com/x',
+      events: ['case.closed'],
+      description: 'console test',
+    });
+    expect(created.status).toBe(200);
+    endpointId = created.data?.id ?? '';
+    expect(created.data?.secret).toMatch(/^whsec_/);
+    const listed = await ownerA.query<Array<Record<string, unknown>>>('console.webhooks.list');
+    expect(listed.data?.[0]).not.toHaveProperty('secret');
+
+    const wrong = await ownerA.mutate('console.webhooks.revealSecret', { id: endpointId, password: 'nope' });
+    expect(wrong.status).toBe(403);
+    const revealed = await ownerA.mutate<{ secret: string }>('console.webhooks.revealSecret', {
+      id: endpointId,
+      password: 'acme-owner-password-1',
+    });
+    expect(revealed.data?.secret).toBe(created.data?.secret);
+
+    const rotated = await ownerA.mutate<{ secret: string }>('console.webhooks.rotateSecret', {
+      id: endpointId,
+    });
+    expect(rotated.data?.secret).toMatch(/^whsec_/);
+    expect(rotated.data?.secret).not.toBe(created.data?.secret);
+  });
+
+  it('a viewer reads endpoints and deliveries but cannot change, test, reveal or retry', async () => {
+    expect((await viewerA.query('console.webhooks.list')).status).toBe(200);
+    expect((await viewerA.query('console.webhooks.deliveries', {})).status).toBe(200);
+    for (const [path, input] of [
+      ['console.webhooks.create', { url: 'https://hooks.example.com/y', events: ['case.closed'] }],
+      ['console.webhooks.update', { id: endpointId, is_active: false }],
+      ['console.webhooks.delete', { id: endpointId }],
+      ['console.webhooks.rotateSecret', { id: endpointId }],
+      ['console.webhooks.revealSecret', { id: endpointId, password: 'x' }],
+      ['console.webhooks.sendTest', { id: endpointId }],
+      ['console.webhooks.retry', { id: endpointId }],
+    ] as const) {
+      const refused = await viewerA.mutate(path, input);
+      expect(refused.status, path).toBe(403);
+    }
+  });
+
+  it('another team cannot see or touch the endpoint', async () => {
+    expect((await ownerB.query('console.webhooks.get', { id: endpointId })).status).toBe(404);
+    expect((await ownerB.mutate('console.webhooks.rotateSecret', { id: endpointId })).status).toBe(404);
+    const list = await ownerB.query<unknown[]>('console.webhooks.list');
+    expect(list.data).toEqual([]);
+  });
+
+  it('every change is in the audit log', async () => {
+    const log = await ownerA.query<{ entries: Array<{ action: string }> }>('console.audit.list', {});
+    const actions = log.data?.entries.map((e) => e.action) ?? [];
+    for (const action of [
+      'webhook_endpoint.created',
+      'webhook_endpoint.secret_revealed',
+      'webhook_endpoint.secret_rotated',
+      'member.invited',
+    ]) {
+      expect(actions).toContain(action);
+    }
   });
 });
 

@@ -14,6 +14,7 @@ const NAV = [
   { href: '/console', label: 'Usage' },
   { href: '/console/cases', label: 'Cases' },
   { href: '/console/keys', label: 'API keys' },
+  { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/members', label: 'Members' },
   { href: '/console/audit', label: 'Audit log' },
 ];
