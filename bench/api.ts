@@ -15,6 +15,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { explainReads } from './explain';
@@ -102,6 +103,19 @@ interface CpuSnapshot {
   app: number;
   pg: number;
   generator: number;
+  /** CPU time of the whole machine, all processes, in ms. */
+  machine: number;
+  at: number;
+}
+
+function machineBusyMs(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+  return (user + nice + system + irq + softirq + steal) * CLOCK_TICK_MS;
 }
 
 function cpuSnapshot(appPid: number | null, postmaster: number | null): CpuSnapshot {
@@ -110,6 +124,8 @@ function cpuSnapshot(appPid: number | null, postmaster: number | null): CpuSnaps
     app: appPid ? processCpuMs(appPid) : 0,
     pg: postmaster ? descendants(postmaster).reduce((sum, pid) => sum + processCpuMs(pid), 0) : Number.NaN,
     generator: (usage.user + usage.system) / 1000,
+    machine: machineBusyMs(),
+    at: performance.now(),
   };
 }
 
@@ -195,6 +211,8 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
   }
   const app = await startApp({ databaseUrl, env });
   const pid = app.process.pid as number;
+  appPort.pid = pid;
+  appPort.port = app.port;
   const stop = async () => {
     await app.stop();
   };
@@ -202,7 +220,7 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
   return { pid, port: app.port, stop, logs: app.logs };
 }
 
-async function startCeiling(body: string): Promise<{ port: number; stop: () => Promise<void> }> {
+async function startCeiling(body: string): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/ceiling-server.ts'], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -219,7 +237,7 @@ async function startCeiling(body: string): Promise<{ port: number; stop: () => P
     await exited;
   };
   cleanups.push(stop);
-  return { port, stop };
+  return { port, pid: child.pid as number, stop };
 }
 
 function request(port: number, target: Target): Promise<{ status: number; body: string }> {
@@ -239,6 +257,20 @@ function request(port: number, target: Target): Promise<{ status: number; body: 
     if (target.body !== undefined) req.write(target.body);
     req.end();
   });
+}
+
+/**
+ * Waits (up to 15 s) until the app answers /v1/ping promptly again, so that requests a phase left
+ * in flight do not count against the next one.
+ */
+async function settle(port: number): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (performance.now() < deadline) {
+    const started = performance.now();
+    await request(port, { method: 'GET', path: '/v1/ping', headers: {} }).catch(() => null);
+    if (performance.now() - started < 50) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,24 +314,37 @@ interface Row {
   result: LoadResult;
   appCpuPerReq: number;
   pgCpuPerReq: number;
+  /** Share of the machine's CPU (all cores) used by processes that are not part of the bench. */
+  othersPct: number;
 }
 
 const rows: Row[] = [];
+/** The app being measured, so each phase can first let it settle. */
+const appPort = { pid: 0, port: 0 };
 
 async function measure(
   scenario: string,
   cases: string,
   load: string,
-  pids: { app: number | null; postmaster: number | null },
+  pids: { app: number | null; postmaster: number | null; extra?: number },
   run: () => Promise<LoadResult>,
 ): Promise<LoadResult> {
+  if (pids.app && pids.app === appPort.pid) await settle(appPort.port);
   log(`${scenario} @ ${cases} (${load})`);
   const before = cpuSnapshot(pids.app, pids.postmaster);
   const result = await run();
   const after = cpuSnapshot(pids.app, pids.postmaster);
   // CPU over the whole phase (warm-up included) divided by every request of the phase.
   const requests = result.sent + Math.round((result.sent * WARMUP_MS) / (SECONDS * 1000));
+  const ours =
+    after.app -
+    before.app +
+    (after.pg - before.pg || 0) +
+    (after.generator - before.generator) +
+    (pids.extra ?? 0);
+  const capacity = (after.at - before.at) * cpus().length;
   rows.push({
+    othersPct: Math.max(0, (100 * (after.machine - before.machine - ours)) / capacity),
     scenario,
     cases,
     load,
@@ -357,6 +402,7 @@ function table(): string {
     'errors',
     'app cpu ms/req',
     'pg cpu ms/req',
+    'others cpu %',
   ];
   const body = rows.map((r) => [
     r.scenario,
@@ -370,6 +416,7 @@ function table(): string {
     String(r.result.errors),
     fmt(r.appCpuPerReq, 2),
     fmt(r.pgCpuPerReq, 2),
+    fmt(r.othersPct, 0),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) =>
@@ -466,7 +513,7 @@ async function main(): Promise<void> {
     'ceiling: bare node:http, same body',
     '-',
     `open ${READ_RATE}/s`,
-    { app: null, postmaster: null },
+    { app: ceiling.pid, postmaster: null },
     () =>
       openLoop({
         endpoint: ceilingEndpoint,
@@ -480,7 +527,7 @@ async function main(): Promise<void> {
     'ceiling: bare node:http, same body',
     '-',
     'closed c=32',
-    { app: null, postmaster: null },
+    { app: ceiling.pid, postmaster: null },
     () =>
       closedLoop({
         endpoint: ceilingEndpoint,
@@ -532,9 +579,15 @@ async function main(): Promise<void> {
   const report = [
     '',
     `Vouch API benchmark — ${new Date().toISOString()} — ${TEAM_COUNT} teams, ${human(SMALL)} and ${human(LARGE)} cases`,
-    `Machine: ${(await import('node:os')).cpus().length} cores; generator, app (next start, 1 process) and PostgreSQL${database.embedded ? ' (embedded)' : ''} on one host.`,
+    `Machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )} at the end; generator, app (next start, 1 process) and PostgreSQL${database.embedded ? ' (embedded)' : ''} on one host.`,
     `Latency in ms; open loop measured from each request's scheduled time (${SECONDS} s after ${WARMUP_MS / 1000} s warm-up).`,
-    `CPU columns: CPU time of next-server / of all PostgreSQL processes over the phase, per request.`,
+    'CPU columns: CPU time of next-server (for the ceiling rows: of the bare server) / of all PostgreSQL',
+    'processes over the phase, per request;',
+    '"others": CPU used meanwhile by processes outside the bench, as a share of all cores (contention).',
     '',
     table(),
     '',

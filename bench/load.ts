@@ -44,6 +44,13 @@ export function keepAliveAgent(maxSockets = 256): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 1000 });
 }
 
+/**
+ * A request still unanswered after this long is given up and counted as an error (its latency as
+ * measured so far stays in the figures): an overloaded server must not stretch a phase, and so
+ * the whole run, without bound.
+ */
+const REQUEST_TIMEOUT_MS = 5000;
+
 function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Outcome> {
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...target.headers };
@@ -64,6 +71,10 @@ function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Ou
       },
     );
     req.on('error', (error) => resolve({ ok: false, detail: String(error) }));
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      req.destroy();
+      resolve({ ok: false, detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
+    });
     if (target.body !== undefined) req.write(target.body);
     req.end();
   });
@@ -92,11 +103,20 @@ function summarise(latencies: number[], sent: number, errors: string[], windowMs
   };
 }
 
+/** Connections the open loop may use at once; requests beyond them wait in the generator. */
+const OPEN_LOOP_CONNECTIONS = 64;
+/** After the last scheduled request, how long answers are still awaited before the rest count as errors. */
+const DRAIN_MS = 5000;
+
 /**
  * Open loop: request i is due at start + i/rate whatever happened to earlier ones, and its latency
- * runs from that scheduled instant. A slow server therefore shows up as latency (and as backlog),
- * never as the generator quietly sending less — no coordinated omission. Requests due during the
- * warm-up are sent but not counted.
+ * runs from that scheduled instant. A slow server therefore shows up as latency, never as the
+ * generator quietly sending less — no coordinated omission. Like wrk2, at most
+ * OPEN_LOOP_CONNECTIONS requests are in flight: when the server falls behind, due requests queue
+ * in the generator (their clock keeps running) instead of piling thousands of abandoned requests
+ * onto the server that would spill into the next phase. Requests due during the warm-up are sent
+ * but not counted; any still unanswered DRAIN_MS after the schedule ends are counted as errors
+ * with the latency they had reached.
  */
 export async function openLoop(options: {
   endpoint: Endpoint;
@@ -105,32 +125,35 @@ export async function openLoop(options: {
   durationMs: number;
   target: (i: number) => Target;
 }): Promise<LoadResult> {
-  const agent = keepAliveAgent();
+  const agent = keepAliveAgent(OPEN_LOOP_CONNECTIONS);
   const interval = 1000 / options.rate;
   const total = Math.floor(((options.warmupMs + options.durationMs) * options.rate) / 1000);
   const measureFrom = options.warmupMs;
   const latencies: number[] = [];
   const errors: string[] = [];
-  const pending = new Set<Promise<void>>();
+  const unanswered = new Map<number, number>();
   let sent = 0;
   const start = performance.now() + 20;
   let i = 0;
+  let allAnswered: () => void = () => {};
 
   await new Promise<void>((done) => {
     const tick = () => {
       const now = performance.now();
       while (i < total && start + i * interval <= now) {
-        const scheduled = start + i * interval;
-        const counted = i * interval >= measureFrom;
-        if (counted) sent++;
-        const p = send(options.endpoint, agent, options.target(i)).then((outcome) => {
-          if (counted) {
-            latencies.push(performance.now() - scheduled);
-            if (!outcome.ok) errors.push(outcome.detail ?? 'error');
-          }
-          pending.delete(p);
+        const index = i;
+        const scheduled = start + index * interval;
+        const counted = index * interval >= measureFrom;
+        if (counted) {
+          sent++;
+          unanswered.set(index, scheduled);
+        }
+        send(options.endpoint, agent, options.target(index)).then((outcome) => {
+          if (!counted || !unanswered.delete(index)) return;
+          latencies.push(performance.now() - scheduled);
+          if (!outcome.ok) errors.push(outcome.detail ?? 'error');
+          if (unanswered.size === 0 && i >= total) allAnswered();
         });
-        pending.add(p);
         i++;
       }
       if (i >= total) {
@@ -141,7 +164,18 @@ export async function openLoop(options: {
     };
     tick();
   });
-  await Promise.all(pending);
+  if (unanswered.size > 0) {
+    await new Promise<void>((resolve) => {
+      allAnswered = resolve;
+      setTimeout(resolve, DRAIN_MS);
+    });
+  }
+  const now = performance.now();
+  for (const scheduled of unanswered.values()) {
+    latencies.push(now - scheduled);
+    errors.push(`no answer by the end of the phase (+${DRAIN_MS / 1000} s)`);
+  }
+  unanswered.clear();
   agent.destroy();
   return summarise(latencies, sent, errors, options.durationMs);
 }

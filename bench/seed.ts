@@ -15,6 +15,8 @@ export interface SeededDataset {
   caseCount: number;
   teams: SeededTeam[];
   seconds: number;
+  /** How long each part of the load took. */
+  timings: string[];
 }
 
 /**
@@ -56,13 +58,30 @@ export async function seedDataset(
 
     const perTeam = Math.ceil(caseCount / TEAM_COUNT);
     const spacingMs = Math.floor((30 * 86_400_000) / perTeam);
-    // The seed's own work, not the app's: a bulk load needs no per-row durability wait.
+    // Bulk load: the plain indexes (not those behind constraints) are dropped first and rebuilt
+    // afterwards from their own definitions — one sort each instead of a million inserts into each.
+    const timings: string[] = [];
+    const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      const result = await work();
+      timings.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      return result;
+    };
+    const indexes = await sql<{ name: string; definition: string }[]>`
+      select indexname as name, indexdef as definition from pg_indexes
+      where schemaname = 'public' and tablename in ('cases', 'case_steps')
+        and indexname not in (select conname from pg_constraint)`;
     await sql.begin(async (tx) => {
+      // The seed's own work, not the app's: a bulk load needs no per-row durability wait.
       await tx`set local synchronous_commit = off`;
-      await tx`
+      await tx`set local maintenance_work_mem = '256MB'`;
+      for (const index of indexes) await tx.unsafe(`drop index "${index.name}"`);
+      await step(
+        'cases',
+        () => tx`
         insert into cases (id, team_id, public_id, status, subject_email, subject_name, notes, failure_reason,
                            created_at, expires_at, updated_at)
-        select gen_random_uuid(),
+        select g.id,
                t.ids[(i % ${TEAM_COUNT}) + 1],
                'bench' || lpad(i::text, 11, '0'),
                s.status,
@@ -73,27 +92,40 @@ export async function seedDataset(
                c.created_at,
                case when s.status = 'open' then now() + interval '7 days' else c.created_at + interval '48 hours' end,
                c.created_at
-        from generate_series(0, ${caseCount - 1}::int) i
+        -- Inserted in id order: the primary key grows at its right edge instead of taking a
+        -- million random inserts (the heap order stays unrelated to team and time).
+        from (select gen_random_uuid() as id, n as i from generate_series(0, ${caseCount - 1}::int) n order by 1) g
         cross join (select array_agg(id order by name) ids from teams) t
-        cross join lateral (select i / ${TEAM_COUNT} as k) kk
+        cross join lateral (select g.i / ${TEAM_COUNT} as k) kk
         cross join lateral (select now() - ((kk.k::bigint * ${spacingMs} + i % ${TEAM_COUNT})::float8) * interval '1 millisecond'
                               as created_at) c
         cross join lateral (select case when kk.k % 2 = 0 then 'open'
                                         when kk.k % 10 = 1 then 'failed'
                                         when kk.k % 10 = 3 then 'expired'
-                                        else 'closed' end as status) s`;
-      await tx`
+                                        else 'closed' end as status) s`,
+      );
+      await step(
+        'steps',
+        () => tx`
         insert into case_steps (case_id, method, state, settings, updated_at)
         select id, 'email', case when status = 'closed' then 'verified' else 'pending' end, '{}', created_at
-        from cases`;
-      await tx`
+        from cases order by id`,
+      );
+      await step(
+        'more steps',
+        () => tx`
         insert into case_steps (case_id, method, state, settings, updated_at)
         select c.id, m.method, 'pending', '{}', c.created_at
         from cases c cross join (values ('government_id'), ('selfie')) m(method)
-        where right(c.public_id, 1) in ('0', '5')`;
+        where right(c.public_id, 1) in ('0', '5')
+        order by c.id`,
+      );
+      await step('indexes', async () => {
+        for (const index of indexes) await tx.unsafe(index.definition);
+      });
     });
     // What autovacuum would have done long before a table reached this size in production.
-    await sql.unsafe('vacuum analyze cases, case_steps, teams, api_keys');
+    await step('vacuum', () => sql.unsafe('vacuum analyze cases, case_steps, teams, api_keys'));
 
     const samplePercent = Math.min(100, (3000 / caseCount) * 100);
     const sample = await sql<{ id: string; team_id: string }[]>`
@@ -112,7 +144,7 @@ export async function seedDataset(
         if (row) team.caseIds.push(row.id);
       }
     }
-    return { url, caseCount, teams, seconds: (performance.now() - started) / 1000 };
+    return { url, caseCount, teams, seconds: (performance.now() - started) / 1000, timings };
   } finally {
     await close();
   }
