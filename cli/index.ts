@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { connectDatabase, migrateDatabase } from '@/db/client';
+import { teams } from '@/db/schema';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { createTeamOwner } from '@/server/auth/team-members';
 import { systemClock } from '@/server/lib/clock';
@@ -80,6 +82,12 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
       case 'teams update': {
         const teamId = uuid('--team').parse(required(values, 'team'));
         const status = values['subscription-status'];
+        const flags = ['plan', 'subscription-status', 'topup-cents', 'trial-ends-at'];
+        if (flags.every((flag) => values[flag as keyof typeof values] === undefined)) {
+          throw new UsageError(
+            `nothing to update: give at least one of ${flags.map((f) => `--${f}`).join(', ')}`,
+          );
+        }
         const team = await updateTeam(database.db, teamId, {
           planCode: values.plan,
           subscriptionStatus: status === undefined ? undefined : z.enum(SUBSCRIPTION_STATUSES).parse(status),
@@ -101,10 +109,10 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
         };
       }
       case 'keys create': {
-        const key = await createApiKey(database.db, {
-          teamId: uuid('--team').parse(required(values, 'team')),
-          name: values.name,
-        });
+        const teamId = uuid('--team').parse(required(values, 'team'));
+        const [team] = await database.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId));
+        if (!team) throw new UsageError(`no team ${teamId}`);
+        const key = await createApiKey(database.db, { teamId, name: values.name });
         return { api_key: key.token, key_id: key.id, team_id: key.teamId };
       }
       case 'keys revoke': {

@@ -1,0 +1,21 @@
+import { NextResponse } from 'next/server';
+import { AppError, toWireError } from '@/server/trpc/errors';
+
+/**
+ * Next.js decodes a dynamic route's path segments before any route handler runs, and answers a
+ * malformed percent-escape (`/v1/cases/%zz/`) with a bare text/plain 500. This proxy runs only
+ * for /v1 paths that contain a `%` (the matcher), and answers the undecodable ones with the API's
+ * own JSON 400 instead; every other request never reaches it.
+ */
+export function proxy(request: Request): Response {
+  const path = new URL(request.url).pathname;
+  try {
+    for (const segment of path.split('/')) decodeURIComponent(segment);
+    return NextResponse.next();
+  } catch {
+    const wire = toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.'));
+    return NextResponse.json(wire.body, { status: wire.status, headers: { 'Cache-Control': 'no-store' } });
+  }
+}
+
+export const config = { matcher: ['/v1/:path(.*%.*)'] };

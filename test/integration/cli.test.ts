@@ -1,0 +1,205 @@
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api-client';
+import { type RunningApp, startApp } from '../support/app';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { expectError } from '../support/errors';
+
+let database: TestDatabase;
+let app: RunningApp;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp({
+    databaseUrl: database.url,
+    env: { RATE_LIMIT_READ_PER_MINUTE: '100000', RATE_LIMIT_WRITE_PER_MINUTE: '100000' },
+  });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await database?.close();
+});
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: Record<string, unknown> | undefined;
+}
+
+/** Runs the operator CLI exactly as documented: `npm run --silent cli -- <args>`. */
+function cli(...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url };
+  // vitest sets BASE_URL to "/" in its workers; an operator's shell does not.
+  delete env.BASE_URL;
+  return new Promise((resolve, reject) => {
+    const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const last = stdout.trim().split('\n').at(-1);
+      let json: Record<string, unknown> | undefined;
+      try {
+        json = last ? JSON.parse(last) : undefined;
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+function expectFailure(result: CliResult, message: RegExp) {
+  expect(result.code, result.stdout + result.stderr).not.toBe(0);
+  expect(result.stderr).toMatch(message);
+  expect(result.json).toBeUndefined();
+}
+
+describe('operator CLI', () => {
+  let teamId: string;
+  let apiKey: string;
+
+  it('db migrate applies migrations and prints JSON', async () => {
+    const result = await cli('db', 'migrate');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toEqual({ migrated: true });
+  });
+
+  it('teams create prints the team, a working API key and the console link', async () => {
+    const result = await cli('teams', 'create', '--name', 'Acme Corp', '--admin-email', 'owner@acme.test');
+    expect(result.code, result.stderr).toBe(0);
+    const json = result.json as Record<string, string>;
+    expect(json).toMatchObject({
+      name: 'Acme Corp',
+      plan: 'trial',
+      subscription_status: 'trialing',
+      admin_email: 'owner@acme.test',
+    });
+    expect(json.team_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(json.key_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(json.api_key).toMatch(/^vouch_live_[A-Za-z0-9]{32,}$/);
+    expect(json.console_url).toMatch(/\/console/);
+    teamId = json.team_id as string;
+    apiKey = json.api_key as string;
+    const account = await apiClient(app.baseUrl, apiKey).get('/v1/account/');
+    expect(account.status).toBe(200);
+    expect(account.body).toMatchObject({ id: teamId, name: 'Acme Corp', plan: 'trial' });
+    // Only a hash of the key is stored.
+    const stored =
+      await database.sql`select key_hash, prefix, last_four from api_keys where id = ${json.key_id as string}`;
+    expect(JSON.stringify(stored)).not.toContain(apiKey);
+    expect(stored[0]?.last_four).toBe(apiKey.slice(-4));
+  });
+
+  it('teams create --plan starts a paid plan active', async () => {
+    const result = await cli(
+      'teams',
+      'create',
+      '--name',
+      'Paid',
+      '--admin-email',
+      'owner@paid.test',
+      '--plan',
+      'growth',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toMatchObject({ plan: 'growth', subscription_status: 'active' });
+  });
+
+  it('teams update changes plan, status, balance and trial end, and the API sees it', async () => {
+    const result = await cli(
+      'teams',
+      'update',
+      '--team',
+      teamId,
+      '--plan',
+      'starter',
+      '--subscription-status',
+      'active',
+      '--topup-cents',
+      '1500',
+      '--trial-ends-at',
+      '2030-01-02T03:04:05Z',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json).toEqual({
+      team_id: teamId,
+      plan: 'starter',
+      subscription_status: 'active',
+      topup_balance_cents: 1500,
+      trial_ends_at: '2030-01-02T03:04:05.000Z',
+    });
+    const account = await apiClient(app.baseUrl, apiKey).get('/v1/account/');
+    expect(account.body).toMatchObject({
+      plan: 'starter',
+      subscription_status: 'active',
+      topup_balance_cents: 1500,
+    });
+
+    const canceled = await cli('teams', 'update', '--team', teamId, '--subscription-status', 'canceled');
+    expect(canceled.code, canceled.stderr).toBe(0);
+    const refused = await apiClient(app.baseUrl, apiKey).post('/v1/cases/', {
+      subject_email: 's@acme.test',
+      verification_methods: { email: true },
+    });
+    expectError(refused, 422, 'TRIAL_EXPIRED');
+  });
+
+  it('keys create makes a second working key; keys revoke makes its next request a 401', async () => {
+    const created = await cli('keys', 'create', '--team', teamId);
+    expect(created.code, created.stderr).toBe(0);
+    const json = created.json as Record<string, string>;
+    expect(json.team_id).toBe(teamId);
+    expect(json.api_key).toMatch(/^vouch_live_/);
+    expect(json.api_key).not.toBe(apiKey);
+    const client = apiClient(app.baseUrl, json.api_key);
+    expect((await client.get('/v1/account/')).status).toBe(200);
+
+    const revoked = await cli('keys', 'revoke', '--key', json.key_id as string);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.json).toEqual({ key_id: json.key_id, revoked: true });
+    const res = await client.get('/v1/account/');
+    expectError(res, 401, 'UNAUTHORIZED');
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    // The team's other key still works.
+    expect((await apiClient(app.baseUrl, apiKey).get('/v1/account/')).status).toBe(200);
+  });
+
+  // Independent of each other and of the database state: run side by side to save the start-up time.
+  it.concurrent.each([
+    [['teams', 'create', '--name', 'No email'], /--admin-email is required/],
+    [
+      ['teams', 'create', '--name', 'Bad plan', '--admin-email', 'a@b.test', '--plan', 'platinum'],
+      /unknown plan "platinum"/,
+    ],
+    [['teams', 'update', '--team', 'not-a-uuid', '--plan', 'starter'], /--team must be a UUID/],
+    [['teams', 'update', '--team', '00000000-0000-4000-8000-000000000000', '--plan', 'starter'], /no team/],
+    [
+      ['teams', 'update', '--team', '00000000-0000-4000-8000-000000000000', '--topup-cents=-5'],
+      />=|too small/i,
+    ],
+    [['teams', 'update', '--team', '00000000-0000-4000-8000-000000000000'], /nothing to update/],
+    [['keys', 'create', '--team', '00000000-0000-4000-8000-000000000000'], /no team/],
+    [['keys', 'revoke', '--key', '00000000-0000-4000-8000-000000000000'], /no key/],
+    [['frobnicate', '--bogus-flag', 'x'], /bogus-flag/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+  ] as Array<[string[], RegExp]>)(
+    '%j fails on stderr with a non-zero exit and no JSON',
+    async (args, message) => {
+      const result = await cli(...args);
+      expectFailure(result, message);
+      expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+    },
+  );
+});
