@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
-import { cases, teams } from '@/db/schema';
-import { attachSteps, type CaseRecord } from '../cases/case-record';
+import { caseSteps, cases, teams } from '@/db/schema';
+import { type CaseRecord, groupJoinedSteps } from '../cases/case-record';
 
 export interface VerificationCase {
   record: CaseRecord;
@@ -20,14 +20,15 @@ export async function findVerificationCase(
   publicId: string,
 ): Promise<VerificationCase | null> {
   if (!PUBLIC_ID.test(publicId)) return null;
+  // One round trip (case, team name and steps joined): this read serves every page view and every
+  // status poll.
   const rows = await db
-    .select({ case: cases, teamName: teams.name })
+    .select({ c: cases, s: caseSteps, teamName: teams.name })
     .from(cases)
     .innerJoin(teams, eq(teams.id, cases.teamId))
-    .where(eq(cases.publicId, publicId))
-    .limit(1);
-  const row = rows[0];
-  if (!row) return null;
-  const [record] = await attachSteps(db, [row.case]);
-  return record ? { record, teamName: row.teamName } : null;
+    .leftJoin(caseSteps, eq(caseSteps.caseId, cases.id))
+    .where(eq(cases.publicId, publicId));
+  const [record] = groupJoinedSteps(rows);
+  const teamName = rows[0]?.teamName;
+  return record && teamName !== undefined ? { record, teamName } : null;
 }
