@@ -15,16 +15,17 @@ export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZ
   let total = 0;
   for (;;) {
     const now = clock();
+    const at = now.toISOString();
     const expired = await db.transaction(async (tx) => {
       const rows = (await tx.execute(sql`
         with due as (
           select id from cases
-           where status = 'open' and expires_at <= ${now}
+           where status = 'open' and expires_at <= ${at}::timestamptz
            order by expires_at
            limit ${batchSize}
            for update skip locked
         )
-        update cases c set status = 'expired', updated_at = ${now}
+        update cases c set status = 'expired', updated_at = ${at}::timestamptz
           from due where c.id = due.id
         returning c.id, c.team_id, c.public_id, c.subject_email, c.created_at
       `)) as unknown as Array<{

@@ -1,0 +1,145 @@
+import { eq, inArray, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cases, events } from '@/db/schema';
+import { expireDueCases } from '@/server/cases/expire-cases';
+import { systemClock } from '@/server/lib/clock';
+import { newPublicId } from '@/server/lib/ids';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '../support/api-client';
+import { type RunningApp, startApp } from '../support/app';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import {
+  type Certificate,
+  eventually,
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+} from '../support/https-receiver';
+
+let database: TestDatabase;
+let app: RunningApp;
+let certificate: Certificate;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  certificate = makeCertificate();
+  receiver = await startReceiver(certificate);
+  app = await startApp({
+    databaseUrl: database.url,
+    env: {
+      NODE_EXTRA_CA_CERTS: certificate.certPath,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      CASE_TTL_SECONDS: '2',
+      JOB_TICK_SECONDS: '1',
+    },
+  });
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await receiver?.close();
+  await database?.close();
+});
+
+describe('case expiry', () => {
+  it('marks open cases past expires_at as expired and emits case.expired once each', async () => {
+    const { key } = await createTeam(
+      database.db,
+      { name: 'Expiry', adminEmail: 'a@expiry.test' },
+      systemClock,
+    );
+    const api = apiClient(app.baseUrl, key.token);
+    const endpoint = await api.post('/v1/webhooks/endpoints/', {
+      url: receiver.url('/expired'),
+      events: ['case.expired'],
+    });
+    expect(endpoint.status).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await api.post<{ id: string }>('/v1/cases/', {
+        subject_email: `e${i}@example.test`,
+        verification_methods: { sms: true },
+      });
+      ids.push(res.body.id);
+    }
+    // A case that closed before its deadline never expires.
+    const closedId = ids.pop() ?? '';
+    await database.db.update(cases).set({ status: 'closed' }).where(eq(cases.id, closedId));
+
+    const requests = await receiver.waitFor('/expired', 3, 20_000);
+    const bodies = requests.map((r) => JSON.parse(r.body));
+    expect(bodies.map((b) => b.data.case_id).sort()).toEqual([...ids].sort());
+    for (const body of bodies) {
+      expect(body.type).toBe('case.expired');
+      expect(body.data.status).toBe('expired');
+      expect(Object.keys(body.data).sort()).toEqual([
+        'case_id',
+        'created_at',
+        'public_id',
+        'status',
+        'subject_email',
+      ]);
+    }
+    const rows = await database.db
+      .select()
+      .from(cases)
+      .where(inArray(cases.id, [...ids, closedId]));
+    expect(
+      rows
+        .filter((r) => r.status === 'expired')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    expect(rows.find((r) => r.id === closedId)?.status).toBe('closed');
+    const read = await api.get<{ status: string; is_expired: boolean }>(`/v1/cases/${ids[0]}/`);
+    expect(read.body).toMatchObject({ status: 'expired', is_expired: true });
+
+    // Later sweeps find nothing more to do.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(receiver.requestsTo('/expired')).toHaveLength(3);
+    const expiredEvents = await database.db.select().from(events).where(eq(events.type, 'case.expired'));
+    expect(expiredEvents).toHaveLength(3);
+  });
+
+  it('expires in batches, each case once, with two sweepers at the same time', async () => {
+    const { team } = await createTeam(
+      database.db,
+      { name: 'Batches', adminEmail: 'a@batches.test' },
+      systemClock,
+    );
+    const past = new Date(Date.now() - 60_000);
+    const inserted = await database.db
+      .insert(cases)
+      .values(
+        Array.from({ length: 45 }, (_, i) => ({
+          teamId: team.id,
+          publicId: newPublicId(),
+          subjectEmail: `b${i}@example.test`,
+          createdAt: past,
+          expiresAt: past,
+        })),
+      )
+      .returning({ id: cases.id });
+    const counts = await Promise.all([
+      expireDueCases(database.db, systemClock, 7),
+      expireDueCases(database.db, systemClock, 7),
+    ]);
+    // The app's own sweep may take some of them too; together every case is expired exactly once.
+    const ids = inserted.map((c) => c.id);
+    await eventually(async () => {
+      const [open] = await database.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(cases)
+        .where(sql`${cases.status} = 'open' and ${inArray(cases.id, ids)}`);
+      return open?.n === 0;
+    });
+    const emitted = await database.db
+      .select({ caseId: events.caseId })
+      .from(events)
+      .where(inArray(events.caseId, ids));
+    expect(emitted).toHaveLength(45);
+    expect(new Set(emitted.map((e) => e.caseId)).size).toBe(45);
+    expect(counts[0] + counts[1]).toBeLessThanOrEqual(45);
+  });
+});

@@ -1,0 +1,198 @@
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '@/db/client';
+import { webhookAttempts, webhookDeliveries } from '@/db/schema';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
+import { apiClient } from '../support/api-client';
+import { type RunningApp, startApp } from '../support/app';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import {
+  type Certificate,
+  eventually,
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+} from '../support/https-receiver';
+
+let database: TestDatabase;
+let certificate: Certificate;
+let receiver: Receiver;
+let web: RunningApp;
+const workers: RunningApp[] = [];
+let api: ReturnType<typeof apiClient>;
+
+const TIMEOUT_MS = 3000;
+
+function workerEnv(runWorkers: boolean): Record<string, string> {
+  return {
+    NODE_EXTRA_CA_CERTS: certificate.certPath,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1',
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    JOB_TICK_SECONDS: '1',
+    RUN_WORKERS: String(runWorkers),
+    RATE_LIMIT_READ_PER_MINUTE: '100000',
+    RATE_LIMIT_WRITE_PER_MINUTE: '100000',
+  };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  certificate = makeCertificate();
+  receiver = await startReceiver(certificate);
+  // A web-only node: it queues deliveries but never attempts them.
+  web = await startApp({ databaseUrl: database.url, env: workerEnv(false) });
+  const { key } = await createTeam(
+    database.db,
+    { name: 'Workers', adminEmail: 'a@workers.test' },
+    systemClock,
+  );
+  api = apiClient(web.baseUrl, key.token);
+});
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await web?.stop();
+  await receiver?.close();
+  await database?.close();
+});
+
+/** Registers an endpoint for `case.created` and switches every other one off, so each test sees only its own. */
+async function onlyEndpoint(pathname: string): Promise<string> {
+  const res = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+    url: receiver.url(pathname),
+    events: ['case.created'],
+  });
+  expect(res.status).toBe(201);
+  for (const other of (await api.get<{ results: Array<{ id: string }> }>('/v1/webhooks/endpoints/')).body
+    .results) {
+    if (other.id !== res.body.id)
+      await api.patch(`/v1/webhooks/endpoints/${other.id}/`, { is_active: false });
+  }
+  return res.body.id;
+}
+
+async function createCases(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const res = await api.post('/v1/cases/', {
+      subject_email: `w${i}@example.test`,
+      verification_methods: { sms: true },
+    });
+    expect(res.status).toBe(201);
+  }
+}
+
+describe('workers', () => {
+  it('web-only nodes queue deliveries without attempting them', async () => {
+    const endpointId = await onlyEndpoint('/web-only');
+    await createCases(3);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(receiver.requestsTo('/web-only')).toHaveLength(0);
+    const rows = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId));
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  it('lets only one of two racing workers attempt a delivery', async () => {
+    // The race is run in this process with two separate connection pools, like two nodes.
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    const rows = await database.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
+    const ids = rows.map((r) => r.id);
+    expect(ids).toHaveLength(3);
+    const poolA = connectDatabase(database.url, { max: 5 });
+    const poolB = connectDatabase(database.url, { max: 5 });
+    const deps = (db: typeof poolA.db) => ({
+      db,
+      clock: systemClock,
+      retrySchedule: [1],
+      timeoutMs: TIMEOUT_MS,
+      allowPrivateNetworks: true,
+    });
+    try {
+      await Promise.all([
+        attemptDeliveries(deps(poolA.db), ids),
+        attemptDeliveries(deps(poolB.db), ids),
+        attemptDeliveries(deps(poolA.db), ids),
+        attemptDeliveries(deps(poolB.db), ids),
+      ]);
+    } finally {
+      await poolA.close();
+      await poolB.close();
+    }
+    const seen = receiver.requestsTo('/web-only').map((r) => r.headers['x-service-delivery']);
+    expect(seen.sort()).toEqual([...ids].sort());
+    const attempts = await database.db
+      .select()
+      .from(webhookAttempts)
+      .where(inArray(webhookAttempts.deliveryId, ids));
+    expect(attempts).toHaveLength(3);
+  });
+
+  it('two worker processes attempt each delivery exactly once per attempt', async () => {
+    workers.push(await startApp({ databaseUrl: database.url, env: workerEnv(true) }));
+    workers.push(await startApp({ databaseUrl: database.url, env: workerEnv(true) }));
+    receiver.replies.set('/both-ok', () => ({ status: 200, delayMs: 100 }));
+    receiver.replies.set('/both-fail', () => ({ status: 500 }));
+    await onlyEndpoint('/both-ok');
+    const failId = (
+      await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+        url: receiver.url('/both-fail'),
+        events: ['case.created'],
+      })
+    ).body.id;
+    // 12 dead letters: under the 15 that would disable the endpoint and hold the rest.
+    await createCases(12);
+    await receiver.waitFor('/both-ok', 12);
+    await receiver.waitFor('/both-fail', 12 * 8, 60_000);
+    await eventually(async () => {
+      const rows = await database.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.endpointId, failId));
+      return rows.length === 12 && rows.every((r) => r.status === 'dead_letter');
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    const perDelivery = (pathname: string) => {
+      const counts = new Map<string, number>();
+      for (const r of receiver.requestsTo(pathname)) {
+        const id = String(r.headers['x-service-delivery']);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      return [...counts.values()];
+    };
+    expect(perDelivery('/both-ok')).toEqual(Array(12).fill(1));
+    expect(perDelivery('/both-fail')).toEqual(Array(12).fill(8));
+  }, 90_000);
+
+  it('retries an attempt whose worker was killed mid-delivery', async () => {
+    // One worker left, killed while the receiver is still holding the request.
+    await workers.pop()?.stop();
+    const worker = workers.pop();
+    if (!worker) throw new Error('no worker');
+    let calls = 0;
+    receiver.replies.set('/stall', () => (++calls === 1 ? { delayMs: 60_000 } : { status: 200 }));
+    await onlyEndpoint('/stall');
+    await createCases(1);
+    const [first] = await receiver.waitFor('/stall', 1);
+    worker.process.kill('SIGKILL');
+    await new Promise((resolve) => worker.process.once('exit', resolve));
+
+    const restarted = await startApp({ databaseUrl: database.url, env: workerEnv(true) });
+    workers.push(restarted);
+    const requests = await receiver.waitFor('/stall', 2, 40_000);
+    expect(requests[1]?.headers['x-service-delivery']).toBe(first?.headers['x-service-delivery']);
+    expect(requests[1]?.body).toBe(first?.body);
+    const id = String(first?.headers['x-service-delivery']);
+    const row = await eventually(async () => {
+      const [d] = await database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+      return d?.status === 'success' ? d : undefined;
+    });
+    expect(row.attemptCount).toBe(1);
+    expect(row.claimToken).toBeNull();
+  }, 90_000);
+});
