@@ -125,4 +125,25 @@ describe('rate limits', () => {
     await database.sql`update rate_limits set expire = now() - interval '1 second' where key like 'read:%'`;
     expect((await one.get('/v1/account/')).status).toBe(200);
   });
+
+  it('unauthenticated traffic is limited per client address: ping and failed keys share one budget', async () => {
+    // Runs last: the address budget is shared by everything this file sends without a valid key.
+    const anonymous = [apiClient(apps[0]?.baseUrl as string), apiClient(apps[1]?.baseUrl as string)];
+    const badKey = { Authorization: 'Bearer vouch_live_notarealkeynotarealkeynotarealkey00' };
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < READS + 2; i++) {
+      const client = anonymous[i % 2] as ReturnType<typeof apiClient>;
+      answers.push(i % 3 === 0 ? await client.get('/v1/account/', badKey) : await client.get('/v1/ping'));
+    }
+    const limited = answers.filter((res) => res.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const res of limited) {
+      expectError(res, 429, 'RATE_LIMITED');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    for (const res of answers.filter((r) => r.status !== 429)) expect([200, 401]).toContain(res.status);
+    // A valid key is not affected: teams have budgets of their own.
+    const [one] = await teamOnBothApps('after-address');
+    expect((await one.get('/v1/account/')).status).toBe(200);
+  });
 });
