@@ -7,14 +7,16 @@ import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { migrateDatabase } from '../db/client';
 import { type RunningApp, startApp } from '../test/support/app';
+import { makeCertificate, type Receiver, startReceiver } from '../test/support/https-receiver';
 import { type SmtpInbox, startSmtpInbox } from '../test/support/smtp-inbox';
 import { startTwilioStandIn, type TwilioStandIn } from '../test/support/twilio-stand-in';
 
 /**
  * One app for the whole run, started as an operator would (`next start`), wired to real
  * neighbours: an embedded PostgreSQL (in a child process: its exit hook must not own this
- * process), a real SMTP server receiving the app's mail, and a Twilio stand-in receiving its texts.
- * Specs in worker processes read mail and texts through a small inspection server.
+ * process), a real SMTP server receiving the app's mail, a Twilio stand-in receiving its texts and
+ * a real HTTPS receiver for its webhooks. Specs in worker processes read mail, texts and webhook
+ * requests through a small inspection server.
  */
 async function startDatabaseServer(): Promise<{ adminUrl: string; child: ChildProcess }> {
   mkdirSync('.test-data', { recursive: true });
@@ -35,11 +37,12 @@ async function startDatabaseServer(): Promise<{ adminUrl: string; child: ChildPr
   return { adminUrl, child };
 }
 
-function startInspector(smtp: SmtpInbox, twilio: TwilioStandIn): Promise<Server> {
+function startInspector(smtp: SmtpInbox, twilio: TwilioStandIn, receiver: Receiver): Promise<Server> {
   const server = createServer((req, res) => {
     res.setHeader('Content-Type', 'application/json');
     if (req.url === '/mail') return res.end(JSON.stringify(smtp.mails));
     if (req.url === '/sms') return res.end(JSON.stringify(twilio.messages));
+    if (req.url === '/webhooks') return res.end(JSON.stringify(receiver.received));
     res.statusCode = 404;
     res.end('{}');
   });
@@ -57,7 +60,10 @@ export default async function globalSetup() {
 
   const smtp = await startSmtpInbox();
   const twilio = await startTwilioStandIn();
-  const inspector = await startInspector(smtp, twilio);
+  // A real HTTPS webhook receiver; the app trusts its self-signed certificate (TLS checks stay on).
+  const certificate = makeCertificate();
+  const receiver = await startReceiver(certificate);
+  const inspector = await startInspector(smtp, twilio, receiver);
   let app: RunningApp;
   try {
     app = await startApp({
@@ -70,6 +76,8 @@ export default async function globalSetup() {
         TWILIO_FROM: '+15005550006',
         TWILIO_API_BASE: twilio.url,
         IDENTITY_PROVIDER: 'simulated',
+        NODE_EXTRA_CA_CERTS: certificate.certPath,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         RATE_LIMIT_READ_PER_MINUTE: '100000',
         RATE_LIMIT_WRITE_PER_MINUTE: '100000',
         MAIL_RETRY_DELAY_SECONDS: '1',
@@ -83,6 +91,7 @@ export default async function globalSetup() {
 
   process.env.E2E_BASE_URL = app.baseUrl;
   process.env.E2E_DATABASE_URL = databaseUrl;
+  process.env.E2E_WEBHOOK_RECEIVER = receiver.url('');
   process.env.E2E_INSPECT_URL = `http://127.0.0.1:${(inspector.address() as AddressInfo).port}`;
 
   return async () => {
@@ -90,6 +99,7 @@ export default async function globalSetup() {
     await new Promise((resolve) => inspector.close(resolve));
     await smtp.close();
     await twilio.close();
+    await receiver.close();
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;

@@ -25,6 +25,21 @@ test.describe('e-mail step', () => {
     const closed = await vouch.getCase(created.id);
     expect(closed.status).toBe('closed');
     expect(closed.verification_methods.email?.verified).toBe(true);
+    const events = await vouch.waitForEvents(created.id, [
+      'case.created',
+      'verification.step_completed',
+      'case.closed',
+    ]);
+    expect(events.find((e) => e.type === 'verification.step_completed')?.data).toMatchObject({
+      case_id: created.id,
+      public_id: created.public_id,
+      method: 'email',
+    });
+    expect(events.filter((e) => e.type === 'case.closed')).toHaveLength(1);
+    expect(events.find((e) => e.type === 'case.closed')?.data).toMatchObject({
+      status: 'closed',
+      subject_email: subject,
+    });
 
     // Single use: the same link again changes nothing.
     await page.goto(link);
@@ -118,6 +133,11 @@ test.describe('manager step', () => {
     );
     const failed = await vouch.getCase(created.id);
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'manager_declined' });
+    const events = await vouch.waitForEvents(created.id, ['case.failed']);
+    expect(events.find((e) => e.type === 'case.failed')?.data).toMatchObject({
+      status: 'failed',
+      failure_reason: 'manager_declined',
+    });
 
     await page.goto(created.verification_url);
     await expect(page.locator('#case-summary')).toContainText('your manager declined the request');

@@ -31,6 +31,9 @@ test.describe('government ID and selfie (simulated provider)', () => {
     expect(closed).toMatchObject({ status: 'closed', subject_name: 'Grace Hopper' });
     expect(closed.verification_methods.government_id?.verified).toBe(true);
     expect(closed.verification_methods.selfie?.verified).toBe(true);
+    const events = await vouch.waitForEvents(created.id, ['verification.step_completed', 'case.closed']);
+    const methods = events.filter((e) => e.type === 'verification.step_completed').map((e) => e.data.method);
+    expect(methods.sort()).toEqual(['government_id', 'selfie']);
   });
 
   for (const [label, document, selfie, reason] of [
@@ -54,6 +57,8 @@ test.describe('government ID and selfie (simulated provider)', () => {
         failure_reason: reason,
         subject_name: null,
       });
+      const events = await vouch.waitForEvents(created.id, ['case.failed']);
+      expect(events.find((e) => e.type === 'case.failed')?.data.failure_reason).toBe(reason);
     });
   }
 });

@@ -48,6 +48,8 @@ test.describe('sms step', () => {
     const closed = await vouch.getCase(created.id);
     expect(closed.status).toBe('closed');
     expect(closed.verification_methods.sms).toMatchObject({ verified: true, phone_last4: e164.slice(-4) });
+    const events = await vouch.waitForEvents(created.id, ['verification.step_completed', 'case.closed']);
+    expect(events.find((e) => e.type === 'verification.step_completed')?.data.method).toBe('sms');
   });
 
   test('five wrong codes fail the case with sms_code_failed', async ({ page, vouch }) => {
@@ -76,5 +78,8 @@ test.describe('sms step', () => {
       status: 'failed',
       failure_reason: 'sms_code_failed',
     });
+    const events = await vouch.waitForEvents(created.id, ['case.failed']);
+    expect(events.filter((e) => e.type === 'case.failed')).toHaveLength(1);
+    expect(events.some((e) => e.type === 'verification.step_completed')).toBe(false);
   });
 });

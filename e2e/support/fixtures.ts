@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { test as base, expect, type Page } from '@playwright/test';
 import { eq } from 'drizzle-orm';
@@ -6,6 +7,7 @@ import { cases } from '../../db/schema';
 import { systemClock } from '../../server/lib/clock';
 import { createTeam } from '../../server/teams/manage-teams';
 import { apiClient } from '../../test/support/api-client';
+import type { ReceivedRequest } from '../../test/support/https-receiver';
 import type { ReceivedMail } from '../../test/support/smtp-inbox';
 import type { TwilioMessage } from '../../test/support/twilio-stand-in';
 
@@ -64,13 +66,22 @@ type Fixtures = {
     waitForMail: (to: string, subject?: RegExp) => Promise<ReceivedMail>;
     waitForSms: (to: string, count?: number) => Promise<TwilioMessage>;
     expireCase: (id: string) => Promise<void>;
+    /** Waits until the team's webhook receiver got these event types for the case, signatures checked. */
+    waitForEvents: (caseId: string, types: string[]) => Promise<WebhookEvent[]>;
   };
 };
 
-type WorkerFixtures = { database: Database; apiKey: string };
+export interface WebhookEvent {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+type WorkerFixtures = { database: Database; apiKey: string; webhook: { path: string; secret: string } };
 
 export const test = base.extend<Fixtures, WorkerFixtures>({
   database: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright fixtures take their dependencies by destructuring
     async ({}, use) => {
       const database = connectDatabase(env('E2E_DATABASE_URL'), { max: 2 });
       await use(database);
@@ -93,8 +104,30 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  webhook: [
+    async ({ apiKey }, use, workerInfo) => {
+      const path = `/hooks/${workerInfo.project.name}-${workerInfo.workerIndex}-${Date.now()}`;
+      const res = await apiClient(env('E2E_BASE_URL'), apiKey).post<{ secret: string }>(
+        '/v1/webhooks/endpoints/',
+        {
+          url: `${env('E2E_WEBHOOK_RECEIVER')}${path}`,
+          events: [
+            'case.created',
+            'case.closed',
+            'case.failed',
+            'case.expired',
+            'verification.step_completed',
+          ],
+        },
+      );
+      expect(res.status, res.text).toBe(201);
+      await use({ path, secret: res.body.secret });
+    },
+    { scope: 'worker' },
+  ],
+  // biome-ignore lint/correctness/noEmptyPattern: see above
   baseUrl: async ({}, use) => use(env('E2E_BASE_URL')),
-  vouch: async ({ apiKey, baseUrl, database }, use) => {
+  vouch: async ({ apiKey, baseUrl, database, webhook }, use) => {
     const api = apiClient(baseUrl, apiKey);
     const inspect = env('E2E_INSPECT_URL');
     await use({
@@ -120,6 +153,31 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
           );
           return texts.length >= count ? texts[count - 1] : undefined;
         }),
+      waitForEvents: (caseId, types) =>
+        poll(
+          `webhooks ${types.join(', ')} for case ${caseId}`,
+          async () => {
+            const requests = (
+              (await (await fetch(`${inspect}/webhooks`)).json()) as ReceivedRequest[]
+            ).filter((r) => r.path === webhook.path);
+            const events: WebhookEvent[] = [];
+            for (const request of requests) {
+              const expected = Buffer.from(
+                `sha256=${createHmac('sha256', webhook.secret).update(request.body).digest('hex')}`,
+              );
+              const sent = Buffer.from(String(request.headers['x-service-signature']));
+              expect(
+                sent.length === expected.length && timingSafeEqual(sent, expected),
+                'webhook signature',
+              ).toBe(true);
+              const event = JSON.parse(request.body) as WebhookEvent;
+              if (event.data.case_id === caseId) events.push(event);
+            }
+            const seen = events.map((e) => e.type);
+            return types.every((t) => seen.includes(t)) ? events : undefined;
+          },
+          30_000,
+        ),
       async expireCase(id) {
         await database.db
           .update(cases)
