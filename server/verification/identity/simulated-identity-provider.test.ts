@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createSimulatedIdentityProvider, SIMULATED_DEFAULT_NAME } from './simulated-identity-provider';
+
+const png = (marker = '') =>
+  new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(marker)]));
+const jpeg = () => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2]);
+const provider = createSimulatedIdentityProvider();
+
+describe('simulated identity provider (documented test inputs)', () => {
+  it('passes ordinary images and reads the name marker', async () => {
+    expect(
+      await provider.check({
+        document: { fileName: 'id.jpg', bytes: jpeg() },
+        selfie: { fileName: 's.png', bytes: png() },
+      }),
+    ).toEqual({
+      outcome: 'verified',
+      name: SIMULATED_DEFAULT_NAME,
+    });
+    const named = await provider.check({
+      document: { fileName: 'id.png', bytes: png('xx VOUCH-TEST:NAME=Ada Lovelace; yy') },
+      selfie: { fileName: 's.png', bytes: png() },
+    });
+    expect(named).toEqual({ outcome: 'verified', name: 'Ada Lovelace' });
+  });
+
+  it.each([
+    [
+      'document file name',
+      { fileName: 'Reject-me.png', bytes: png() },
+      { fileName: 's.png', bytes: png() },
+      'government_id',
+      'document_unverified',
+    ],
+    [
+      'document marker',
+      { fileName: 'id.png', bytes: png('VOUCH-TEST:REJECT-DOCUMENT') },
+      { fileName: 's.png', bytes: png() },
+      'government_id',
+      'document_unverified',
+    ],
+    [
+      'document not an image',
+      { fileName: 'id.png', bytes: new Uint8Array([1, 2, 3]) },
+      { fileName: 's.png', bytes: png() },
+      'government_id',
+      'document_unreadable',
+    ],
+    [
+      'selfie file name',
+      { fileName: 'id.png', bytes: png() },
+      { fileName: 'mismatch.png', bytes: png() },
+      'selfie',
+      'selfie_face_mismatch',
+    ],
+    [
+      'selfie marker',
+      { fileName: 'id.png', bytes: png() },
+      { fileName: 's.png', bytes: png('VOUCH-TEST:REJECT-SELFIE') },
+      'selfie',
+      'selfie_face_mismatch',
+    ],
+    [
+      'selfie not an image',
+      { fileName: 'id.png', bytes: png() },
+      { fileName: 's.png', bytes: new Uint8Array([0]) },
+      'selfie',
+      'selfie_unreadable',
+    ],
+  ] as const)('rejects by %s', async (_label, document, selfie, step, detail) => {
+    expect(await provider.check({ document, selfie })).toEqual({ outcome: 'rejected', step, detail });
+  });
+});
