@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { connectDatabase, migrateDatabase } from '@/db/client';
 import { teams } from '@/db/schema';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
-import { createTeamOwner } from '@/server/auth/team-members';
 import { systemClock } from '@/server/lib/clock';
 import { env } from '@/server/lib/env';
 import { resolveDatabaseUrl } from '@/server/runtime';
@@ -59,12 +58,11 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
         const adminEmail = z
           .email({ error: '--admin-email must be an e-mail address' })
           .parse(required(values, 'admin-email'));
-        const { team, key } = await createTeam(
+        const { team, key, owner } = await createTeam(
           database.db,
           { name: required(values, 'name'), adminEmail, planCode: values.plan },
           systemClock,
         );
-        const owner = await database.db.transaction((tx) => createTeamOwner(tx, team.id, adminEmail));
         return {
           team_id: team.id,
           name: team.name,

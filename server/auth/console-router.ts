@@ -4,6 +4,7 @@ import { apiKeys, TEAM_ROLES } from '@/db/schema';
 import { recordAudit } from '../audit/record-audit';
 import { AppError } from '../trpc/errors';
 import {
+  CONSOLE_TEAM_COOKIE,
   managerProcedure,
   readConsoleTeamCookie,
   router,
@@ -43,6 +44,20 @@ const sessionRouter = router({
         ? { team_id: current.teamId, team_name: current.teamName, role: current.role }
         : null,
     };
+  }),
+
+  /** Remembers which of the user's teams the console acts on (checked again on every call). */
+  chooseTeam: signedInProcedure.input(z.object({ team_id: z.uuid() })).mutation(async ({ ctx, input }) => {
+    const teams = await listUserTeams(ctx.db, ctx.user.id);
+    if (!teams.some((t) => t.teamId === input.team_id)) {
+      throw new AppError('FORBIDDEN', 'You are not a member of that team.');
+    }
+    const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
+    ctx.responseHeaders.append(
+      'Set-Cookie',
+      `${CONSOLE_TEAM_COOKIE}=${input.team_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
+    );
+    return { team_id: input.team_id };
   }),
 
   /** Sets a new password (replacing the CLI's one-time password, or adding one to a link-only account). */

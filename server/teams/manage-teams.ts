@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { plans, teams } from '@/db/schema';
 import { createApiKey } from '../auth/api-keys';
+import { createTeamOwner } from '../auth/team-members';
 import type { Clock } from '../lib/clock';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
@@ -17,7 +18,8 @@ async function findPlan(db: Db, code: string) {
 }
 
 /**
- * A new team with its first API key. A trial plan starts `trialing` with its trial's end set; a
+ * A new team with its first API key and its owner (the admin e-mail; a new person gets a one-time
+ * password). A trial plan starts `trialing` with its trial's end set; a
  * paid plan starts `active`. The billing period is anchored at creation.
  */
 export async function createTeam(
@@ -42,7 +44,8 @@ export async function createTeam(
       .returning();
     if (!team) throw new Error('team insert returned nothing');
     const key = await createApiKey(tx, { teamId: team.id, name: 'Default key' });
-    return { team, key };
+    const owner = await createTeamOwner(tx, team.id, input.adminEmail);
+    return { team, key, owner };
   });
 }
 

@@ -1,7 +1,6 @@
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, mailOutbox } from '@/db/schema';
-import { createTeamOwner } from '@/server/auth/team-members';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
@@ -28,10 +27,9 @@ async function createTeamWithCli(name: string, email: string): Promise<CreatedTe
 }
 
 /** Signs the owner in with the CLI's one-time password and replaces it, as the console asks. */
-/** The same as the CLI's `teams create`, in process (the CLI itself is exercised once, for team A). */
+/** What the CLI's `teams create` does, in process (the CLI itself is run once, for team A). */
 async function createTeamDirectly(name: string, email: string): Promise<CreatedTeam> {
-  const { team, key } = await createTeam(database.db, { name, adminEmail: email }, systemClock);
-  const owner = await database.db.transaction((tx) => createTeamOwner(tx, team.id, email));
+  const { team, key, owner } = await createTeam(database.db, { name, adminEmail: email }, systemClock);
   return {
     team_id: team.id,
     api_key: key.token,
@@ -359,6 +357,28 @@ describe('another team', () => {
     expect(me.data?.current_team.team_id).toBe(teamB.team_id);
     const cases = await ownerB.query<{ results: unknown[] }>('console.cases.list', {});
     expect(cases.data?.results).toEqual([]);
+  });
+
+  it('a member of two teams switches between them, and only between them', async () => {
+    const refused = await ownerB.mutate('console.session.chooseTeam', { team_id: teamA.team_id });
+    expect(refused.status).toBe(403);
+
+    const invited = await ownerA.mutate('console.members.invite', {
+      email: 'owner@bravo.test',
+      role: 'viewer',
+    });
+    expect(invited.status).toBe(200);
+    const chosen = await ownerB.mutate('console.session.chooseTeam', { team_id: teamA.team_id });
+    expect(chosen.status).toBe(200);
+    const me = await ownerB.query<{ current_team: { team_id: string; role: string }; teams: unknown[] }>(
+      'console.session.me',
+    );
+    expect(me.data?.teams).toHaveLength(2);
+    expect(me.data?.current_team).toMatchObject({ team_id: teamA.team_id, role: 'viewer' });
+    expect((await ownerB.mutate('console.keys.create', { name: 'as viewer' })).status).toBe(403);
+
+    await ownerB.mutate('console.session.chooseTeam', { team_id: teamB.team_id });
+    expect((await ownerB.mutate('console.keys.create', { name: 'own team' })).status).toBe(200);
   });
 
   it('the audit rows of one team stay with it', async () => {

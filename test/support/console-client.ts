@@ -40,6 +40,7 @@ export function consoleClient(baseUrl: string) {
   }
 
   async function answer<T>(response: Response): Promise<TrpcAnswer<T>> {
+    keepCookies(response);
     const payload = (await response.json()) as { result?: { data: T }; error?: TrpcAnswer['error'] };
     return { status: response.status, data: payload.result?.data, error: payload.error };
   }

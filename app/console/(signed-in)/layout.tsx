@@ -63,8 +63,8 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
             <span className="c-sr">Team</span>
             <select
               value={current?.team_id}
-              onChange={(e) => {
-                document.cookie = `vouch_team=${encodeURIComponent(e.target.value)}; path=/; SameSite=Lax`;
+              onChange={async (e) => {
+                await api.session.chooseTeam.mutate({ team_id: e.target.value });
                 window.location.assign('/console');
               }}
             >

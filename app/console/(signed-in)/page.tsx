@@ -120,16 +120,13 @@ export default function UsagePage() {
                       : ''}
                   </span>
                 </div>
-                <div
+                <meter
                   className="c-meter"
-                  role="meter"
                   aria-label={`${METHOD_NAMES[u.method] ?? u.method} allowance used`}
-                  aria-valuemin={0}
-                  aria-valuemax={u.allowed}
-                  aria-valuenow={u.included_used}
-                >
-                  <div style={{ width: `${Math.min(100, u.percent_used)}%` }} />
-                </div>
+                  min={0}
+                  max={Math.max(u.allowed, 1)}
+                  value={u.included_used}
+                />
               </li>
             ))}
           </ul>

@@ -18,6 +18,7 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
   const loadRef = useRef(load);
   loadRef.current = load;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` and `version` are the triggers by design.
   useEffect(() => {
     let current = true;
     setLoading(true);

@@ -9,16 +9,24 @@ const URL_PATTERN = /(https?:\/\/[^\s<>"]+)/g;
 
 /** Mail text with its links made clickable (text only: the mail's HTML is never rendered). */
 function Linkified({ text }: { text: string }) {
-  const parts = text.split(URL_PATTERN);
+  const segments: Array<{ at: number; text: string; link: boolean }> = [];
+  let at = 0;
+  for (const match of text.matchAll(URL_PATTERN)) {
+    const start = match.index ?? 0;
+    if (start > at) segments.push({ at, text: text.slice(at, start), link: false });
+    segments.push({ at: start, text: match[0], link: true });
+    at = start + match[0].length;
+  }
+  if (at < text.length) segments.push({ at, text: text.slice(at), link: false });
   return (
     <p className="c-pre">
-      {parts.map((part, i) =>
-        i % 2 === 1 ? (
-          <a key={`${i}-${part}`} href={part}>
-            {part}
+      {segments.map((s) =>
+        s.link ? (
+          <a key={s.at} href={s.text}>
+            {s.text}
           </a>
         ) : (
-          <Fragment key={`${i}-${part.length}`}>{part}</Fragment>
+          <Fragment key={s.at}>{s.text}</Fragment>
         ),
       )}
     </p>

@@ -1,0 +1,151 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, test as base, expect, type Page } from '@playwright/test';
+import { desc, eq } from 'drizzle-orm';
+import postgres from 'postgres';
+import { connectDatabase, type Database, migrateDatabase } from '../../db/client';
+import { devMailbox } from '../../db/schema';
+import { type RunningApp, startApp } from '../../test/support/app';
+import { runCli } from '../../test/support/console-client';
+import { makeCertificate, type Receiver, startReceiver } from '../../test/support/https-receiver';
+
+/**
+ * The console's own app for each worker: no SMTP (so mail lands in the dev mailbox the console
+ * shows), deliveries allowed to a real HTTPS receiver on this machine, trusted through
+ * NODE_EXTRA_CA_CERTS. It shares the run's PostgreSQL server when the global setup started one.
+ */
+async function adminDatabaseUrl(): Promise<{ url: string; child?: ChildProcess }> {
+  const shared = process.env.E2E_DATABASE_URL;
+  if (shared) return { url: shared.replace(/\/[^/]*$/, '/postgres') };
+  mkdirSync('.test-data', { recursive: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/setup/database-server.ts'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`database server exited with ${code}`)));
+    lines.on('line', (line) => {
+      try {
+        resolve((JSON.parse(line) as { adminUrl: string }).adminUrl);
+      } catch {
+        // not the ready line
+      }
+    });
+  });
+  return { url, child };
+}
+
+export interface NewTeam {
+  team_id: string;
+  api_key: string;
+  admin_email: string;
+  admin_password: string;
+}
+
+export interface ConsoleWorld {
+  app: RunningApp;
+  database: Database;
+  receiver: Receiver;
+  createTeam: (name: string) => Promise<NewTeam>;
+  /** The newest sign-in link the service mailed to `email` (dev mailbox). */
+  signInLinkFor: (email: string) => Promise<string>;
+}
+
+type WorkerFixtures = { world: ConsoleWorld };
+
+export const test = base.extend<object, WorkerFixtures>({
+  world: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use) => {
+      const admin = await adminDatabaseUrl();
+      const name = `vouch_console_${randomBytes(4).toString('hex')}`;
+      const sql = postgres(admin.url, { max: 1, onnotice: () => {} });
+      await sql.unsafe(`create database ${name}`);
+      await sql.end();
+      const databaseUrl = admin.url.replace(/\/[^/]*$/, `/${name}`);
+      await migrateDatabase(databaseUrl);
+      const certificate = makeCertificate();
+      const receiver = await startReceiver(certificate);
+      const app = await startApp({
+        databaseUrl,
+        env: {
+          SMTP_URL: '',
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          NODE_EXTRA_CA_CERTS: certificate.certPath,
+          JOB_TICK_SECONDS: '1',
+          MAIL_RETRY_DELAY_SECONDS: '1',
+        },
+      });
+      const database = connectDatabase(databaseUrl, { max: 2 });
+      let counter = 0;
+      await use({
+        app,
+        database,
+        receiver,
+        createTeam: async (teamName) => {
+          counter += 1;
+          const email = `owner-${counter}-${randomBytes(3).toString('hex')}@${teamName.toLowerCase()}.test`;
+          return (await runCli(['teams', 'create', '--name', teamName, '--admin-email', email], {
+            DATABASE_URL: databaseUrl,
+            BASE_URL: app.baseUrl,
+          })) as unknown as NewTeam;
+        },
+        signInLinkFor: async (email) => {
+          const deadline = Date.now() + 15_000;
+          for (;;) {
+            const [mail] = await database.db
+              .select()
+              .from(devMailbox)
+              .where(eq(devMailbox.to, email))
+              .orderBy(desc(devMailbox.createdAt))
+              .limit(1);
+            const link = mail?.text.match(/https?:\/\/\S+\/api\/auth\/magic-link\/verify\S+/)?.[0];
+            if (link) return link;
+            if (Date.now() > deadline) throw new Error(`no sign-in link mailed to ${email}`);
+            await new Promise((r) => setTimeout(r, 200));
+          }
+        },
+      });
+      await database.close();
+      await app.stop();
+      await receiver.close();
+      if (admin.child) admin.child.kill('SIGTERM');
+    },
+    { scope: 'worker', timeout: 120_000 },
+  ],
+});
+
+export { expect };
+
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(
+    results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+  ).toEqual([]);
+}
+
+/** Signs in through the form; a new owner then replaces the CLI's one-time password. */
+export async function signInAsNewOwner(page: Page, baseUrl: string, team: NewTeam, password: string) {
+  await page.goto(`${baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(team.admin_password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Choose your own password' })).toBeVisible();
+  await page.getByLabel('One-time password').fill(team.admin_password);
+  await page.getByLabel('New password', { exact: true }).fill(password);
+  await page.getByLabel('New password again').fill(password);
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
+}
+
+/** A fresh browser (own cookies) signed in through an e-mailed link. */
+export async function signInWithLink(browser: Browser, link: string): Promise<Page> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(link);
+  await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
+  return page;
+}

@@ -1,0 +1,260 @@
+import { apiClient } from '../../test/support/api-client';
+import {
+  expect,
+  expectAccessible,
+  type NewTeam,
+  signInAsNewOwner,
+  signInWithLink,
+  test,
+} from './console-fixtures';
+
+/**
+ * A newcomer's first hour with the console, in one browser session per step group: the serial
+ * mode keeps the shared team (and its signed-in owner) from one test to the next.
+ */
+test.describe.configure({ mode: 'serial' });
+// One run of the flow is enough: phone width is checked explicitly below instead of repeating
+// the whole flow (and its app) in the phone project.
+test.skip(({ isMobile }) => isMobile, 'the console flow runs in the desktop project');
+
+const OWNER_PASSWORD = 'owner-password-e2e-1';
+
+let team: NewTeam;
+let caseId: string;
+let apiKey: string;
+let viewerEmail: string;
+
+test('a newcomer signs in with the admin from teams create and creates an API key that works over REST', async ({
+  page,
+  world,
+}) => {
+  team = await world.createTeam('Acme');
+  await signInAsNewOwner(page, world.app.baseUrl, team, OWNER_PASSWORD);
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await expect(page.getByRole('heading', { name: 'API keys' })).toBeVisible();
+  await page.getByLabel('New key name').fill('CI server');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const key = (await page.getByTestId('new-api-key').textContent()) ?? '';
+  expect(key).toMatch(/^vouch_live_[0-9A-Za-z]{32,}$/);
+  await expect(page.getByRole('button', { name: 'Copy key' })).toBeVisible();
+  await expectAccessible(page);
+
+  apiKey = key;
+  const rest = apiClient(world.app.baseUrl, key);
+  const created = await rest.post<{ id: string }>('/v1/cases/', {
+    subject_email: 'subject@acme.test',
+    verification_methods: { email: true },
+  });
+  expect(created.status).toBe(201);
+  caseId = created.body.id;
+
+  await page.getByRole('button', { name: 'I have copied it' }).click();
+  await expect(page.getByTestId('new-api-key')).toHaveCount(0);
+  await page.reload();
+  const row = page.getByRole('row', { name: /CI server/ });
+  await expect(row).toContainText(key.slice(-4));
+  await expect(row).not.toContainText('Never');
+  await expect(page.getByText(key)).toHaveCount(0);
+});
+
+test('a webhook endpoint pointing at a real HTTPS receiver gets a test ping that shows as a success', async ({
+  page,
+  world,
+}) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await expect(page.getByText('No webhook endpoints yet.')).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByRole('button', { name: 'Add an endpoint' }).click();
+  await page.getByLabel('URL (HTTPS)').fill('http://insecure.example/hook');
+  await page.getByRole('checkbox', { name: 'case.created' }).check();
+  await page.getByRole('button', { name: 'Create endpoint' }).click();
+  await expect(page.locator('p[role="alert"]')).toContainText('https');
+
+  const url = world.receiver.url(`/hook-${test.info().project.name}`);
+  await page.getByLabel('URL (HTTPS)').fill(url);
+  await page.getByLabel('Description (optional)').fill('Receiver');
+  await page.getByRole('button', { name: 'Create endpoint' }).click();
+  const secret = (await page.getByTestId('signing-secret').textContent()) ?? '';
+  expect(secret).toMatch(/^whsec_/);
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: url }).click();
+  await expect(page.getByRole('heading', { name: 'Endpoint' })).toBeVisible();
+  await page.getByRole('button', { name: 'Send test' }).click();
+  await expect(page.getByRole('status')).toContainText('test ping was queued');
+  const [ping] = await world.receiver.waitFor(new URL(url).pathname, 1);
+  expect(ping?.headers['x-service-signature']).toBeTruthy();
+  expect(JSON.parse(ping?.body ?? '{}')).toMatchObject({ type: 'ping' });
+
+  await page.getByRole('link', { name: 'Deliveries to this endpoint' }).click();
+  await expect(page.getByRole('heading', { name: 'Delivery log' })).toBeVisible();
+  await expect(async () => {
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await expect(page.getByRole('row', { name: /ping/ })).toContainText('success', { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: 'ping' }).click();
+  await expect(page.getByRole('heading', { name: 'Delivery of ping' })).toBeVisible();
+  await expect(
+    page.getByRole('table', { name: 'Attempts' }).getByRole('row', { name: /HTTP 200/ }),
+  ).toBeVisible();
+  await expectAccessible(page);
+
+  await page.goto(`${world.app.baseUrl}/console/audit`);
+  await expect(page.getByText('webhook_endpoint.created')).toBeVisible();
+  await expect(page.getByText('webhook_endpoint.test_sent')).toBeVisible();
+  await expectAccessible(page);
+});
+
+test('revoking the key makes the next REST call answer 401', async ({ page, world }) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'API keys' }).click();
+  const rest = apiClient(world.app.baseUrl, apiKey);
+  expect((await rest.get('/v1/account/')).status).toBe(200);
+
+  page.once('dialog', (dialog) => dialog.accept());
+  await page
+    .getByRole('row', { name: /CI server/ })
+    .getByRole('button', { name: /Revoke/ })
+    .click();
+  await expect(page.getByRole('row', { name: /CI server/ })).toContainText('Revoked');
+  const after = await rest.get<{ code: string }>('/v1/account/');
+  expect(after.status).toBe(401);
+  expect(after.body.code).toBe('UNAUTHORIZED');
+});
+
+test('cases, their detail with the copy-link button, usage and the dev mailbox', async ({ page, world }) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('meter', { name: 'E-mail allowance used' })).toHaveAttribute('value', '1');
+  await expect(page.getByRole('img', { name: /1 created/ })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Cases' }).click();
+  await page.getByLabel('Subject e-mail').fill('subject@acme.test');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('link', { name: 'subject@acme.test' }).click();
+  await expect(page.getByRole('heading', { name: 'Case for subject@acme.test' })).toBeVisible();
+  await expect(page.getByText('case.created')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Copy verification link' })).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: 'Mailbox' }).click();
+  const mail = page.getByRole('article').filter({ hasText: 'subject@acme.test' });
+  await expect(mail).toBeVisible();
+  await expect(mail.getByRole('link', { name: /\/v\// })).toBeVisible();
+  await expectAccessible(page);
+});
+
+test('a viewer invited by e-mail can read but not change anything, in the UI and on the server', async ({
+  page,
+  browser,
+  world,
+}) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Members' }).click();
+  viewerEmail = `viewer-${test.info().project.name}@acme.test`;
+  await page.getByLabel('E-mail to invite').fill(viewerEmail);
+  await page.getByLabel('Role', { exact: true }).selectOption('viewer');
+  await page.getByRole('button', { name: 'Invite' }).click();
+  await expect(page.getByRole('status')).toContainText(`Invitation sent to ${viewerEmail}`);
+  await expectAccessible(page);
+
+  const viewer = await signInWithLink(browser, await world.signInLinkFor(viewerEmail));
+  await viewer.goto(`${world.app.baseUrl}/console/keys`);
+  await expect(viewer.getByRole('row', { name: /CI server/ })).toBeVisible();
+  await expect(viewer.getByRole('button', { name: 'Create key' })).toHaveCount(0);
+  await expect(viewer.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  await viewer.goto(`${world.app.baseUrl}/console/webhooks`);
+  await expect(viewer.getByRole('button', { name: 'Add an endpoint' })).toHaveCount(0);
+  await viewer.goto(`${world.app.baseUrl}/console/members`);
+  await expect(viewer.getByRole('button', { name: 'Invite' })).toHaveCount(0);
+
+  // The server refuses too, whatever the page shows: straight at the tRPC route with the
+  // viewer's session cookie.
+  for (const [path, input] of [
+    ['console.keys.create', { name: 'sneaky' }],
+    ['console.members.invite', { email: 'friend@acme.test', role: 'admin' }],
+    ['console.webhooks.create', { url: world.receiver.url('/sneaky'), events: ['case.created'] }],
+  ] as const) {
+    const response = await viewer.request.post(`${world.app.baseUrl}/api/trpc/${path}`, { data: input });
+    expect(response.status()).toBe(403);
+    expect(((await response.json()) as { error: { data: { appCode: string } } }).error.data.appCode).toBe(
+      'FORBIDDEN',
+    );
+  }
+  await viewer.context().close();
+});
+
+test("another team's console never shows this team's data", async ({ page, world }) => {
+  const other = await world.createTeam('Bravo');
+  await signInAsNewOwner(page, world.app.baseUrl, other, 'bravo-password-e2e-1');
+  await page.goto(`${world.app.baseUrl}/console/cases/${caseId}`);
+  await expect(page.locator('p[role="alert"]')).toContainText('No case with this id in your team.');
+  await page.goto(`${world.app.baseUrl}/console/cases`);
+  await expect(page.getByText('No cases match.')).toBeVisible();
+  await page.goto(`${world.app.baseUrl}/console/keys`);
+  await expect(page.getByRole('row', { name: /CI server/ })).toHaveCount(0);
+  await page.goto(`${world.app.baseUrl}/console/webhooks`);
+  await expect(page.getByText('No webhook endpoints yet.')).toBeVisible();
+  await page.goto(`${world.app.baseUrl}/console/mailbox`);
+  await expect(page.getByText('subject@acme.test')).toHaveCount(0);
+  await page.goto(`${world.app.baseUrl}/console/members`);
+  await expect(page.getByText(team.admin_email)).toHaveCount(0);
+  await page.goto(`${world.app.baseUrl}/console/audit`);
+  await expect(page.getByText('webhook_endpoint.created')).toHaveCount(0);
+});
+
+test('the sign-in page is accessible and explains a bad password', async ({ page, world }) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await expectAccessible(page);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill('wrong-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.locator('p[role="alert"]')).toContainText('do not match');
+  await page.goto(`${world.app.baseUrl}/console/keys`);
+  await expect(page).toHaveURL(/\/console\/sign-in$/);
+});
+
+test('works at phone width: the navigation wraps and no page scrolls sideways', async ({ page, world }) => {
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
+  for (const path of [
+    '/console',
+    '/console/cases',
+    '/console/keys',
+    '/console/webhooks',
+    '/console/members',
+    '/console/audit',
+  ]) {
+    await page.goto(`${world.app.baseUrl}${path}`);
+    await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();
+    await expect(page.locator('main h1')).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+  }
+  // Keyboard: the skip link is the first stop and lands on the page's content.
+  await page.keyboard.press('Tab');
+  await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+});
