@@ -4,7 +4,7 @@ import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { QUEUES } from '@/jobs/catalog';
 import { enqueueJobs } from '@/jobs/enqueue';
 import type { Clock } from '../lib/clock';
-import { recordEndpointDeadLetter, recordEndpointSuccess } from './endpoint-health';
+import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
 import { serviceSignature, standardWebhookSignature } from './signature';
 
@@ -73,11 +73,41 @@ export function retryDelaySeconds(schedule: number[], attempt: number): number {
 }
 
 /**
- * Writes one attempt's outcome: the attempt log row, the delivery's new state (success, failed
- * with its next attempt and job, or dead_letter), and the endpoint's failure count, in one
- * transaction. Fenced by the claim token: a worker whose lease was taken over writes nothing.
+ * The hot path, as one statement (atomic without a transaction round trip): the delivery becomes
+ * `success`, the attempt is logged, and the endpoint's failure count is reset if it was not 0.
+ * Fenced by the claim token: a worker whose lease was taken over writes nothing.
  */
-async function recordOutcome(
+async function recordSuccess(
+  db: Db,
+  delivery: ClaimedDelivery,
+  result: PostResult,
+  startedAt: Date,
+): Promise<void> {
+  const attempt = delivery.attempt_count + 1;
+  const at = startedAt.toISOString();
+  await db.execute(sql`
+    with done as (
+      update webhook_deliveries
+         set status = 'success', attempt_count = ${attempt}, last_attempt_at = ${at}::timestamptz,
+             last_response_status = ${result.status}, last_error = null, next_attempt_at = null,
+             claim_token = null, claimed_until = null
+       where id = ${delivery.id} and claim_token = ${delivery.claim_token}
+      returning id, endpoint_id
+    ), logged as (
+      insert into webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status, response_body)
+      select id, ${attempt}, ${at}::timestamptz, ${result.durationMs}, ${result.status}, ${result.body} from done
+    )
+    update webhook_endpoints set consecutive_failures = 0
+     where id in (select endpoint_id from done) and consecutive_failures <> 0
+  `);
+}
+
+/**
+ * A failed attempt: the attempt log row, the delivery's new state (failed with its next attempt
+ * and job, or dead_letter), and the endpoint's failure count, in one transaction. Fenced by the
+ * claim token like a success.
+ */
+async function recordFailure(
   tx: Tx,
   delivery: ClaimedDelivery,
   result: PostResult,
@@ -86,15 +116,14 @@ async function recordOutcome(
 ): Promise<void> {
   const attempt = delivery.attempt_count + 1;
   const now = deps.clock();
-  const deadLetter = !result.ok && attempt >= MAX_ATTEMPTS;
-  const nextAttemptAt =
-    result.ok || deadLetter
-      ? null
-      : new Date(now.getTime() + retryDelaySeconds(deps.retrySchedule, attempt) * 1000);
+  const deadLetter = attempt >= MAX_ATTEMPTS;
+  const nextAttemptAt = deadLetter
+    ? null
+    : new Date(now.getTime() + retryDelaySeconds(deps.retrySchedule, attempt) * 1000);
   const updated = await tx
     .update(webhookDeliveries)
     .set({
-      status: result.ok ? 'success' : deadLetter ? 'dead_letter' : 'failed',
+      status: deadLetter ? 'dead_letter' : 'failed',
       attemptCount: attempt,
       lastAttemptAt: startedAt,
       lastResponseStatus: result.status,
@@ -115,13 +144,11 @@ async function recordOutcome(
     responseBody: result.body,
     error: result.error,
   });
-  if (result.ok) await recordEndpointSuccess(tx, delivery.endpoint_id);
-  else if (deadLetter) await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
-  else if (nextAttemptAt) {
+  if (nextAttemptAt) {
     await enqueueJobs(tx, QUEUES.webhookDeliver, [
       { data: { deliveryId: delivery.id }, startAfter: nextAttemptAt },
     ]);
-  }
+  } else await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
 }
 
 /** Attempts the given deliveries once each (those that are due and not held), concurrently. */
@@ -138,7 +165,8 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
         timeoutMs: deps.timeoutMs,
         allowPrivateNetworks: deps.allowPrivateNetworks,
       });
-      await deps.db.transaction((tx) => recordOutcome(tx, delivery, result, startedAt, deps));
+      if (result.ok) await recordSuccess(deps.db, delivery, result, startedAt);
+      else await deps.db.transaction((tx) => recordFailure(tx, delivery, result, startedAt, deps));
     }),
   );
   // An outcome that could not be written leaves its claim to expire and be recovered.

@@ -6,16 +6,9 @@ import { enqueueMail } from '../mail/enqueue-mail';
 /** "15 consecutive delivery failures" (spec part 3), counted in dead-lettered deliveries. */
 export const DISABLE_AFTER_FAILURES = 15;
 
-/** Any successful attempt resets the count. The guard skips the write (and the row lock) when it is already 0. */
-export async function recordEndpointSuccess(tx: Tx, endpointId: string): Promise<void> {
-  await tx.execute(sql`
-    update webhook_endpoints set consecutive_failures = 0
-    where id = ${endpointId} and consecutive_failures <> 0
-  `);
-}
-
 /**
- * A delivery of this endpoint ended in `dead_letter`. The endpoint row is locked, so the update
+ * A delivery of this endpoint ended in `dead_letter` (a success resets the count, in
+ * attempt-delivery's success statement). The endpoint row is locked, so the update
  * that reaches 15 is exactly one, and only that one disables the endpoint and mails the admins.
  */
 export async function recordEndpointDeadLetter(tx: Tx, endpointId: string, now: Date): Promise<void> {

@@ -122,6 +122,12 @@ export function postWebhook(options: PostOptions): Promise<PostResult> {
       });
       res.on('end', () => done(true));
       res.on('error', (error) => settle({ ok: false, status, body: null, error: error.message }));
+      // Cut off mid-body (time-out, reset) without an 'error': still a failed attempt, not a hang.
+      res.on('close', () => {
+        if (!res.complete && received < MAX_RESPONSE_BYTES) {
+          settle({ ok: false, status, body: null, error: 'connection closed before the response ended' });
+        }
+      });
     });
     req.end(options.body);
   });
