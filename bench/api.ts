@@ -314,6 +314,7 @@ interface Row {
   result: LoadResult;
   appCpuPerReq: number;
   pgCpuPerReq: number;
+  generatorCpuPerReq: number;
   /** Share of the machine's CPU (all cores) used by processes that are not part of the bench. */
   othersPct: number;
 }
@@ -334,8 +335,8 @@ async function measure(
   const before = cpuSnapshot(pids.app, pids.postmaster);
   const result = await run();
   const after = cpuSnapshot(pids.app, pids.postmaster);
-  // CPU over the whole phase (warm-up included) divided by every request of the phase.
-  const requests = result.sent + Math.round((result.sent * WARMUP_MS) / (SECONDS * 1000));
+  // CPU over the whole phase (warm-up included) divided by the requests the server answered in it.
+  const requests = Math.max(1, result.answered);
   const ours =
     after.app -
     before.app +
@@ -351,6 +352,7 @@ async function measure(
     result,
     appCpuPerReq: pids.app ? (after.app - before.app) / requests : Number.NaN,
     pgCpuPerReq: (after.pg - before.pg) / requests,
+    generatorCpuPerReq: (after.generator - before.generator) / requests,
   });
   if (result.errors > 0) log(`  ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
   return result;
@@ -422,6 +424,18 @@ function table(): string {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i < 3 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+/**
+ * What the CPU figures say the machine could do without contention: every request costs the
+ * app, PostgreSQL and the generator this much CPU, and there are only so many cores.
+ */
+function capacityLine(scenario: string, cases: string, load: string): string {
+  const row = rows.find((r) => r.scenario === scenario && r.cases === cases && r.load === load);
+  if (!row) return '';
+  const total =
+    row.appCpuPerReq + (Number.isFinite(row.pgCpuPerReq) ? row.pgCpuPerReq : 0) + row.generatorCpuPerReq;
+  return `  ${`${scenario} (${load})`.padEnd(44)} app ${fmt(row.appCpuPerReq, 2)} + pg ${fmt(row.pgCpuPerReq, 2)} + generator ${fmt(row.generatorCpuPerReq, 2)} = ${fmt(total, 2)} ms CPU/request -> at most ~${fmt((cpus().length * 1000) / total, 0)} req/s on ${cpus().length} idle cores`;
 }
 
 function verdict(ok: boolean): string {
@@ -597,6 +611,12 @@ async function main(): Promise<void> {
     `Latency ratio ${human(LARGE)} / ${human(SMALL)}:  list p50 ${fmt(listRatio50, 2)}x  p99 ${fmt(listRatio99, 2)}x   get p50 ${fmt(getRatio50, 2)}x  p99 ${fmt(getRatio99, 2)}x`,
     `Fraction of the ceiling (GET /v1/cases/{id}/ at ${human(LARGE)} vs bare node:http): max throughput ${fmt((100 * getMax.throughput) / ceilingMax.throughput)} %  (${fmt(getMax.throughput, 0)} vs ${fmt(ceilingMax.throughput, 0)} req/s); p50 at ${READ_RATE}/s ${fmt(largeReads.get.p50, 2)} vs ${fmt(ceilingOpen.p50, 2)} ms`,
     `Server RSS after the run: ${fmt(memory.rss, 0)} MB (peak ${fmt(memory.peak, 0)} MB)`,
+    '',
+    `CPU cost per answered request at ${human(LARGE)} (independent of contention; the ceiling for an uncontended machine):`,
+    capacityLine('GET /v1/cases/?status=open', human(LARGE), `open ${READ_RATE}/s`),
+    capacityLine('GET /v1/cases/{id}/', human(LARGE), 'closed c=32'),
+    capacityLine('POST /v1/cases/ (email only)', human(LARGE), 'closed c=16'),
+    capacityLine('ceiling: bare node:http, same body', '-', 'closed c=32'),
     '',
     'Targets:',
     `  ${verdict(readsOk(largeReads.list))}  GET list  at ${human(LARGE)}: p50 ${fmt(largeReads.list.p50, 2)} < 10 ms, p99 ${fmt(largeReads.list.p99, 2)} < 40 ms`,

@@ -23,6 +23,8 @@ export interface LoadResult {
   max: number;
   /** First few non-2xx answers or socket errors, for the report. */
   errorSamples: string[];
+  /** Answers received during the whole phase, warm-up included: the server's work, for CPU per request. */
+  answered: number;
 }
 
 interface Endpoint {
@@ -32,6 +34,8 @@ interface Endpoint {
 
 interface Outcome {
   ok: boolean;
+  /** The server sent a response (any status), as opposed to a socket error or timeout. */
+  answered: boolean;
   detail?: string;
 }
 
@@ -64,16 +68,22 @@ function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Ou
           if (status >= 300) chunks.push(chunk);
         });
         res.on('end', () => {
-          if (status >= 200 && status < 300) resolve({ ok: true });
-          else resolve({ ok: false, detail: `${status} ${Buffer.concat(chunks).toString().slice(0, 200)}` });
+          if (status >= 200 && status < 300) resolve({ ok: true, answered: true });
+          else {
+            resolve({
+              ok: false,
+              answered: true,
+              detail: `${status} ${Buffer.concat(chunks).toString().slice(0, 200)}`,
+            });
+          }
         });
-        res.on('error', (error) => resolve({ ok: false, detail: String(error) }));
+        res.on('error', (error) => resolve({ ok: false, answered: false, detail: String(error) }));
       },
     );
-    req.on('error', (error) => resolve({ ok: false, detail: String(error) }));
+    req.on('error', (error) => resolve({ ok: false, answered: false, detail: String(error) }));
     req.setTimeout(REQUEST_TIMEOUT_MS, () => {
       req.destroy();
-      resolve({ ok: false, detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
+      resolve({ ok: false, answered: false, detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
     });
     if (target.body !== undefined) req.write(target.body);
     req.end();
@@ -87,7 +97,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))] as number;
 }
 
-function summarise(latencies: number[], sent: number, errors: string[], windowMs: number): LoadResult {
+function summarise(
+  latencies: number[],
+  sent: number,
+  errors: string[],
+  windowMs: number,
+  answered: number,
+): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
   const asArray = Array.from(sorted);
   return {
@@ -100,6 +116,7 @@ function summarise(latencies: number[], sent: number, errors: string[], windowMs
     p99: percentile(asArray, 99),
     max: asArray.length > 0 ? (asArray[asArray.length - 1] as number) : Number.NaN,
     errorSamples: [...new Set(errors)].slice(0, 3),
+    answered,
   };
 }
 
@@ -133,6 +150,7 @@ export async function openLoop(options: {
   const errors: string[] = [];
   const unanswered = new Map<number, number>();
   let sent = 0;
+  let answered = 0;
   const start = performance.now() + 20;
   let i = 0;
   let allAnswered: () => void = () => {};
@@ -149,6 +167,7 @@ export async function openLoop(options: {
           unanswered.set(index, scheduled);
         }
         send(options.endpoint, agent, options.target(index)).then((outcome) => {
+          if (outcome.answered) answered++;
           if (!counted || !unanswered.delete(index)) return;
           latencies.push(performance.now() - scheduled);
           if (!outcome.ok) errors.push(outcome.detail ?? 'error');
@@ -177,7 +196,7 @@ export async function openLoop(options: {
   }
   unanswered.clear();
   agent.destroy();
-  return summarise(latencies, sent, errors, options.durationMs);
+  return summarise(latencies, sent, errors, options.durationMs, answered);
 }
 
 /**
@@ -196,6 +215,7 @@ export async function closedLoop(options: {
   const latencies: number[] = [];
   const errors: string[] = [];
   let sent = 0;
+  let answered = 0;
   let i = 0;
   const begin = performance.now();
   const measureFrom = begin + options.warmupMs;
@@ -207,6 +227,7 @@ export async function closedLoop(options: {
       if (started >= end) return;
       const outcome = await send(options.endpoint, agent, options.target(i++));
       const finished = performance.now();
+      if (outcome.answered) answered++;
       // Only requests that both started and finished inside the window count, so the
       // throughput figure is the window's own.
       if (started >= measureFrom && finished <= end) {
@@ -218,5 +239,5 @@ export async function closedLoop(options: {
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));
   agent.destroy();
-  return summarise(latencies, sent, errors, options.durationMs);
+  return summarise(latencies, sent, errors, options.durationMs, answered);
 }
