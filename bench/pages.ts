@@ -11,7 +11,8 @@
  * default 20), BENCH_REBUILD=1 (rebuild even if a build exists in .next-bench-pages).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
@@ -66,6 +67,30 @@ async function startDatabaseServer(): Promise<string> {
       }
     });
   });
+}
+
+/** CPU milliseconds (user + system) used so far by a process and all its descendants, from /proc. */
+function treeCpuMs(root: number): number {
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(entry), Number(fields[1]));
+      cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  for (const [pid, ms] of cpu) {
+    let p: number | undefined = pid;
+    while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
+    if (p === root) total += ms;
+  }
+  return total;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -124,6 +149,9 @@ async function main(): Promise<void> {
   for (const id of publicIds) await fetch(`${app.baseUrl}/v/${id}`).then((r) => r.text());
 
   log(`latency: GET /v/<public_id> at ${RATE}/s for ${SECONDS} s`);
+  const appPid = app.process.pid ?? 0;
+  const loadBefore = loadavg()[0] ?? 0;
+  const cpuBefore = treeCpuMs(appPid);
   const load = await openLoop({
     endpoint: { host: '127.0.0.1', port: Number(url.port) },
     rate: RATE,
@@ -135,6 +163,10 @@ async function main(): Promise<void> {
       headers: { host: url.host, 'accept-encoding': 'gzip' },
     }),
   });
+
+  // The app's own CPU per request: unlike latency, it does not depend on what else the machine runs.
+  const cpuPerRequest = (treeCpuMs(appPid) - cpuBefore) / Math.max(1, load.sent + (3000 * RATE) / 1000);
+  const loadAfter = loadavg()[0] ?? 0;
 
   log('page weight');
   const pageUrl = `${app.baseUrl}/v/${publicIds[0]}`;
@@ -195,6 +227,8 @@ async function main(): Promise<void> {
   lcps.sort((a, b) => a - b);
 
   const figures = {
+    machine: { cores: cpus().length, load_average_1m_before: loadBefore, load_average_1m_after: loadAfter },
+    app_cpu_ms_per_request: cpuPerRequest,
     latency_ms: {
       rate_per_s: RATE,
       seconds: SECONDS,
@@ -224,6 +258,13 @@ async function main(): Promise<void> {
       `${load.p95.toFixed(1)} ms (p50 ${load.p50.toFixed(1)}, p99 ${load.p99.toFixed(1)}, max ${load.max.toFixed(1)}; ${load.sent} requests, ${load.errors} errors)`,
       '< 50 ms',
       verdict(load.p95 < 50 && load.errors === 0),
+    ],
+    ['app CPU per page request', `${cpuPerRequest.toFixed(2)} ms (next-server, user + system)`, '', ''],
+    [
+      'machine load (1 min average)',
+      `${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${cpus().length} cores`,
+      '',
+      '',
     ],
     [
       'page JavaScript, gzipped',
