@@ -8,8 +8,6 @@ export const teams = pgTable(
   {
     id: primaryUuid(),
     name: text('name').notNull(),
-    /** Where service notices go (endpoint disabled); set by `teams create --admin-email`. */
-    adminEmail: text('admin_email'),
     planCode: text('plan_code')
       .notNull()
       .references(() => plans.code),

@@ -34,7 +34,6 @@ export async function createTeam(
       .insert(teams)
       .values({
         name: input.name,
-        adminEmail: input.adminEmail,
         planCode: plan.code,
         subscriptionStatus: plan.trialDays !== null ? 'trialing' : 'active',
         trialEndsAt: plan.trialDays !== null ? new Date(now.getTime() + plan.trialDays * 86_400_000) : null,

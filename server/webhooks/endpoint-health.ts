@@ -1,6 +1,7 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { webhookEndpoints } from '@/db/schema';
+import { listTeamAdminEmails } from '../auth/team-members';
 import { enqueueMail } from '../mail/enqueue-mail';
 
 /** "15 consecutive delivery failures" (spec part 3), counted in dead-lettered deliveries. */
@@ -30,21 +31,11 @@ export async function recordEndpointDeadLetter(tx: Tx, endpointId: string, now: 
   if (disable) await notifyEndpointDisabled(tx, { ...endpoint, consecutiveFailures: failures });
 }
 
-async function teamAdminEmails(tx: Tx, teamId: string): Promise<string[]> {
-  const rows = (await tx.execute(sql`
-    select admin_email as email from teams where id = ${teamId} and admin_email is not null
-    union
-    select u.email from team_members m join auth_users u on u.id = m.user_id
-    where m.team_id = ${teamId} and m.role in ('owner', 'admin')
-  `)) as unknown as Array<{ email: string }>;
-  return [...new Set(rows.map((row) => row.email.toLowerCase()))].sort();
-}
-
 async function notifyEndpointDisabled(
   tx: Tx,
   endpoint: { teamId: string; id: string; url: string; consecutiveFailures: number },
 ): Promise<void> {
-  const recipients = await teamAdminEmails(tx, endpoint.teamId);
+  const recipients = await listTeamAdminEmails(tx, endpoint.teamId);
   if (recipients.length === 0) return;
   await enqueueMail(tx, {
     to: recipients.join(', '),
