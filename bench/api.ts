@@ -469,6 +469,7 @@ async function main(): Promise<void> {
   log(
     `seeded ${human(SMALL)} in ${fmt(small.seconds)} s, ${human(LARGE)} in ${fmt(large.seconds)} s; app ${build}`,
   );
+  log(`  ${human(LARGE)}: ${large.timings.join(', ')}`);
 
   const explained: string[] = [];
   for (const ds of [small, large]) {

@@ -54,8 +54,18 @@ export function keepAliveAgent(maxSockets = 256): http.Agent {
  * the whole run, without bound.
  */
 const REQUEST_TIMEOUT_MS = 5000;
+/**
+ * Closed-loop clients wait longer: a client that gives up and sends another request while the
+ * server still works on the first only adds abandoned work, and on a starved machine that spirals.
+ */
+const CLOSED_LOOP_TIMEOUT_MS = 30_000;
 
-function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Outcome> {
+function send(
+  endpoint: Endpoint,
+  agent: http.Agent,
+  target: Target,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<Outcome> {
   return new Promise((resolve) => {
     const headers: Record<string, string | number> = { ...target.headers };
     if (target.body !== undefined) headers['content-length'] = Buffer.byteLength(target.body);
@@ -81,9 +91,9 @@ function send(endpoint: Endpoint, agent: http.Agent, target: Target): Promise<Ou
       },
     );
     req.on('error', (error) => resolve({ ok: false, answered: false, detail: String(error) }));
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => {
+    req.setTimeout(timeoutMs, () => {
       req.destroy();
-      resolve({ ok: false, answered: false, detail: `no answer within ${REQUEST_TIMEOUT_MS} ms` });
+      resolve({ ok: false, answered: false, detail: `no answer within ${timeoutMs} ms` });
     });
     if (target.body !== undefined) req.write(target.body);
     req.end();
@@ -225,7 +235,7 @@ export async function closedLoop(options: {
     for (;;) {
       const started = performance.now();
       if (started >= end) return;
-      const outcome = await send(options.endpoint, agent, options.target(i++));
+      const outcome = await send(options.endpoint, agent, options.target(i++), CLOSED_LOOP_TIMEOUT_MS);
       const finished = performance.now();
       if (outcome.answered) answered++;
       // Only requests that both started and finished inside the window count, so the
