@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordAudit } from '../audit/record-audit';
-import { checkPassword } from '../auth/team-members';
+import { checkPassword, readPasswordHash } from '../auth/team-members';
 import { CASE_EVENT_TYPES } from '../events/record-event';
 import { AppError } from '../trpc/errors';
 import { managerProcedure, router, sessionProcedure } from '../trpc/init';
@@ -109,6 +109,12 @@ export const consoleWebhooksRouter = router({
     .input(endpointId.extend({ password: z.string().min(1, 'Enter your password.').max(200) }))
     .mutation(async ({ ctx, input }) => {
       const endpoint = await getEndpoint(ctx.db, ctx.teamId, input.id);
+      if ((await readPasswordHash(ctx.db, ctx.user.id)) === null) {
+        throw new AppError(
+          'FORBIDDEN',
+          'You sign in by e-mail link only: set a password (Password page) first.',
+        );
+      }
       if (!(await checkPassword(ctx.db, ctx.user.id, input.password))) {
         // Wrong guesses spend the caller's address budget, like bad API keys.
         await ctx.rateLimiters.consume('address', ctx.clientAddress);

@@ -303,6 +303,27 @@ describe('webhooks from the console', () => {
     }
   });
 
+  it('an admin who signs in by link only must set a password before revealing a secret', async () => {
+    await ownerA.mutate('console.members.invite', { email: 'linkonly@acme.test', role: 'admin' });
+    const admin = consoleClient(app.baseUrl);
+    await admin.openLink(await latestLinkTo('linkonly@acme.test'));
+    const refused = await admin.mutate('console.webhooks.revealSecret', {
+      id: endpointId,
+      password: 'anything',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.error?.message).toMatch(/set a password/);
+    const set = await admin.mutate('console.session.changePassword', {
+      new_password: 'link-only-admin-pw-1',
+    });
+    expect(set.status).toBe(200);
+    const revealed = await admin.mutate<{ secret: string }>('console.webhooks.revealSecret', {
+      id: endpointId,
+      password: 'link-only-admin-pw-1',
+    });
+    expect(revealed.data?.secret).toMatch(/^whsec_/);
+  });
+
   it('another team cannot see or touch the endpoint', async () => {
     expect((await ownerB.query('console.webhooks.get', { id: endpointId })).status).toBe(404);
     expect((await ownerB.mutate('console.webhooks.rotateSecret', { id: endpointId })).status).toBe(404);
