@@ -6,10 +6,9 @@ import { enqueueJobs } from '@/jobs/enqueue';
 import { type Cursor, decodeCursor, encodeCursor } from '../cases/cursor';
 import type { Clock } from '../lib/clock';
 import { AppError } from '../trpc/errors';
-import type { ListDeliveriesInput } from './wire';
+import { isUuid, type ListDeliveriesInput } from './wire';
 
 const PAGE_SIZE = 50;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -60,7 +59,7 @@ export async function listDeliveries(db: Db, teamId: string, filters: ListDelive
 }
 
 async function requireDelivery(db: Db, teamId: string, id: string) {
-  const [row] = UUID.test(id)
+  const [row] = isUuid(id)
     ? await db
         .select()
         .from(webhookDeliveries)

@@ -8,6 +8,7 @@ import type { Clock } from '../lib/clock';
 import { AppError } from '../trpc/errors';
 import { deliveryBody } from './fan-out';
 import { newSigningSecret } from './signature';
+import { isUuid } from './wire';
 
 /** Endpoints per team (spec part 8). */
 export const MAX_ENDPOINTS_PER_TEAM = 10;
@@ -54,7 +55,7 @@ export function validateEvents(raw: string[] | undefined): string[] {
 }
 
 export async function findTeamEndpoint(db: Db | Tx, teamId: string, id: string) {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await db
     .select()
     .from(webhookEndpoints)
@@ -143,7 +144,7 @@ export async function updateEndpoint(
       .where(eq(webhookEndpoints.id, current.id))
       .returning();
     if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
-    if (changes.is_active === true) await resumeHeldDeliveries(tx, row.id, now);
+    if (changes.is_active === true && !current.isActive) await resumeHeldDeliveries(tx, row.id, now);
     return row;
   });
 }

@@ -7,6 +7,11 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
 
+/** A malformed id names nothing of this team: callers answer 404, as for an unknown id. */
+export function isUuid(value: string): boolean {
+  return z.uuid().safeParse(value).success;
+}
+
 export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'dead_letter'] as const;
 
 /**

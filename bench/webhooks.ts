@@ -1,0 +1,287 @@
+/**
+ * `npm run bench:webhooks`: webhook delivery and case expiry on this machine, with PostgreSQL, the
+ * built app (`next start`, workers on) and an HTTPS receiver on 127.0.0.1 all on one host.
+ *
+ * 1. Throughput: 20,000 events fanned out to 3 endpoints (60,000 deliveries), recorded through the
+ *    outbox as fast as the bench can commit them; deliveries per second from the first commit to
+ *    the last delivery received (target ≥ 500/s).
+ * 2. Latency: 100 events/s for BENCH_LATENCY_SECONDS (default 20), 3 endpoints; time from each
+ *    event's commit to the receiver getting it (targets p50 < 300 ms, p99 < 1 s).
+ * 3. Expiry: 100,000 open cases reaching `expires_at` at the same instant; time until all are
+ *    `expired` with their `case.expired` events recorded and their deliveries queued (target 60 s).
+ *
+ * Events are recorded by the bench itself through `recordEvents` (the same function the app's
+ * case and verification code calls), so the commit instant is known exactly. Only 127.0.0.1 is
+ * contacted. Environment: BENCH_DATABASE_URL (else an embedded PostgreSQL under
+ * .bench-data/webhooks), NEXT_DIST_DIR (default .next-bench-webhooks; built when missing).
+ * It reports; it does not fail on a missed target.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import path from 'node:path';
+import { eq, sql } from 'drizzle-orm';
+import postgres from 'postgres';
+
+process.env.NEXT_DIST_DIR ??= '.next-bench-webhooks';
+process.env.LOG_LEVEL ??= 'warn';
+const DIST_DIR = process.env.NEXT_DIST_DIR;
+const THROUGHPUT_EVENTS = 20_000;
+const ENDPOINTS = 3;
+const LATENCY_RATE = 100;
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
+const EXPIRY_CASES = 100_000;
+
+const log = (message: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+
+const cleanups: Array<() => Promise<void>> = [];
+async function cleanup(): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => {});
+}
+// Interrupted, it still stops the app and the database it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const { connectDatabase, migrateDatabase } = await import('@/db/client');
+  const { startEmbeddedPostgres } = await import('@/db/embedded');
+  const { cases, events, webhookDeliveries } = await import('@/db/schema');
+  const { PgBoss } = await import('pg-boss');
+  const { setJobQueue } = await import('@/jobs/enqueue');
+  const { recordEvents } = await import('@/server/events/record-event');
+  const { systemClock } = await import('@/server/lib/clock');
+  const { createTeam } = await import('@/server/teams/manage-teams');
+  const { startApp } = await import('../test/support/app');
+  const { apiClient } = await import('../test/support/api-client');
+  const { makeCertificate, startReceiver } = await import('../test/support/https-receiver');
+
+  try {
+    if (!existsSync(path.join(DIST_DIR, 'BUILD_ID'))) {
+      log(`building the app into ${DIST_DIR}`);
+      const build = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env: process.env });
+      if (build.status !== 0) throw new Error('next build failed');
+    }
+
+    let adminUrl = process.env.BENCH_DATABASE_URL;
+    if (!adminUrl) {
+      const embedded = await startEmbeddedPostgres({
+        dataDir: '.bench-data/webhooks',
+        port: 54339,
+        database: 'postgres',
+      });
+      cleanups.push(embedded.stop);
+      adminUrl = embedded.url;
+    }
+    const name = `vouch_bench_webhooks_${process.pid}`;
+    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    cleanups.push(async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    });
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const databaseUrl = url.toString();
+    await migrateDatabase(databaseUrl);
+
+    const certificate = makeCertificate();
+    const receiver = await startReceiver(certificate);
+    cleanups.push(receiver.close);
+    const app = await startApp({
+      databaseUrl,
+      env: {
+        NODE_EXTRA_CA_CERTS: certificate.certPath,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        RATE_LIMIT_READ_PER_MINUTE: '100000',
+        RATE_LIMIT_WRITE_PER_MINUTE: '100000',
+      },
+    });
+    cleanups.push(app.stop);
+    log(`app on ${app.baseUrl}, receiver on 127.0.0.1:${receiver.port}`);
+
+    const database = connectDatabase(databaseUrl, { max: 10 });
+    cleanups.push(database.close);
+    // A producer-only pg-boss, as on any node: the bench records events, the app delivers them.
+    const boss = new PgBoss({
+      connectionString: databaseUrl,
+      schema: 'pgboss',
+      max: 10,
+      supervise: false,
+      schedule: false,
+    });
+    await boss.start();
+    setJobQueue(boss);
+    cleanups.push(() => boss.stop({ graceful: false }));
+
+    const { team, key } = await createTeam(
+      database.db,
+      { name: 'Bench', adminEmail: 'bench@bench.test' },
+      systemClock,
+    );
+    const api = apiClient(app.baseUrl, key.token);
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const res = await api.post('/v1/webhooks/endpoints/', {
+        url: receiver.url(`/bench-${i}`),
+        // One endpoint also takes case.expired: the expiry phase then queues 100,000 deliveries.
+        events: i === 0 ? ['case.closed', 'case.expired'] : ['case.closed'],
+      });
+      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${res.text}`);
+    }
+    const eventInput = (i: number) => ({
+      teamId: team.id,
+      type: 'case.closed' as const,
+      now: new Date(),
+      data: {
+        case_id: crypto.randomUUID(),
+        public_id: `bench${i}`,
+        subject_email: `b${i}@bench.test`,
+        status: 'closed',
+        created_at: new Date().toISOString(),
+      },
+    });
+
+    // 1. Throughput.
+    log(`throughput: recording ${THROUGHPUT_EVENTS} events for ${ENDPOINTS} endpoints`);
+    const started = performance.now();
+    const startedWall = Date.now();
+    for (let i = 0; i < THROUGHPUT_EVENTS; i += 500) {
+      await database.db.transaction((tx) =>
+        recordEvents(
+          tx,
+          Array.from({ length: 500 }, (_, j) => eventInput(i + j)),
+        ),
+      );
+    }
+    const recordedMs = performance.now() - started;
+    const expected = THROUGHPUT_EVENTS * ENDPOINTS;
+    const deadline = Date.now() + 600_000;
+    let lastReport = Date.now();
+    while (receiver.received.length < expected) {
+      if (Date.now() > deadline)
+        throw new Error(`only ${receiver.received.length} of ${expected} deliveries in 10 minutes`);
+      if (Date.now() - lastReport > 10_000) {
+        log(`  ${receiver.received.length} / ${expected} received`);
+        lastReport = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const throughputMs = Math.max(...receiver.received.map((r) => r.receivedAt)) - startedWall;
+    const succeeded = await eventuallyCount(
+      database,
+      sql`select count(*)::int as n from webhook_deliveries where status = 'success'`,
+      expected,
+    );
+    const duplicates = expected - new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size;
+
+    // 2. Latency at a steady rate.
+    receiver.received.length = 0;
+    log(`latency: ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s`);
+    const committedAt = new Map<string, number>();
+    const total = LATENCY_RATE * LATENCY_SECONDS;
+    const t0 = Date.now();
+    const inflight: Array<Promise<void>> = [];
+    for (let i = 0; i < total; i++) {
+      const due = t0 + (i * 1000) / LATENCY_RATE;
+      const wait = due - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      inflight.push(
+        database.db
+          .transaction((tx) => recordEvents(tx, [eventInput(i)]))
+          .then(([event]) => {
+            if (event) committedAt.set(event.envelope.id, Date.now());
+          }),
+      );
+    }
+    await Promise.all(inflight);
+    while (receiver.received.length < total * ENDPOINTS && Date.now() - t0 < (LATENCY_SECONDS + 60) * 1000) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const latencies = receiver.received
+      .map((r) => r.receivedAt - (committedAt.get(JSON.parse(r.body).id) ?? r.receivedAt))
+      .sort((a, b) => a - b);
+
+    // 3. Expiry.
+    log(`expiry: ${EXPIRY_CASES} cases expiring at once`);
+    const expiresAt = new Date(Date.now() + 8000);
+    await database.db.execute(sql`
+      insert into cases (team_id, public_id, subject_email, created_at, expires_at)
+      select ${team.id}, md5(random()::text || i), 'x' || i || '@bench.test', now(), ${expiresAt.toISOString()}::timestamptz
+      from generate_series(1, ${EXPIRY_CASES}) i
+    `);
+    await new Promise((r) => setTimeout(r, Math.max(0, expiresAt.getTime() - Date.now())));
+    let expiredAfterMs = Number.NaN;
+    for (;;) {
+      const [open] = (await database.db.execute(
+        sql`select count(*)::int as n from cases where team_id = ${team.id} and status = 'open'`,
+      )) as unknown as Array<{ n: number }>;
+      if (open?.n === 0) {
+        expiredAfterMs = Date.now() - expiresAt.getTime();
+        break;
+      }
+      if (Date.now() - expiresAt.getTime() > 180_000) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const [expiredEvents] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(events)
+      .where(eq(events.type, 'case.expired'));
+    const [expiryDeliveries] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.eventType, 'case.expired'));
+    const [stillOpen] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(cases)
+      .where(sql`${cases.teamId} = ${team.id} and ${cases.status} = 'open'`);
+
+    const rate = expected / (throughputMs / 1000);
+    const lines = [
+      '',
+      'bench:webhooks (service, PostgreSQL and HTTPS receiver on this machine, 127.0.0.1 only)',
+      `  machine      ${cpus().length} cores, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' / ')} (1 / 5 / 15 min) at the end: other work on the machine slows every figure`,
+      `  throughput   ${THROUGHPUT_EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries in ${(throughputMs / 1000).toFixed(1)} s` +
+        ` -> ${rate.toFixed(0)} deliveries/s (target >= 500); events recorded in ${(recordedMs / 1000).toFixed(1)} s;` +
+        ` ${succeeded} marked success; ${duplicates} duplicate requests`,
+      `  latency      ${LATENCY_RATE} events/s x ${LATENCY_SECONDS} s, ${ENDPOINTS} endpoints: ${latencies.length} of ${total * ENDPOINTS} received;` +
+        ` commit -> receiver p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (targets p50 < 300, p99 < 1000)`,
+      `  expiry       ${EXPIRY_CASES} cases expiring at once: all expired ${(expiredAfterMs / 1000).toFixed(1)} s after expires_at (target 60 s);` +
+        ` ${expiredEvents?.n} case.expired events, ${expiryDeliveries?.n} deliveries queued, ${stillOpen?.n} still open`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    await cleanup();
+  }
+}
+
+async function eventuallyCount(
+  database: { db: { execute: (q: ReturnType<typeof sql>) => Promise<unknown> } },
+  query: ReturnType<typeof sql>,
+  expected: number,
+): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [row] = (await database.db.execute(query)) as Array<{ n: number }>;
+    if ((row?.n ?? 0) >= expected || Date.now() > deadline) return row?.n ?? 0;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
