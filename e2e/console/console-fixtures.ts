@@ -8,6 +8,8 @@ import { desc, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { connectDatabase, type Database, migrateDatabase } from '../../db/client';
 import { devMailbox } from '../../db/schema';
+import { systemClock } from '../../server/lib/clock';
+import { createTeam } from '../../server/teams/manage-teams';
 import { type RunningApp, startApp } from '../../test/support/app';
 import { runCli } from '../../test/support/console-client';
 import { makeCertificate, type Receiver, startReceiver } from '../../test/support/https-receiver';
@@ -49,7 +51,10 @@ export interface ConsoleWorld {
   app: RunningApp;
   database: Database;
   receiver: Receiver;
+  /** Through the operator's CLI, exactly as a newcomer gets their team. */
   createTeam: (name: string) => Promise<NewTeam>;
+  /** The same in process (no CLI start-up), for the teams a test only needs to exist. */
+  createTeamQuickly: (name: string) => Promise<NewTeam>;
   /** The newest sign-in link the service mailed to `email` (dev mailbox). */
   signInLinkFor: (email: string) => Promise<string>;
 }
@@ -92,6 +97,16 @@ export const test = base.extend<object, WorkerFixtures>({
             DATABASE_URL: databaseUrl,
             BASE_URL: app.baseUrl,
           })) as unknown as NewTeam;
+        },
+        createTeamQuickly: async (teamName) => {
+          const email = `owner-${randomBytes(3).toString('hex')}@${teamName.toLowerCase()}.test`;
+          const created = await createTeam(database.db, { name: teamName, adminEmail: email }, systemClock);
+          return {
+            team_id: created.team.id,
+            api_key: created.key.token,
+            admin_email: email,
+            admin_password: created.owner.oneTimePassword ?? '',
+          };
         },
         signInLinkFor: async (email) => {
           const deadline = Date.now() + 15_000;

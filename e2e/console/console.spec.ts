@@ -12,7 +12,9 @@ import {
  * A newcomer's first hour with the console, in one browser session per step group: the serial
  * mode keeps the shared team (and its signed-in owner) from one test to the next.
  */
-test.describe.configure({ mode: 'serial' });
+// Each step drives several pages, the CLI and a webhook round trip; on two busy cores that can
+// take longer than the config's default minute.
+test.describe.configure({ mode: 'serial', timeout: 180_000 });
 // One run of the flow is enough: phone width is checked explicitly below instead of repeating
 // the whole flow (and its app) in the phone project.
 test.skip(({ isMobile }) => isMobile, 'the console flow runs in the desktop project');
@@ -204,7 +206,7 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
 });
 
 test("another team's console never shows this team's data", async ({ page, world }) => {
-  const other = await world.createTeam('Bravo');
+  const other = await world.createTeamQuickly('Bravo');
   await signInAsNewOwner(page, world.app.baseUrl, other, 'bravo-password-e2e-1');
   await page.goto(`${world.app.baseUrl}/console/cases/${caseId}`);
   await expect(page.locator('p[role="alert"]')).toContainText('No case with this id in your team.');
