@@ -4,7 +4,7 @@
 // the subject is filling in is left alone, and announces the change to screen readers.
 (() => {
   const main = document.querySelector('main[data-live]');
-  if (!main || !main.dataset.live) return;
+  if (!main?.dataset.live) return;
   const statusUrl = main.dataset.live;
   let version = main.dataset.version;
   let delay = 2000;
