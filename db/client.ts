@@ -16,13 +16,16 @@ export interface Database {
   close: () => Promise<void>;
 }
 
-export function connectDatabase(url: string, options: { max?: number } = {}): Database {
+export function connectDatabase(
+  url: string,
+  options: { max?: number; settings?: Record<string, string> } = {},
+): Database {
   const sql = postgres(url, {
     max: options.max ?? 20,
     onnotice: () => {},
     // Dates travel as ISO strings with their zone; keep the server in UTC so `date_trunc` and
     // friends agree with the JS side.
-    connection: { TimeZone: 'UTC' },
+    connection: { TimeZone: 'UTC', ...options.settings },
   });
   const db = drizzle(sql, { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };

@@ -19,17 +19,22 @@ export interface RequestContext {
   clientAddress: string;
 }
 
+/**
+ * Limiters are built here, in the route's bundle, not at boot: Next bundles instrumentation and
+ * each route separately, and an AppError class from another bundle would fail `instanceof` in
+ * this bundle's error table.
+ */
 const limiterCache = new WeakMap<Db, RateLimiters>();
 
 export function createRequestContext(runtime: Runtime, request: Request): RequestContext {
-  const db = runtime.database.db;
-  let rateLimiters = limiterCache.get(db);
+  const limiterDb = runtime.rateLimitDatabase.db;
+  let rateLimiters = limiterCache.get(limiterDb);
   if (!rateLimiters) {
-    rateLimiters = createRateLimiters(db, env());
-    limiterCache.set(db, rateLimiters);
+    rateLimiters = createRateLimiters(limiterDb, env());
+    limiterCache.set(limiterDb, rateLimiters);
   }
   return {
-    db,
+    db: runtime.database.db,
     env: env(),
     clock: systemClock,
     rateLimiters,
