@@ -13,6 +13,8 @@ export const QUEUES = {
   casesExpire: 'cases-expire',
   /** One outbound e-mail: `{ mailId }`. */
   mailSend: 'mail-send',
+  /** Daily: deletes idempotency keys past their 30-day retention. */
+  idempotencyPurge: 'idempotency-purge',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -42,6 +44,7 @@ export function queueOptions(
       };
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:
+    case QUEUES.idempotencyPurge:
       // One queued and one running at most, so the self-rescheduling chain never multiplies.
       return { policy: 'stately', retryLimit: 0, expireInSeconds: 300 };
   }

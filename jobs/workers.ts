@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { Db } from '@/db/client';
 import { expireDueCases } from '@/server/cases/expire-cases';
+import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
 import { systemClock } from '@/server/lib/clock';
 import type { Env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
@@ -77,4 +78,10 @@ export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<v
     const expired = await expireDueCases(db, systemClock);
     if (expired > 0) logger.info('cases expired', { expired });
   });
+
+  await boss.work(QUEUES.idempotencyPurge, async () => {
+    const purged = await purgeIdempotencyKeys(db, systemClock);
+    if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
+  });
+  await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
 }
