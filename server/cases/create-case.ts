@@ -91,7 +91,13 @@ export async function createCase(
     recordEvent(tx, {
       teamId,
       type: 'case.created',
-      data: caseEventData({ id, publicId, subjectEmail: input.subject_email, status: 'open', createdAt: now }),
+      data: caseEventData({
+        id,
+        publicId,
+        subjectEmail: input.subject_email,
+        status: 'open',
+        createdAt: now,
+      }),
       caseId: id,
       now,
     }),

@@ -341,4 +341,14 @@ describe('random and malformed requests', () => {
       { seed: SEED + 2, numRuns: 400 },
     );
   }, 240_000);
+
+  it('a malformed percent-escape is a clean 4xx on the API and on verification links, never a 500', async () => {
+    const api = await fetch(`${app.baseUrl}/v1/cases/%zz/`, {
+      headers: { Authorization: `Bearer ${validKey}` },
+    });
+    expect(api.status).toBe(400);
+    expect(await api.json()).toMatchObject({ code: 'INVALID_REQUEST' });
+    const page = await fetch(`${app.baseUrl}/v/%zz`);
+    expect(page.status).toBe(404);
+  });
 });
