@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseIdempotencyKey, runIdempotent } from '../idempotency/run-idempotent';
-import { env } from '../lib/env';
+import { pageUrl } from '../lib/page-url';
 import { AppError } from '../trpc/errors';
 import { apiKeyProcedure, router } from '../trpc/init';
 import { findTeamCase } from './case-record';
@@ -11,21 +11,9 @@ import {
   caseListOutput,
   caseOutput,
   createCaseInput,
-  type ListCasesInput,
   listCasesInput,
   toCaseWire,
 } from './wire';
-
-/** `next`/`previous` URLs keep every filter the client used and replace only the cursor. */
-function pageUrl(filters: ListCasesInput, cursor: string | null): string | null {
-  if (cursor === null) return null;
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) {
-    if (key !== 'cursor' && value !== undefined) params.set(key, value);
-  }
-  params.set('cursor', cursor);
-  return `${env().BASE_URL}/v1/cases/?${params.toString()}`;
-}
 
 export const casesRouter = router({
   create: apiKeyProcedure
@@ -97,8 +85,8 @@ export const casesRouter = router({
       const now = ctx.clock();
       const page = await listCases(ctx.db, ctx.teamId, input, now);
       return {
-        next: pageUrl(input, page.nextCursor),
-        previous: pageUrl(input, page.previousCursor),
+        next: pageUrl('/v1/cases/', input, page.nextCursor),
+        previous: pageUrl('/v1/cases/', input, page.previousCursor),
         results: page.results.map((record) => toCaseWire(record, now)),
       };
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env } from '../lib/env';
+import { pageUrl } from '../lib/page-url';
 import { apiKeyProcedure, router } from '../trpc/init';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
 import {
@@ -19,7 +19,6 @@ import {
   endpointListOutput,
   endpointOutput,
   endpointWithSecretOutput,
-  type ListDeliveriesInput,
   listDeliveriesInput,
   toAttemptWire,
   toDeliveryWire,
@@ -32,17 +31,6 @@ const byId = z.object({ id: z.string() });
 
 function policy(ctx: { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
   return { allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
-}
-
-/** `next`/`previous` keep every filter and replace only the cursor. */
-function pageUrl(filters: ListDeliveriesInput, cursor: string | null): string | null {
-  if (cursor === null) return null;
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) {
-    if (key !== 'cursor' && value !== undefined) params.set(key, value);
-  }
-  params.set('cursor', cursor);
-  return `${env().BASE_URL}/v1/webhooks/deliveries/?${params.toString()}`;
 }
 
 export const webhooksRouter = router({
@@ -171,8 +159,8 @@ export const webhooksRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await listDeliveries(ctx.db, ctx.teamId, input);
       return {
-        next: pageUrl(input, page.nextCursor),
-        previous: pageUrl(input, page.previousCursor),
+        next: pageUrl('/v1/webhooks/deliveries/', input, page.nextCursor),
+        previous: pageUrl('/v1/webhooks/deliveries/', input, page.previousCursor),
         results: page.results.map(toDeliveryWire),
       };
     }),
