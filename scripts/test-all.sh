@@ -27,7 +27,7 @@ fi
 
 if [ -f e2e/playwright.config.ts ]; then
   echo "== playwright (Chromium)"
-  PLAYWRIGHT_JSON_OUTPUT_NAME="$results/playwright.json" playwright test -c e2e/playwright.config.ts --reporter=list,json
+  PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/playwright.json" playwright test -c e2e/playwright.config.ts --reporter=list,json
 fi
 
 node scripts/summarize-tests.mjs "$results"
