@@ -4,6 +4,8 @@
  * V8's CPU profiler unless PROFILE=0 —, drives each endpoint with a closed loop, and prints the
  * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
  * steady state. `npx tsx bench/profile.ts - <file.cpuprofile>` summarises an existing profile.
+ * PROFILE_SQL=1 also lists the statements PostgreSQL spent its time on in each scenario
+ * (pg_stat_statements), with their calls per request.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -52,7 +54,7 @@ function originalFrame(url: string, line: number, column: number): string | null
   return `${at.name ?? '?'} ${source}:${at.line}`;
 }
 
-function summarise(file: string, lastSeconds = 10, top = 30): string {
+function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROFILE_TOP ?? 30)): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as {
     nodes: ProfileNode[];
     samples: number[];
@@ -150,6 +152,31 @@ function postgresCpuMs(): number {
 
 let postmasterPid = 0;
 
+async function resetStatementStats(url: string): Promise<void> {
+  const { default: postgres } = await import('postgres');
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql`create extension if not exists pg_stat_statements`;
+  await sql`select pg_stat_statements_reset()`;
+  await sql.end();
+}
+
+/** The statements of the last phase by total execution time, per request of the phase. */
+async function statementStats(url: string, requests: number): Promise<string> {
+  const { default: postgres } = await import('postgres');
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  const rows = await sql<Array<{ calls: string; total: number; query: string }>>`
+    select calls::text, total_exec_time + total_plan_time as total, query
+    from pg_stat_statements where query not like '%pg_stat_statements%'
+    order by total_exec_time + total_plan_time desc limit 25`;
+  await sql.end();
+  return rows
+    .map(
+      (r) =>
+        `  ${(r.total / requests).toFixed(3).padStart(7)} ms/req  ${(Number(r.calls) / requests).toFixed(2).padStart(5)} calls/req  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`,
+    )
+    .join('\n');
+}
+
 async function main(): Promise<void> {
   const scenarios = (process.argv[2] ?? 'get').split(',');
   if (process.argv[3]) {
@@ -161,7 +188,15 @@ async function main(): Promise<void> {
   const dataDir = path.resolve('.bench-data', `profile-${process.pid}`);
   const profileDir = path.resolve('bench/results/profiles', `${scenarios.join('-')}-${Date.now()}`);
   mkdirSync(profileDir, { recursive: true });
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
+  const sqlStats = process.env.PROFILE_SQL === '1';
+  const pg = await startEmbeddedPostgres({
+    dataDir,
+    port: await freePort(),
+    database: 'postgres',
+    settings: sqlStats
+      ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
+      : {},
+  });
   postmasterPid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   try {
     const ds = await seedDataset(pg.url, 'vouch_profile', Number(process.env.PROFILE_CASES ?? 10_000));
@@ -197,6 +232,7 @@ async function main(): Promise<void> {
         };
         const endpoint = { host: '127.0.0.1', port: app.port };
         await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 2000, target });
+        if (sqlStats) await resetStatementStats(ds.url);
         const appBefore = cpuMs(app.process.pid as number);
         const pgBefore = postgresCpuMs();
         const result = await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 8000, target });
@@ -204,6 +240,7 @@ async function main(): Promise<void> {
         process.stdout.write(
           `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${((cpuMs(app.process.pid as number) - appBefore) / n).toFixed(2)} ms/req  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
         );
+        if (sqlStats) process.stdout.write(`${await statementStats(ds.url, n)}\n`);
       }
     } finally {
       await app.stop();

@@ -16,6 +16,51 @@ export interface Database {
   close: () => Promise<void>;
 }
 
+/** Statements with more parameters than this are bulk writes whose shape varies with their size. */
+const MAX_PREPARED_PARAMETERS = 100;
+
+type Unsafe = postgres.Sql['unsafe'];
+
+/**
+ * drizzle sends every query through postgres.js's `unsafe` unprepared (unless built with
+ * `.prepare()`), and postgres.js runs an unprepared query with parameters in two round trips: it
+ * first asks the server for the parameter types, and stops pipelining meanwhile. Preparing them
+ * (each connection keeps its own named statements) makes a query one round trip and lets the
+ * queries of a transaction pipeline. Bulk statements, whose text changes with their row count, stay
+ * unprepared so they do not fill every connection's statement cache.
+ */
+function preparingStatements<T extends postgres.Sql | postgres.TransactionSql>(sql: T): T {
+  return new Proxy(sql, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property === 'unsafe') {
+        return ((query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) =>
+          (value as Unsafe).call(
+            target,
+            query,
+            params as postgres.ParameterOrJSON<never>[],
+            params && params.length > 0 && params.length <= MAX_PREPARED_PARAMETERS
+              ? { ...options, prepare: true }
+              : options,
+          )) as Unsafe;
+      }
+      if (property === 'begin' || property === 'savepoint') {
+        // The transaction's own client gets the same treatment.
+        return (...args: unknown[]) => {
+          const callback = args.at(-1) as (inner: postgres.TransactionSql) => unknown;
+          const rest = args.slice(0, -1);
+          return (value as (...a: unknown[]) => unknown).call(
+            target,
+            ...rest,
+            (inner: postgres.TransactionSql) => callback(preparingStatements(inner)),
+          );
+        };
+      }
+      return value;
+    },
+  });
+}
+
 export function connectDatabase(
   url: string,
   options: { max?: number; settings?: Record<string, string> } = {},
@@ -27,7 +72,7 @@ export function connectDatabase(
     // friends agree with the JS side.
     connection: { TimeZone: 'UTC', ...options.settings },
   });
-  const db = drizzle(sql, { schema });
+  const db = drizzle(preparingStatements(sql), { schema });
   return { db, sql, close: () => sql.end({ timeout: 5 }) };
 }
 

@@ -42,6 +42,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database?: string;
+  /** More `-c name=value` settings for a server started here (the profiler loads pg_stat_statements). */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const dataDir = path.resolve(options.dataDir);
   const database = options.database ?? 'vouch';
@@ -69,7 +71,13 @@ export async function startEmbeddedPostgres(options: {
     // PostgreSQL refuses to run as root; the library runs it as an OS user `postgres` it creates.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: [
+      '-c',
+      'max_connections=300',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     onLog: (message) => {
       logs.push(String(message));
       if (logs.length > 50) logs.shift();

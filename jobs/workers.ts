@@ -5,7 +5,7 @@ import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-key
 import { systemClock } from '@/server/lib/clock';
 import type { Env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
-import { sendStoredMail } from '@/server/mail/send-mail';
+import { sendStoredMails } from '@/server/mail/send-mail';
 import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
 import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from './catalog';
 
@@ -63,9 +63,21 @@ export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<v
   };
   await boss.work<{ mailId: string }>(
     QUEUES.mailSend,
-    { pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
-    async ([job]) => {
-      if (job) await sendStoredMail(db, job.data.mailId, mailConfig, job.retryCount >= MAIL_RETRY_LIMIT);
+    // In batches: under load one fetch, one statement and one completion serve many mails.
+    { batchSize: 25, perJobResults: true, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+    async (jobs) => {
+      const failures = await sendStoredMails(
+        db,
+        jobs.map((job) => ({ mailId: job.data.mailId, isLastTry: job.retryCount >= MAIL_RETRY_LIMIT })),
+        mailConfig,
+      );
+      const failed = new Map(failures.map((failure) => [failure.mailId, failure.error]));
+      return jobs.map((job) => {
+        const error = failed.get(job.data.mailId);
+        return error === undefined
+          ? { id: job.id, status: 'completed' as const }
+          : { id: job.id, status: 'failed' as const, output: { message: error } };
+      });
     },
   );
 

@@ -1,23 +1,74 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
 import { AppError } from '../trpc/errors';
 import type { VerificationMethod } from '../verification/methods';
-import { billingPeriodAt } from './billing-period';
+import { type BillingPeriod, billingPeriodAt } from './billing-period';
 
 type Team = typeof teams.$inferSelect;
 
+/** A monthly period is at most 31 days long, so the current one started less than this ago. */
+const LONGEST_PERIOD_MS = 32 * 24 * 60 * 60 * 1000;
+
+/** The locked team and what charging it needs: its plan, the prices, and this period's usage. */
+export interface LockedTeam {
+  team: Team;
+  period: BillingPeriod;
+  includedUnits: number;
+  prices: Map<string, number>;
+  used: Map<string, number>;
+}
+
 /**
- * Locks the team row for the rest of the transaction. Every charge of a team goes through this
- * lock, so two concurrent case creations can never both spend the last unit or the same cents.
- * `NO KEY UPDATE` rather than `UPDATE`: it still excludes every other charge, but not the
- * foreign-key checks of rows that merely reference the team (another request claiming an
- * idempotency key, inserting a case), which `FOR UPDATE` would queue behind the whole charge.
+ * Locks the team row for the rest of the transaction and reads what a charge needs. Every charge
+ * of a team goes through this lock, so two concurrent case creations can never both spend the
+ * last unit or the same cents. `NO KEY UPDATE` rather than `UPDATE`: it still excludes every other
+ * charge, but not the foreign-key checks of rows that merely reference the team (another request
+ * claiming an idempotency key, inserting a case), which `FOR UPDATE` would queue behind the whole
+ * charge.
+ *
+ * The reads are separate statements sent behind the lock in one round trip (the transaction's
+ * connection pipelines them). PostgreSQL runs them in order, each with a snapshot taken after the
+ * lock is held, so they see everything the previous holder committed.
  */
-export async function lockTeam(tx: Tx, teamId: string): Promise<Team> {
-  const [team] = await tx.select().from(teams).where(eq(teams.id, teamId)).for('no key update');
+export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Promise<LockedTeam> {
+  const [[team], [plan], priceRows, usageRows] = await Promise.all([
+    tx.select().from(teams).where(eq(teams.id, teamId)).for('no key update'),
+    tx
+      .select({ includedUnits: plans.includedUnits })
+      .from(plans)
+      .where(eq(plans.code, sql`(select ${teams.planCode} from ${teams} where ${teams.id} = ${teamId})`)),
+    tx.select().from(methodPrices),
+    // The current period's rows, and at most the previous period's (filtered out below): the
+    // period's start is computed from the team's anchor, which is only known once the row is read.
+    tx
+      .select({
+        method: usageCounters.method,
+        periodStart: usageCounters.periodStart,
+        includedUsed: usageCounters.includedUsed,
+      })
+      .from(usageCounters)
+      .where(
+        and(
+          eq(usageCounters.teamId, teamId),
+          gt(usageCounters.periodStart, new Date(now.getTime() - LONGEST_PERIOD_MS)),
+        ),
+      ),
+  ]);
   if (!team) throw new AppError('UNAUTHORIZED');
-  return team;
+  if (!plan) throw new Error(`plan ${team.planCode} missing from the catalogue`);
+  const period = billingPeriodAt(team.billingAnchor, now);
+  return {
+    team,
+    period,
+    includedUnits: plan.includedUnits,
+    prices: new Map(priceRows.map((p) => [p.method, p.topupPriceCents])),
+    used: new Map(
+      usageRows
+        .filter((u) => u.periodStart.getTime() === period.start.getTime())
+        .map((u) => [u.method, u.includedUsed]),
+    ),
+  };
 }
 
 /** A trial past its end, or a canceled subscription, may not open cases. */
@@ -34,37 +85,24 @@ export function assertMayCreateCases(team: Team, now: Date): void {
   }
 }
 
-/**
- * Charges one unit per method: from the plan's allowance while any is left, else from the top-up
- * balance at the method's price. All or nothing: if any unit cannot be paid, nothing is written
- * and the request fails with INSUFFICIENT_ALLOWANCE. Must run inside the case's transaction,
- * after `lockTeam`.
- */
-export async function chargeCaseMethods(
-  tx: Tx,
-  team: Team,
-  methods: VerificationMethod[],
-  now: Date,
-): Promise<void> {
-  const period = billingPeriodAt(team.billingAnchor, now);
-  // Issued together: the transaction's connection pipelines them, one round trip instead of three.
-  const [[plan], priceRows, usageRows] = await Promise.all([
-    tx.select().from(plans).where(eq(plans.code, team.planCode)),
-    tx.select().from(methodPrices),
-    tx
-      .select({ method: usageCounters.method, includedUsed: usageCounters.includedUsed })
-      .from(usageCounters)
-      .where(and(eq(usageCounters.teamId, team.id), eq(usageCounters.periodStart, period.start))),
-  ]);
-  if (!plan) throw new Error(`plan ${team.planCode} missing from the catalogue`);
-  const prices = new Map(priceRows.map((p) => [p.method, p.topupPriceCents]));
-  const used = new Map(usageRows.map((u) => [u.method, u.includedUsed]));
+export interface MethodCharges {
+  charges: Array<{ method: VerificationMethod; included: number; topupCents: number }>;
+  /** The top-up balance once the charges are paid. */
+  balanceCents: number;
+}
 
+/**
+ * Prices one unit per method: from the plan's allowance while any is left, else from the top-up
+ * balance at the method's price. All or nothing: if any unit cannot be paid, the request fails
+ * with INSUFFICIENT_ALLOWANCE before anything is written.
+ */
+export function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod[]): MethodCharges {
+  const { team, includedUnits, prices, used } = locked;
   let balance = team.topupBalanceCents;
-  const charges: Array<{ method: VerificationMethod; included: number; topupCents: number }> = [];
+  const charges: MethodCharges['charges'] = [];
   const unpaid: VerificationMethod[] = [];
   for (const method of methods) {
-    if ((used.get(method) ?? 0) < plan.includedUnits) {
+    if ((used.get(method) ?? 0) < includedUnits) {
       charges.push({ method, included: 1, topupCents: 0 });
       continue;
     }
@@ -83,9 +121,16 @@ export async function chargeCaseMethods(
       `The allowance for ${unpaid.join(', ')} is used up for this billing period and the top-up balance (${team.topupBalanceCents} cents) does not cover it.`,
     );
   }
+  return { charges, balanceCents: balance };
+}
 
-  // One round trip for all the writes (pipelined on the transaction's connection, in order).
-  const writes: Array<PromiseLike<unknown>> = charges.map((charge) => {
+/**
+ * The statements that record the charges. They are returned unsent so the caller can pipeline
+ * them with the rest of its writes; they must run inside the transaction that holds the lock.
+ */
+export function chargeStatements(tx: Tx, locked: LockedTeam, priced: MethodCharges): PromiseLike<unknown>[] {
+  const { team, period } = locked;
+  const writes: PromiseLike<unknown>[] = priced.charges.map((charge) => {
     const topupUsed = charge.topupCents > 0 ? 1 : 0;
     return tx
       .insert(usageCounters)
@@ -106,8 +151,10 @@ export async function chargeCaseMethods(
         },
       });
   });
-  if (balance !== team.topupBalanceCents) {
-    writes.push(tx.update(teams).set({ topupBalanceCents: balance }).where(eq(teams.id, team.id)));
+  if (priced.balanceCents !== team.topupBalanceCents) {
+    writes.push(
+      tx.update(teams).set({ topupBalanceCents: priced.balanceCents }).where(eq(teams.id, team.id)),
+    );
   }
-  await Promise.all(writes);
+  return writes;
 }

@@ -1,6 +1,11 @@
 import type { Tx } from '@/db/client';
 import { caseSteps, cases } from '@/db/schema';
-import { assertMayCreateCases, chargeCaseMethods, lockTeam } from '../billing/charge-case-methods';
+import {
+  assertMayCreateCases,
+  chargeStatements,
+  lockTeamForCharges,
+  priceCaseMethods,
+} from '../billing/charge-case-methods';
 import { caseEventData, recordEvent } from '../events/record-event';
 import type { Clock } from '../lib/clock';
 import { newPublicId, randomUUID } from '../lib/ids';
@@ -13,11 +18,6 @@ import type { CreateCaseInput } from './wire';
 export interface CreateCaseDeps {
   clock: Clock;
   caseTtlSeconds: number;
-  /**
-   * Called inside the case's transaction once the case exists, for work that must commit with it
-   * (subject and manager e-mails are queued here).
-   */
-  afterCreate?: (tx: Tx, record: CaseRecord) => Promise<void>;
 }
 
 async function stepSettings(
@@ -40,8 +40,8 @@ async function stepSettings(
 
 /**
  * Opens a case: checks the subscription, charges one unit per method, inserts the case and its
- * steps, and records `case.created`, all in the caller's transaction so that either everything
- * happens or nothing does.
+ * steps, records `case.created` and queues the subject's and manager's mails, all in the caller's
+ * transaction so that either everything happens or nothing does.
  */
 export async function createCase(
   tx: Tx,
@@ -51,17 +51,20 @@ export async function createCase(
 ): Promise<CaseRecord> {
   const { input, methods, settings } = prepared;
   const now = deps.clock();
-  const team = await lockTeam(tx, teamId);
-  assertMayCreateCases(team, now);
-  await chargeCaseMethods(tx, team, methods, now);
+  const locked = await lockTeamForCharges(tx, teamId, now);
+  assertMayCreateCases(locked.team, now);
+  const priced = priceCaseMethods(locked, methods);
 
-  // The id is chosen here so that the case, its steps and its event go out together: the
-  // transaction's connection pipelines the inserts, one round trip instead of three. The steps
-  // are sent after the case they reference; the event row has no foreign key to the case.
+  // Every id is chosen here so that all the writes go out together: the transaction's connection
+  // pipelines them, one round trip instead of one per statement. Each statement is sent as its
+  // entry below is built (hence `.execute()`), and PostgreSQL runs them in that order, so the
+  // steps follow the case they reference and the deliveries their event.
   const id = randomUUID();
   const publicId = newPublicId();
+  const expiresAt = new Date(now.getTime() + deps.caseTtlSeconds * 1000);
   const links = issueVerificationLinks(methods);
-  const [[row], steps] = await Promise.all([
+  const [, [row], steps] = await Promise.all([
+    Promise.all(chargeStatements(tx, locked, priced)),
     tx
       .insert(cases)
       .values({
@@ -74,9 +77,10 @@ export async function createCase(
         notes: input.notes,
         createdAt: now,
         updatedAt: now,
-        expiresAt: new Date(now.getTime() + deps.caseTtlSeconds * 1000),
+        expiresAt,
       })
-      .returning(),
+      .returning()
+      .execute(),
     tx
       .insert(caseSteps)
       .values(
@@ -87,7 +91,8 @@ export async function createCase(
           updatedAt: now,
         })),
       )
-      .returning(),
+      .returning()
+      .execute(),
     recordEvent(tx, {
       teamId,
       type: 'case.created',
@@ -101,13 +106,22 @@ export async function createCase(
       caseId: id,
       now,
     }),
+    // Every way of creating a case sends the subject's and the manager's mails with it.
+    sendVerificationMails(
+      tx,
+      {
+        publicId,
+        subjectEmail: input.subject_email,
+        subjectName: input.subject_name ?? null,
+        expiresAt,
+        manager: input.manager_email ? { name: input.manager_name ?? '', email: input.manager_email } : null,
+      },
+      locked.team.name,
+      links,
+    ),
   ]);
   if (!row) throw new Error('case insert returned nothing');
-  const record: CaseRecord = { ...row, status: row.status as CaseStatus, steps };
-  // Every way of creating a case sends the subject's and the manager's mails with it.
-  await sendVerificationMails(tx, record, team.name, links);
-  await deps.afterCreate?.(tx, record);
-  return record;
+  return { ...row, status: row.status as CaseStatus, steps };
 }
 
 export interface PreparedCase {

@@ -1,7 +1,7 @@
 import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
-import { caseSteps, cases } from '@/db/schema';
-import { type CaseRecord, groupJoinedSteps } from './case-record';
+import { cases } from '@/db/schema';
+import { type CaseRecord, readCaseRecords } from './case-record';
 import { type Cursor, decodeCursor, encodeCursor } from './cursor';
 import type { ListCasesInput } from './wire';
 
@@ -80,15 +80,13 @@ export async function listCases(
   const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
   const walkingBack = cursor?.direction === 'previous';
   // The page and its cases' steps in one query (one round trip): the keyset query is a subquery,
-  // its at most 51 rows joined with their steps through the steps' primary key.
-  const pageQuery = listCasesQuery(db, teamId, filters, cursor, now).as('page');
+  // and each of its at most 51 cases gets its steps through the steps' primary key.
   const direction = walkingBack ? sql`asc nulls first` : sql`desc nulls last`;
-  const joined = await db
-    .select()
-    .from(pageQuery)
-    .leftJoin(caseSteps, eq(caseSteps.caseId, pageQuery.id))
-    .orderBy(sql`${pageQuery.createdAt} ${direction}`, sql`${pageQuery.id} ${direction}`);
-  const records = groupJoinedSteps(joined.map((row) => ({ c: row.page, s: row.case_steps })));
+  const records = await readCaseRecords(
+    db,
+    listCasesQuery(db, teamId, filters, cursor, now),
+    sql`c.created_at ${direction}, c.id ${direction}`,
+  );
 
   const hasMore = records.length > PAGE_SIZE;
   const page = records.slice(0, PAGE_SIZE);

@@ -62,21 +62,28 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
       },
     };
   });
-  await tx.insert(events).values(
-    inputs.map((input, index) => ({
-      id: recorded[index]?.id,
-      teamId: input.teamId,
-      type: input.type,
-      data: input.data,
-      caseId: input.caseId ?? null,
-      createdAt: input.now,
-    })),
-  );
-  // `ping` reaches an endpoint only through its test operation, never by subscription.
-  await fanOutEvents(
-    tx,
-    recorded.filter((event) => event.envelope.type !== 'ping'),
-  );
+  // Sent together (pipelined), in this order (hence `.execute()`: a builder would only be sent
+  // when awaited): the deliveries' insert runs after the events' and sees them.
+  await Promise.all([
+    tx
+      .insert(events)
+      .values(
+        inputs.map((input, index) => ({
+          id: recorded[index]?.id,
+          teamId: input.teamId,
+          type: input.type,
+          data: input.data,
+          caseId: input.caseId ?? null,
+          createdAt: input.now,
+        })),
+      )
+      .execute(),
+    // `ping` reaches an endpoint only through its test operation, never by subscription.
+    fanOutEvents(
+      tx,
+      recorded.filter((event) => event.envelope.type !== 'ping'),
+    ),
+  ]);
   return recorded;
 }
 

@@ -2,6 +2,7 @@ import type { Tx } from '@/db/client';
 import { mailOutbox } from '@/db/schema';
 import { QUEUES } from '@/jobs/catalog';
 import { enqueueJobs } from '@/jobs/enqueue';
+import { randomUUID } from '../lib/ids';
 
 export interface OutgoingMail {
   to: string;
@@ -16,11 +17,13 @@ export interface OutgoingMail {
  * delivers it (SMTP, or the dev mailbox when SMTP_URL is unset) and retries on failure.
  */
 export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: string }> {
-  const [row] = await tx
-    .insert(mailOutbox)
-    .values({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null })
-    .returning({ id: mailOutbox.id });
-  if (!row) throw new Error('mail insert returned nothing');
-  await enqueueJobs(tx, QUEUES.mailSend, [{ data: { mailId: row.id } }]);
-  return { id: row.id };
+  // The id is chosen here so the row and its job go out together (pipelined, one round trip).
+  const id = randomUUID();
+  await Promise.all([
+    tx
+      .insert(mailOutbox)
+      .values({ id, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null }),
+    enqueueJobs(tx, QUEUES.mailSend, [{ data: { mailId: id } }]),
+  ]);
+  return { id };
 }

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
 import { devMailbox, mailOutbox } from '@/db/schema';
@@ -20,58 +20,119 @@ function smtpTransport(url: string): Transporter {
   return transport;
 }
 
+export interface MailToSend {
+  mailId: string;
+  /** The job's last retry: a failure now leaves the row `failed` instead of `queued`. */
+  isLastTry: boolean;
+}
+
+/** A mail that could not be sent, and why; its job is failed so that it retries. */
+export interface MailFailure {
+  mailId: string;
+  error: string;
+}
+
+type StoredMail = typeof mailOutbox.$inferSelect;
+
 /**
- * Sends one stored mail: over SMTP when SMTP_URL is set, otherwise into the dev mailbox (and the
- * log). A failure is written on the row (attempts, last_error) and rethrown so the job retries;
- * after the last retry the row stays `failed`, visible rather than silently dropped.
+ * Dev mailbox: the copies and the outbox's `sent` mark in one statement, so a mail is in the
+ * mailbox exactly when its row says sent, and a batch costs one round trip.
  */
-export async function sendStoredMail(
+async function storeInDevMailbox(db: Db, mails: StoredMail[]): Promise<void> {
+  const ids = mails.map((mail) => mail.id);
+  await db.execute(sql`
+    with sent as (
+      update ${mailOutbox}
+         set status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null
+       where id = any(${`{${ids.join(',')}}`}::uuid[]) and status <> 'sent'
+      returning "to", subject, text, html
+    )
+    insert into ${devMailbox} ("to", subject, text, html)
+    select "to", subject, text, html from sent
+  `);
+  for (const mail of mails) {
+    logger.info('mail stored in the dev mailbox', { to: mail.to, subject: mail.subject, text: mail.text });
+  }
+}
+
+/** SMTP: each mail on its own (one may fail while the others go), then one update for the sent. */
+async function sendOverSmtp(
   db: Db,
-  mailId: string,
-  config: MailTransportConfig,
-  isLastTry: boolean,
-): Promise<void> {
-  const [mail] = await db.select().from(mailOutbox).where(eq(mailOutbox.id, mailId));
-  if (!mail || mail.status === 'sent') return;
-  try {
-    if (config.smtpUrl) {
-      await smtpTransport(config.smtpUrl).sendMail({
+  mails: StoredMail[],
+  config: MailTransportConfig & { smtpUrl: string },
+): Promise<MailFailure[]> {
+  const outcomes = await Promise.allSettled(
+    mails.map((mail) =>
+      smtpTransport(config.smtpUrl).sendMail({
         from: config.from,
         to: mail.to,
         subject: mail.subject,
         text: mail.text,
         ...(mail.html ? { html: mail.html } : {}),
-      });
-      await db
-        .update(mailOutbox)
-        .set({
-          status: 'sent',
-          sentAt: new Date(),
-          attempts: sql`${mailOutbox.attempts} + 1`,
-          lastError: null,
-        })
-        .where(eq(mailOutbox.id, mail.id));
-    } else {
-      await db.transaction(async (tx) => {
-        await tx
-          .insert(devMailbox)
-          .values({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
-        await tx
-          .update(mailOutbox)
-          .set({ status: 'sent', sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1` })
-          .where(eq(mailOutbox.id, mail.id));
-      });
-      logger.info('mail stored in the dev mailbox', { to: mail.to, subject: mail.subject, text: mail.text });
+      }),
+    ),
+  );
+  const sent = mails.filter((_, index) => outcomes[index]?.status === 'fulfilled').map((mail) => mail.id);
+  if (sent.length > 0) {
+    await db
+      .update(mailOutbox)
+      .set({ status: 'sent', sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .where(inArray(mailOutbox.id, sent));
+  }
+  return mails.flatMap((mail, index) => {
+    const outcome = outcomes[index];
+    if (outcome?.status !== 'rejected') return [];
+    const reason = outcome.reason as unknown;
+    return [{ mailId: mail.id, error: reason instanceof Error ? reason.message : String(reason) }];
+  });
+}
+
+/**
+ * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox (and the
+ * log). Mails already sent are skipped (a job may run twice). A failure is written on its row
+ * (attempts, last_error) and returned so its job retries; after the last retry the row stays
+ * `failed`, visible rather than silently dropped.
+ */
+export async function sendStoredMails(
+  db: Db,
+  batch: MailToSend[],
+  config: MailTransportConfig,
+): Promise<MailFailure[]> {
+  if (batch.length === 0) return [];
+  const mails = await db
+    .select()
+    .from(mailOutbox)
+    .where(
+      and(
+        inArray(
+          mailOutbox.id,
+          batch.map((item) => item.mailId),
+        ),
+        ne(mailOutbox.status, 'sent'),
+      ),
+    );
+  if (mails.length === 0) return [];
+  let failures: MailFailure[];
+  try {
+    if (config.smtpUrl) failures = await sendOverSmtp(db, mails, { ...config, smtpUrl: config.smtpUrl });
+    else {
+      await storeInDevMailbox(db, mails);
+      failures = [];
     }
   } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    failures = mails.map((mail) => ({ mailId: mail.id, error: message }));
+  }
+  const lastTry = new Set(batch.filter((item) => item.isLastTry).map((item) => item.mailId));
+  for (const failure of failures) {
     await db
       .update(mailOutbox)
       .set({
-        status: isLastTry ? 'failed' : 'queued',
+        status: lastTry.has(failure.mailId) ? 'failed' : 'queued',
         attempts: sql`${mailOutbox.attempts} + 1`,
-        lastError: error instanceof Error ? error.message : String(error),
+        lastError: failure.error,
       })
-      .where(eq(mailOutbox.id, mail.id));
-    throw error;
+      .where(eq(mailOutbox.id, failure.mailId));
   }
+  return failures;
 }

@@ -1,8 +1,8 @@
 import { TRPCError } from '@trpc/server';
-import { createOpenApiFetchHandler } from 'trpc-to-openapi';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { logger } from '../lib/logger';
 import { runtime } from '../runtime';
-import { createRequestContext } from '../trpc/context';
+import { createRequestContext, type RequestContext } from '../trpc/context';
 import { AppError, toWireError, type WireError } from '../trpc/errors';
 import { appRouter } from '../trpc/root';
 import { findRoute } from './routes';
@@ -18,22 +18,100 @@ function errorResponse(error: WireError, extraHeaders: Headers): Response {
   return new Response(JSON.stringify(error.body), { status: error.status, headers });
 }
 
+type ParsedBody = { ok: true; value: unknown } | { ok: false; cause: unknown };
+
 /**
- * A body-less POST (rotate-secret, test) is a request with an empty JSON object, and an empty
- * body is not "malformed JSON". trpc-to-openapi wants a JSON content type on every body method.
+ * Reads the body once, within the size limit. A body-less POST (rotate-secret, test) is a request
+ * with an empty JSON object, and an empty body is not "malformed JSON". Malformed JSON is reported
+ * only when the handler reads the body, after its own content-type check, as the library would.
  */
-async function normaliseBody(request: Request): Promise<Request> {
-  if (request.method === 'GET' || request.method === 'HEAD') return request;
+async function readBody(request: Request): Promise<{ body: ParsedBody; assumeJson: boolean }> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
   const text = await request.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
-  const headers = new Headers(request.headers);
-  if (text.trim() === '' && !headers.get('content-type')) headers.set('content-type', 'application/json');
-  return new Request(request.url, {
-    method: request.method,
-    headers,
-    body: text.trim() === '' ? '{}' : text,
+  const empty = text.trim() === '';
+  const assumeJson = empty && !request.headers.get('content-type');
+  try {
+    return { body: { ok: true, value: empty ? {} : JSON.parse(text) }, assumeJson };
+  } catch (cause) {
+    return { body: { ok: false, cause }, assumeJson };
+  }
+}
+
+/**
+ * The request as trpc-to-openapi's handler sees it: the incoming `Request` (so the library reads
+ * its headers and abort signal), with the path relative to /v1 and the body already parsed.
+ */
+async function openApiRequest(incoming: Request, pathname: string): Promise<Request> {
+  const url = new URL(incoming.url);
+  url.pathname = pathname.slice(ENDPOINT.length) || '/';
+  const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
+  const { body, assumeJson } = hasBody
+    ? await readBody(incoming)
+    : { body: { ok: true, value: undefined } as ParsedBody, assumeJson: false };
+  const headers = assumeJson ? new Headers(incoming.headers) : incoming.headers;
+  if (assumeJson) headers.set('content-type', 'application/json');
+  return new Proxy(incoming, {
+    get(target, property) {
+      if (property === 'url') return url.toString();
+      if (property === 'headers') return headers;
+      if (property === 'body') {
+        if (!body.ok) {
+          throw new TRPCError({
+            code: 'PARSE_ERROR',
+            message: 'Failed to parse request body',
+            cause: body.cause,
+          });
+        }
+        return body.value;
+      }
+      return Reflect.get(target, property, target);
+    },
+  });
+}
+
+/** What one request carries through the library's callbacks, keyed by the request it was given. */
+interface Exchange {
+  ctx: RequestContext;
+  thrown?: unknown;
+}
+const exchanges = new WeakMap<object, Exchange>();
+
+function exchangeOf(request: unknown): Exchange {
+  const exchange = exchanges.get(request as object);
+  if (!exchange) throw new Error('REST request without an exchange');
+  return exchange;
+}
+
+/**
+ * Built once per process: the library compiles its route table when the handler is created, so a
+ * handler per request (its fetch adapter's way) would redo that on every call. The node handler
+ * also accepts a fetch `Request` (it reads headers and the signal through `instanceof Request`);
+ * its declared types only name node's IncomingMessage, hence the casts at the call.
+ */
+const openApiHandler = createOpenApiNodeHttpHandler({
+  router: appRouter,
+  createContext: ({ req }) => exchangeOf(req).ctx,
+  onError: ({ error, req }) => {
+    exchangeOf(req).thrown = error;
+  },
+});
+
+interface HandlerResult {
+  status: number;
+  body: string | undefined;
+}
+
+function runOpenApiHandler(request: Request): Promise<HandlerResult> {
+  return new Promise((resolve, reject) => {
+    const res = {
+      statusCode: 200,
+      // The library sets only Content-Type, which the facade sets itself.
+      setHeader: () => {},
+      end: (body?: string) => resolve({ status: res.statusCode, body }),
+    };
+    (openApiHandler as (req: unknown, res: unknown) => Promise<void>)(request, res).catch(reject);
   });
 }
 
@@ -43,16 +121,14 @@ async function normaliseBody(request: Request): Promise<Request> {
  */
 export async function handleRestRequest(incoming: Request): Promise<Response> {
   let thrown: unknown;
-  const passthrough = new Headers();
   try {
     const rt = await runtime();
-    const request = await normaliseBody(incoming);
-    const ctx = createRequestContext(rt, request);
-    const route = findRoute(new URL(request.url).pathname, request.method);
+    const pathname = new URL(incoming.url).pathname;
+    const route = findRoute(pathname, incoming.method);
 
     // No route answers HEAD: without this, trpc-to-openapi answers 204 even on unknown paths.
-    if (request.method === 'HEAD' && route.allowedMethods.length === 0) {
-      return errorResponse(toWireError(new AppError('NOT_FOUND')), passthrough);
+    if (incoming.method === 'HEAD' && route.allowedMethods.length === 0) {
+      return errorResponse(toWireError(new AppError('NOT_FOUND')), new Headers());
     }
     if (!route.procedure && route.allowedMethods.length > 0) {
       return errorResponse(
@@ -63,36 +139,24 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
       );
     }
 
-    const response = await createOpenApiFetchHandler({
-      endpoint: ENDPOINT,
-      req: request,
-      router: appRouter,
-      createContext: () => ctx,
-      onError: ({ error }) => {
-        thrown = error;
-      },
-      // The library cannot build a 204 itself (it always writes a body), so 204 is set below.
-      responseMeta: ({ errors }) =>
-        errors.length === 0 && route.successStatus && route.successStatus !== 204
-          ? { status: route.successStatus }
-          : {},
-    });
-
-    if (response.status >= 400) {
-      const cause = thrown instanceof TRPCError && thrown.cause instanceof AppError ? thrown.cause : thrown;
-      return errorResponse(toWireError(cause ?? new TRPCError({ code: 'NOT_FOUND' })), ctx.responseHeaders);
+    const request = await openApiRequest(incoming, pathname);
+    const exchange: Exchange = { ctx: createRequestContext(rt, request) };
+    exchanges.set(request, exchange);
+    const result = await runOpenApiHandler(request);
+    const headers = exchange.ctx.responseHeaders;
+    if (result.status >= 400) {
+      thrown = exchange.thrown ?? new TRPCError({ code: 'NOT_FOUND' });
+      return errorResponse(toWireError(thrown), headers);
     }
-    const headers = new Headers(response.headers);
-    for (const [name, value] of ctx.responseHeaders) headers.set(name, value);
     headers.set('Cache-Control', 'no-store');
-    if (route.successStatus === 204 || response.status === 204) {
-      headers.delete('Content-Type');
+    if (route.successStatus === 204 || result.status === 204) {
       return new Response(null, { status: 204, headers });
     }
-    return new Response(response.body, { status: response.status, headers });
+    headers.set('Content-Type', 'application/json');
+    return new Response(result.body, { status: route.successStatus ?? result.status, headers });
   } catch (error) {
     thrown = error;
-    return errorResponse(toWireError(error), passthrough);
+    return errorResponse(toWireError(error), new Headers());
   } finally {
     const wire = thrown === undefined ? null : toWireError(thrown);
     if (wire && wire.status >= 500) {

@@ -1,10 +1,8 @@
 import type { Tx } from '@/db/client';
-import type { CaseRecord } from '../cases/case-record';
 import { verificationUrl } from '../cases/wire';
-import { enqueueMail } from '../mail/enqueue-mail';
+import { enqueueMail, type OutgoingMail } from '../mail/enqueue-mail';
 import { newLinkToken } from './link-tokens';
 import type { VerificationMethod } from './methods';
-import { settingString } from './step-settings';
 
 export function emailLinkUrl(publicId: string, token: string): string {
   return `${verificationUrl(publicId)}/email/${token}`;
@@ -41,49 +39,60 @@ export function issueVerificationLinks(methods: VerificationMethod[]): Verificat
   return links;
 }
 
+/** What the mails of a new case say about it. */
+export interface NewCaseMailFacts {
+  publicId: string;
+  subjectEmail: string;
+  subjectName: string | null;
+  expiresAt: Date;
+  manager: { name: string; email: string } | null;
+}
+
 /**
  * Queues the new case's mails inside the case's own transaction, so no mail leaves for a case that
- * did not commit. Each link carries its own token.
+ * did not commit. Each link carries its own token. The mails are queued together (pipelined on the
+ * transaction's connection).
  */
 export async function sendVerificationMails(
   tx: Tx,
-  record: CaseRecord,
+  facts: NewCaseMailFacts,
   teamName: string,
   links: VerificationLinks,
 ): Promise<void> {
-  const who = record.subjectName ? `${record.subjectName} (${record.subjectEmail})` : record.subjectEmail;
+  const who = facts.subjectName ? `${facts.subjectName} (${facts.subjectEmail})` : facts.subjectEmail;
+  const mails: OutgoingMail[] = [];
 
   if (links.emailToken) {
-    await enqueueMail(tx, {
-      to: record.subjectEmail,
+    mails.push({
+      to: facts.subjectEmail,
       subject: `${teamName} asks you to verify your identity`,
       text: [
         `${teamName} uses Vouch to verify the identity of the people they work with.`,
         '',
         'Open this link to confirm your e-mail address and see the remaining steps, if any:',
-        emailLinkUrl(record.publicId, links.emailToken),
+        emailLinkUrl(facts.publicId, links.emailToken),
         '',
-        `The link works once and expires on ${record.expiresAt.toUTCString()}.`,
+        `The link works once and expires on ${facts.expiresAt.toUTCString()}.`,
         'If you did not expect this message, you can ignore it.',
       ].join('\n'),
     });
   }
 
-  const managerEmail = settingString(record, 'manager', 'manager_email');
-  if (links.managerToken && managerEmail) {
-    const managerName = settingString(record, 'manager', 'manager_name') ?? '';
-    await enqueueMail(tx, {
-      to: managerEmail,
+  if (links.managerToken && facts.manager) {
+    mails.push({
+      to: facts.manager.email,
       subject: `Please confirm ${who} for ${teamName}`,
       text: [
-        `Hello ${managerName},`,
+        `Hello ${facts.manager.name},`,
         '',
         `${teamName} is verifying the identity of ${who} and named you as their manager.`,
         'Open this link to confirm that you know this person, or to decline:',
-        managerLinkUrl(record.publicId, links.managerToken),
+        managerLinkUrl(facts.publicId, links.managerToken),
         '',
-        `The request expires on ${record.expiresAt.toUTCString()}.`,
+        `The request expires on ${facts.expiresAt.toUTCString()}.`,
       ].join('\n'),
     });
   }
+
+  await Promise.all(mails.map((mail) => enqueueMail(tx, mail)));
 }
