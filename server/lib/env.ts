@@ -22,6 +22,11 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanString.default(false),
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_WRITE_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /**
+   * API requests one process works on at once; more are refused at once with 503 and Retry-After
+   * instead of queueing without bound (latency and memory) when clients send faster than it serves.
+   */
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().positive().default(128),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */

@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { env } from '../lib/env';
 import { logger } from '../lib/logger';
 import { runtime } from '../runtime';
 import { createRequestContext, type RequestContext } from '../trpc/context';
@@ -115,11 +116,33 @@ function runOpenApiHandler(request: Request): Promise<HandlerResult> {
   });
 }
 
+/** API requests this process is working on (admitted and not yet answered). */
+let inFlight = 0;
+
 /**
  * The REST facade: the tRPC procedures published by trpc-to-openapi, with the spec's error shape,
  * success statuses and headers laid on top (the library's own error body cannot be reshaped).
  */
 export async function handleRestRequest(incoming: Request): Promise<Response> {
+  // Past MAX_CONCURRENT_REQUESTS the process is behind its clients: answering 503 now keeps the
+  // admitted requests fast and memory bounded, where queueing would only make every answer late.
+  if (inFlight >= env().MAX_CONCURRENT_REQUESTS) {
+    const overloaded = new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The service is busier than it can answer promptly; retry shortly.',
+      { 'Retry-After': '1' },
+    );
+    return errorResponse(toWireError(overloaded), new Headers());
+  }
+  inFlight += 1;
+  try {
+    return await answerRestRequest(incoming);
+  } finally {
+    inFlight -= 1;
+  }
+}
+
+async function answerRestRequest(incoming: Request): Promise<Response> {
   let thrown: unknown;
   try {
     const rt = await runtime();
