@@ -152,6 +152,11 @@ function postgresCpuMs(): number {
 
 let postmasterPid = 0;
 
+function appRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(status.match(/VmRSS:\s+(\d+) kB/)?.[1] ?? Number.NaN) / 1024);
+}
+
 async function resetStatementStats(url: string): Promise<void> {
   const { default: postgres } = await import('postgres');
   const sql = postgres(url, { max: 1, onnotice: () => {} });
@@ -209,6 +214,7 @@ async function main(): Promise<void> {
       },
     });
     try {
+      process.stdout.write(`      app RSS ${appRssMb(app.process.pid as number)} MB at start\n`);
       for (const scenario of scenarios) {
         const target = (i: number): Target => {
           const team = ds.teams[i % TEAM_COUNT];
@@ -241,6 +247,7 @@ async function main(): Promise<void> {
           `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${((cpuMs(app.process.pid as number) - appBefore) / n).toFixed(2)} ms/req  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
         );
         if (sqlStats) process.stdout.write(`${await statementStats(ds.url, n)}\n`);
+        process.stdout.write(`      app RSS ${appRssMb(app.process.pid as number)} MB after ${scenario}\n`);
       }
     } finally {
       await app.stop();

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -27,7 +27,19 @@ export interface RunningApp {
 const distDir = process.env.NEXT_DIST_DIR || '.next';
 
 /**
- * Starts the built app (`next start`) on a free port against `databaseUrl`, exactly as an operator
+ * The arguments `npm run serve` gives node (the server's V8 settings, then `next ... start`), read
+ * from package.json so the tests and benchmarks run the server exactly as operators do, without
+ * an npm process in between (whose signals would not reach the server).
+ */
+function serveCommandArguments(): string[] {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
+  const [program, ...args] = manifest.scripts.serve.split(/\s+/);
+  if (program !== 'node') throw new Error(`the serve script must start with node: ${manifest.scripts.serve}`);
+  return args.map((arg) => (arg.startsWith('node_modules/') ? path.resolve(arg) : arg));
+}
+
+/**
+ * Starts the built app (`npm run serve`: `next start`) on a free port against `databaseUrl`, exactly as an operator
  * runs it, and waits until /v1/ping answers. Needs a prior `next build` (npm test does it).
  */
 export async function startApp(options: {
@@ -42,22 +54,18 @@ export async function startApp(options: {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = '';
-  const child = spawn(
-    process.execPath,
-    [path.resolve('node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        BASE_URL: baseUrl,
-        DATABASE_URL: options.databaseUrl,
-        LOG_LEVEL: 'warn',
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [...serveCommandArguments(), '-p', String(port), '-H', '127.0.0.1'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      DATABASE_URL: options.databaseUrl,
+      LOG_LEVEL: 'warn',
+      ...options.env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (chunk) => {
     output += chunk;
   });
