@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { apiKeys } from '@/db/schema';
 import type { Clock } from '../lib/clock';
@@ -72,6 +72,21 @@ export function bearerToken(header: string | null): string | null {
   return BEARER.exec(header)?.[1] ?? null;
 }
 
+function buildKeyLookup(db: Queryable) {
+  return db
+    .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare('api_key_by_hash');
+}
+
+/**
+ * The lookup runs on every API request, and building the query cost more than running it, so it
+ * is built once per database handle.
+ */
+const keyLookups = new WeakMap<Queryable, ReturnType<typeof buildKeyLookup>>();
+
 /** The key's team, or null for an unknown, malformed or revoked key. */
 export async function authenticateApiKey(
   db: Queryable,
@@ -79,11 +94,12 @@ export async function authenticateApiKey(
   clock: Clock,
 ): Promise<AuthenticatedKey | null> {
   if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
-  const [row] = await db
-    .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(token)), isNull(apiKeys.revokedAt)))
-    .limit(1);
+  let lookup = keyLookups.get(db);
+  if (!lookup) {
+    lookup = buildKeyLookup(db);
+    keyLookups.set(db, lookup);
+  }
+  const [row] = await lookup.execute({ keyHash: hashApiKey(token) });
   if (!row) return null;
   const now = clock();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
