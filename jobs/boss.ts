@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { PgBoss } from 'pg-boss';
 import { env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
@@ -23,7 +24,14 @@ export async function startBackgroundWork(runtime: Runtime): Promise<void> {
     supervise: runWorkers,
     schedule: runWorkers,
   });
-  boss.on('error', (error) => logger.error('job queue error', { error: String(error) }));
+  // pg-boss also emits errors that are not `Error` instances (pg's, from the worker's pool): log
+  // their message, or the log would say only "[object Object]".
+  boss.on('error', (error: unknown) => {
+    const message = (error as { message?: unknown } | null)?.message;
+    logger.error('job queue error', {
+      error: typeof message === 'string' ? message : inspect(error, { depth: 3, breakLength: Infinity }),
+    });
+  });
   await boss.start();
   for (const name of Object.values(QUEUES) as QueueName[]) {
     const options = queueOptions(name, {
