@@ -45,8 +45,9 @@ async function readBody(request: Request): Promise<{ body: ParsedBody; assumeJso
  * its headers and abort signal), with the path relative to /v1 and the body already parsed.
  */
 async function openApiRequest(incoming: Request, pathname: string): Promise<Request> {
-  const url = new URL(incoming.url);
-  url.pathname = pathname.slice(ENDPOINT.length) || '/';
+  const parsed = new URL(incoming.url);
+  parsed.pathname = pathname.slice(ENDPOINT.length) || '/';
+  const url = parsed.toString();
   const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
   const { body, assumeJson } = hasBody
     ? await readBody(incoming)
@@ -55,7 +56,7 @@ async function openApiRequest(incoming: Request, pathname: string): Promise<Requ
   if (assumeJson) headers.set('content-type', 'application/json');
   return new Proxy(incoming, {
     get(target, property) {
-      if (property === 'url') return url.toString();
+      if (property === 'url') return url;
       if (property === 'headers') return headers;
       if (property === 'body') {
         if (!body.ok) {

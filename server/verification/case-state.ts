@@ -41,7 +41,11 @@ export function isActionable(record: { status: string; expiresAt: Date }, now: D
   return record.status === 'open' && record.expiresAt > now;
 }
 
-/** The case and its steps, with the case row locked until the transaction ends. */
+/**
+ * The case and its steps, with the case row locked until the transaction ends. Two statements on
+ * purpose (not `readCaseRecords`): a statement that waits for the lock keeps the snapshot it
+ * started with, so steps read in the same statement could miss what the previous holder committed.
+ */
 export async function lockCase(tx: Tx, caseId: string): Promise<CaseRecord | null> {
   const rows = await tx.select().from(cases).where(eq(cases.id, caseId)).for('update');
   const [record] = await attachSteps(tx, rows);

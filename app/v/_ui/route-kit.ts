@@ -16,7 +16,7 @@ import {
 } from '@/server/verification/identity/identity-provider';
 import { type SmsSender, smsSenderFromEnv } from '@/server/verification/sms/sms-sender';
 import { withNotice } from './notices';
-import { seeOther } from './respond';
+import { notFoundPage, seeOther } from './respond';
 
 export async function database(): Promise<Db> {
   return (await runtime()).database.db;
@@ -80,4 +80,26 @@ export async function readProtectedForm(
 export function field(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === 'string' ? value : '';
+}
+
+/** What a handler under /v/<id> gets once the case is known to exist. */
+export interface CaseRequest {
+  request: Request;
+  found: VerificationCase;
+  publicId: string;
+  /** The case's page, where every step's answer redirects. */
+  back: string;
+}
+
+/**
+ * A route handler under /v/<id>: unknown and malformed ids get the same not-found page before the
+ * handler runs.
+ */
+export function caseRoute(handler: (req: CaseRequest) => Promise<Response>) {
+  return async (request: Request, context: { params: Promise<{ publicId: string }> }): Promise<Response> => {
+    const { publicId } = await context.params;
+    const found = await loadCase(publicId);
+    if (!found) return notFoundPage();
+    return handler({ request, found, publicId, back: `/v/${publicId}` });
+  };
 }

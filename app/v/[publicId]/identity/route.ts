@@ -2,8 +2,8 @@ import { systemClock } from '@/server/lib/clock';
 import { logger } from '@/server/lib/logger';
 import { MAX_IMAGE_BYTES, submitIdentityUploads } from '@/server/verification/identity-step';
 import { withNotice } from '../../_ui/notices';
-import { notFoundPage, seeOther } from '../../_ui/respond';
-import { database, identityProvider, loadCase, readProtectedForm } from '../../_ui/route-kit';
+import { seeOther } from '../../_ui/respond';
+import { caseRoute, database, identityProvider, readProtectedForm } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,14 +11,7 @@ export const dynamic = 'force-dynamic';
  * Upload flow (simulated provider): the two pictures are read into memory, checked and dropped;
  * nothing is written to disk or the database.
  */
-export async function POST(
-  request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return notFoundPage();
-  const back = `/v/${publicId}`;
+export const POST = caseRoute(async ({ request, found, back }) => {
   const provider = identityProvider();
   if (provider.kind !== 'upload') return seeOther(back);
   if (Number(request.headers.get('content-length') ?? 0) > 2 * MAX_IMAGE_BYTES + 64 * 1024) {
@@ -49,4 +42,4 @@ export async function POST(
     logger.error('identity check failed', { case_id: found.record.id, error: String(error) });
     return seeOther(withNotice(back, 'identity-unavailable'));
   }
-}
+});

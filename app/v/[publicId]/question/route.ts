@@ -1,19 +1,12 @@
 import { systemClock } from '@/server/lib/clock';
 import { answerCustomQuestion } from '@/server/verification/custom-question-step';
 import { withNotice } from '../../_ui/notices';
-import { notFoundPage, seeOther } from '../../_ui/respond';
-import { database, field, loadCase, readProtectedForm } from '../../_ui/route-kit';
+import { seeOther } from '../../_ui/respond';
+import { caseRoute, database, field, readProtectedForm } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
-export async function POST(
-  request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return notFoundPage();
-  const back = `/v/${publicId}`;
+export const POST = caseRoute(async ({ request, found, back }) => {
   const form = await readProtectedForm(request, found, back);
   if (form instanceof Response) return form;
   const result = await answerCustomQuestion(
@@ -32,4 +25,4 @@ export async function POST(
     default:
       return seeOther(back);
   }
-}
+});

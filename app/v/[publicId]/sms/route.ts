@@ -2,20 +2,13 @@ import { systemClock } from '@/server/lib/clock';
 import { checkSmsCode, sendSmsCode } from '@/server/verification/sms-step';
 import { settingString } from '@/server/verification/step-settings';
 import { type NoticeCode, withNotice } from '../../_ui/notices';
-import { notFoundPage, seeOther } from '../../_ui/respond';
-import { database, field, loadCase, readProtectedForm, smsSender } from '../../_ui/route-kit';
+import { seeOther } from '../../_ui/respond';
+import { caseRoute, database, field, readProtectedForm, smsSender } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
 /** Send (or resend) a code to a phone number, or check a code the subject typed. */
-export async function POST(
-  request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return notFoundPage();
-  const back = `/v/${publicId}`;
+export const POST = caseRoute(async ({ request, found, back }) => {
   const form = await readProtectedForm(request, found, back);
   if (form instanceof Response) return form;
   const db = await database();
@@ -59,4 +52,4 @@ export async function POST(
       // Failed or over: the page itself now says what happened.
       return seeOther(back);
   }
-}
+});

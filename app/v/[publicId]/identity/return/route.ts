@@ -2,8 +2,8 @@ import { systemClock } from '@/server/lib/clock';
 import { logger } from '@/server/lib/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
 import { withNotice } from '../../../_ui/notices';
-import { notFoundPage, seeOther } from '../../../_ui/respond';
-import { database, identityProvider, loadCase } from '../../../_ui/route-kit';
+import { seeOther } from '../../../_ui/respond';
+import { caseRoute, database, identityProvider } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,14 +12,7 @@ export const dynamic = 'force-dynamic';
  * session stored on the case (nothing in this request is trusted); if it is not ready yet, the
  * webhook settles it and the page's live updates show it.
  */
-export async function GET(
-  _request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return notFoundPage();
-  const back = `/v/${publicId}`;
+export const GET = caseRoute(async ({ found, back }) => {
   const provider = identityProvider();
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
@@ -35,4 +28,4 @@ export async function GET(
     logger.error('identity result could not be fetched', { case_id: found.record.id, error: String(error) });
     return seeOther(withNotice(back, 'identity-pending'));
   }
-}
+});

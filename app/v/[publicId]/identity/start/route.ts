@@ -3,8 +3,8 @@ import { env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
 import { startIdentitySession } from '@/server/verification/identity-step';
 import { withNotice } from '../../../_ui/notices';
-import { notFoundPage, seeOther } from '../../../_ui/respond';
-import { database, identityProvider, loadCase } from '../../../_ui/route-kit';
+import { seeOther } from '../../../_ui/respond';
+import { caseRoute, database, identityProvider } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,14 +12,7 @@ export const dynamic = 'force-dynamic';
  * Redirect flow (Stripe Identity): opens or resumes the provider's session and sends the subject
  * there. A plain link, not a form: it changes nothing on our side but the stored session id.
  */
-export async function GET(
-  _request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return notFoundPage();
-  const back = `/v/${publicId}`;
+export const GET = caseRoute(async ({ found, back, publicId }) => {
   const provider = identityProvider();
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
@@ -34,4 +27,4 @@ export async function GET(
     logger.error('identity session could not start', { case_id: found.record.id, error: String(error) });
     return seeOther(withNotice(back, 'identity-unavailable'));
   }
-}
+});
