@@ -40,7 +40,10 @@ export function queueOptions(
         retryLimit: MAIL_RETRY_LIMIT,
         retryDelay: config.mailRetryDelaySeconds,
         retryBackoff: config.mailRetryDelaySeconds > 0,
-        notify: true,
+        // Polled, not woken per job: a NOTIFY per mail cost every case creation a notification
+        // and the worker a fetch per wake-up, for batches of one or two under load. A mail waits
+        // at most the worker's polling interval (1 s) instead.
+        notify: false,
       };
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:

@@ -63,8 +63,9 @@ export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<v
   };
   await boss.work<{ mailId: string }>(
     QUEUES.mailSend,
-    // In batches: under load one fetch, one statement and one completion serve many mails.
-    { batchSize: 25, perJobResults: true, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 },
+    // In batches, fetched at once again while full: under load one fetch, one statement and one
+    // completion serve many mails.
+    { batchSize: 50, burstWhenBatchFull: true, perJobResults: true, pollingIntervalSeconds: 1 },
     async (jobs) => {
       const failures = await sendStoredMails(
         db,
