@@ -14,7 +14,7 @@ import { startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop, type Target } from './load';
 import { seedDataset, TEAM_COUNT } from './seed';
 
-process.env.NEXT_DIST_DIR = '.next-bench';
+process.env.NEXT_DIST_DIR ??= '.next-bench';
 
 interface ProfileNode {
   id: number;
@@ -125,10 +125,15 @@ function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROF
   ].join('\n');
 }
 
+/** A process's CPU time in ms, and the part of it spent in the kernel (system calls: sockets). */
 function cpuMs(pid: number): number {
+  return kernelAndUserMs(pid).total;
+}
+
+function kernelAndUserMs(pid: number): { total: number; kernel: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { total: (Number(fields[11]) + Number(fields[12])) * 10, kernel: Number(fields[12]) * 10 };
 }
 
 function postgresCpuMs(): number {
@@ -239,12 +244,18 @@ async function main(): Promise<void> {
         const endpoint = { host: '127.0.0.1', port: app.port };
         await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 2000, target });
         if (sqlStats) await resetStatementStats(ds.url);
-        const appBefore = cpuMs(app.process.pid as number);
+        const appBefore = kernelAndUserMs(app.process.pid as number);
         const pgBefore = postgresCpuMs();
         const result = await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 8000, target });
+        const appCpu = (before: { total: number; kernel: number }) => {
+          const after = kernelAndUserMs(app.process.pid as number);
+          const total = after.total - before.total;
+          const kernel = after.kernel - before.kernel;
+          return `${(total / n).toFixed(2)} ms/req (${((100 * kernel) / total).toFixed(0)} % kernel)`;
+        };
         const n = result.sent;
         process.stdout.write(
-          `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${((cpuMs(app.process.pid as number) - appBefore) / n).toFixed(2)} ms/req  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
+          `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${appCpu(appBefore)}  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
         );
         if (sqlStats) process.stdout.write(`${await statementStats(ds.url, n)}\n`);
         process.stdout.write(`      app RSS ${appRssMb(app.process.pid as number)} MB after ${scenario}\n`);

@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
+import { reusableQuery } from '@/db/reusable-query';
 import { apiKeys } from '@/db/schema';
 import type { Clock } from '../lib/clock';
 import { sha256Hex } from '../lib/crypto';
@@ -72,20 +73,15 @@ export function bearerToken(header: string | null): string | null {
   return BEARER.exec(header)?.[1] ?? null;
 }
 
-function buildKeyLookup(db: Queryable) {
-  return db
+/** Runs on every API request: built once. */
+const keyLookup = reusableQuery((db) =>
+  db
     .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .limit(1)
-    .prepare('api_key_by_hash');
-}
-
-/**
- * The lookup runs on every API request, and building the query cost more than running it, so it
- * is built once per database handle.
- */
-const keyLookups = new WeakMap<Queryable, ReturnType<typeof buildKeyLookup>>();
+    .prepare('api_key_by_hash'),
+);
 
 /** The key's team, or null for an unknown, malformed or revoked key. */
 export async function authenticateApiKey(
@@ -94,12 +90,7 @@ export async function authenticateApiKey(
   clock: Clock,
 ): Promise<AuthenticatedKey | null> {
   if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
-  let lookup = keyLookups.get(db);
-  if (!lookup) {
-    lookup = buildKeyLookup(db);
-    keyLookups.set(db, lookup);
-  }
-  const [row] = await lookup.execute({ keyHash: hashApiKey(token) });
+  const [row] = await keyLookup(db).execute({ keyHash: hashApiKey(token) });
   if (!row) return null;
   const now = clock();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {

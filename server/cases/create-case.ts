@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { reusableQuery } from '@/db/reusable-query';
 import { caseSteps, cases } from '@/db/schema';
 import {
   assertMayCreateCases,
@@ -38,6 +40,54 @@ async function stepSettings(
   return settings;
 }
 
+const insertCase = reusableQuery((db) =>
+  db
+    .insert(cases)
+    .values({
+      id: sql.placeholder('id'),
+      teamId: sql.placeholder('teamId'),
+      publicId: sql.placeholder('publicId'),
+      status: 'open',
+      subjectEmail: sql.placeholder('subjectEmail'),
+      subjectName: sql.placeholder('subjectName'),
+      notes: sql.placeholder('notes'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .returning()
+    .prepare('insert_case'),
+);
+
+/** One insert per number of steps (a case has one to six). */
+const stepInserts = new Map<number, ReturnType<typeof buildStepsInsert>>();
+
+function buildStepsInsert(count: number) {
+  return reusableQuery((db) =>
+    db
+      .insert(caseSteps)
+      .values(
+        Array.from({ length: count }, (_, index) => ({
+          caseId: sql.placeholder('caseId'),
+          method: sql.placeholder(`method${index}`),
+          settings: sql.placeholder(`settings${index}`),
+          updatedAt: sql.placeholder('now'),
+        })),
+      )
+      .returning()
+      .prepare(`insert_${count}_steps`),
+  );
+}
+
+function insertSteps(count: number) {
+  let insert = stepInserts.get(count);
+  if (!insert) {
+    insert = buildStepsInsert(count);
+    stepInserts.set(count, insert);
+  }
+  return insert;
+}
+
 /**
  * Opens a case: checks the subscription, charges one unit per method, inserts the case and its
  * steps, records `case.created` and queues the subject's and manager's mails, all in the caller's
@@ -65,34 +115,26 @@ export async function createCase(
   const links = issueVerificationLinks(methods);
   const [, [row], steps] = await Promise.all([
     Promise.all(chargeStatements(tx, locked, priced)),
-    tx
-      .insert(cases)
-      .values({
-        id,
-        teamId,
-        publicId,
-        status: 'open',
-        subjectEmail: input.subject_email,
-        subjectName: input.subject_name ?? null,
-        notes: input.notes,
-        createdAt: now,
-        updatedAt: now,
-        expiresAt,
-      })
-      .returning()
-      .execute(),
-    tx
-      .insert(caseSteps)
-      .values(
-        methods.map((method) => ({
-          caseId: id,
-          method,
-          settings: { ...settings[method], ...links.settings[method] },
-          updatedAt: now,
-        })),
-      )
-      .returning()
-      .execute(),
+    insertCase(tx).execute({
+      id,
+      teamId,
+      publicId,
+      subjectEmail: input.subject_email,
+      subjectName: input.subject_name ?? null,
+      notes: input.notes,
+      now,
+      expiresAt,
+    }),
+    insertSteps(methods.length)(tx).execute({
+      caseId: id,
+      now,
+      ...Object.fromEntries(
+        methods.flatMap((method, index) => [
+          [`method${index}`, method],
+          [`settings${index}`, { ...settings[method], ...links.settings[method] }],
+        ]),
+      ),
+    }),
     recordEvent(tx, {
       teamId,
       type: 'case.created',

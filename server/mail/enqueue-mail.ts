@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { reusableQuery } from '@/db/reusable-query';
 import { mailOutbox } from '@/db/schema';
 import { QUEUES } from '@/jobs/catalog';
 import { enqueueJobs } from '@/jobs/enqueue';
@@ -11,6 +13,19 @@ export interface OutgoingMail {
   html?: string;
 }
 
+const insertMail = reusableQuery((db) =>
+  db
+    .insert(mailOutbox)
+    .values({
+      id: sql.placeholder('id'),
+      to: sql.placeholder('to'),
+      subject: sql.placeholder('subject'),
+      text: sql.placeholder('text'),
+      html: sql.placeholder('html'),
+    })
+    .prepare('insert_mail'),
+);
+
 /**
  * The one way to send e-mail. The mail is stored and its sending job queued in the caller's
  * transaction, so it goes out exactly when the change that caused it commits; the `mail-send` job
@@ -20,9 +35,13 @@ export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: str
   // The id is chosen here so the row and its job go out together (pipelined, one round trip).
   const id = randomUUID();
   await Promise.all([
-    tx
-      .insert(mailOutbox)
-      .values({ id, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html ?? null }),
+    insertMail(tx).execute({
+      id,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html ?? null,
+    }),
     enqueueJobs(tx, QUEUES.mailSend, [{ data: { mailId: id } }]),
   ]);
   return { id };

@@ -66,10 +66,14 @@ export async function startApp(options: {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // DEBUG_APP_OUTPUT=1 shows the app's log as it runs (a 500's cause, say); otherwise it is kept
+  // for the error thrown when the app does not start.
   child.stdout?.on('data', (chunk) => {
+    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
     output += chunk;
   });
   child.stderr?.on('data', (chunk) => {
+    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
     output += chunk;
   });
 

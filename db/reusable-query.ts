@@ -1,0 +1,31 @@
+import type { PgPreparedQuery, PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import type { PostgresJsSession } from 'drizzle-orm/postgres-js';
+import type postgres from 'postgres';
+import type { Queryable } from './client';
+
+// biome-ignore lint/suspicious/noExplicitAny: the session's schema types play no part here
+type Session = PostgresJsSession<postgres.Sql, any, any>;
+
+/**
+ * A query built once per process and run on whatever handle the caller holds, the pool or an open
+ * transaction. On the hot paths, drizzle spent more CPU building a statement's text and parameter
+ * list than PostgreSQL spent running it. A query prepared with `.prepare()` is built once, but it
+ * stays bound to the handle it was built on, so it could not run inside a transaction
+ * (drizzle-orm#2826). This rebinds it to the caller's connection on each use; the built text,
+ * parameter encoders and result mapping are shared.
+ *
+ * Values go in through `sql.placeholder(name)` and are passed to `execute({ name: value })`.
+ * A JS-side default (`$defaultFn`) would be computed once, at build time, so every value such a
+ * column needs must be a placeholder. `test/integration/database-client.test.ts` pins the rebinding
+ * to drizzle's internals: it fails if a new drizzle version moves the client elsewhere.
+ */
+export function reusableQuery<Q extends PgPreparedQuery<PreparedQueryConfig>>(
+  build: (db: Queryable) => Q,
+): (db: Queryable) => Q {
+  let built: Q | undefined;
+  return (db) => {
+    built ??= build(db);
+    const { client } = db._.session as unknown as Session;
+    return Object.create(built, { client: { value: client } }) as Q;
+  };
+}
