@@ -1,4 +1,5 @@
-import type { PgPreparedQuery, PreparedQueryConfig } from 'drizzle-orm/pg-core';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect, type PgPreparedQuery, type PreparedQueryConfig } from 'drizzle-orm/pg-core';
 import type { PostgresJsSession } from 'drizzle-orm/postgres-js';
 import type postgres from 'postgres';
 import type { Queryable } from './client';
@@ -14,8 +15,10 @@ type Session = PostgresJsSession<postgres.Sql, any, any>;
  * (drizzle-orm#2826). This rebinds it to the caller's connection on each use; the built text,
  * parameter encoders and result mapping are shared.
  *
- * Values go in through `sql.placeholder(name)` and are passed to `execute({ name: value })`.
- * A JS-side default (`$defaultFn`) would be computed once, at build time, so every value such a
+ * Values go in through `sql.placeholder(name)` and are passed to `execute({ name: value })`. A
+ * placeholder in an insert's values goes through its column's encoder; one compared with a column
+ * (`eq(column, sql.placeholder(…))`) is sent as it is, so dates go there as ISO strings. The
+ * query keeps the logger of the handle it was first built on. A JS-side default (`$defaultFn`) would be computed once, at build time, so every value such a
  * column needs must be a placeholder. `test/integration/database-client.test.ts` pins the rebinding
  * to drizzle's internals: it fails if a new drizzle version moves the client elsewhere.
  */
@@ -28,4 +31,19 @@ export function reusableQuery<Q extends PgPreparedQuery<PreparedQueryConfig>>(
     const { client } = db._.session as unknown as Session;
     return Object.create(built, { client: { value: client } }) as Q;
   };
+}
+
+const dialect = new PgDialect();
+
+/**
+ * A raw SQL statement as a prepared query, for `reusableQuery` (drizzle's `db.execute` has no
+ * `.prepare()`). Rows come back as PostgreSQL sends them: column names as they are, no mapping.
+ */
+export function prepareSql<Row>(db: Queryable, query: SQL, name: string) {
+  return db._.session.prepareQuery<PreparedQueryConfig & { execute: Row[] }>(
+    dialect.sqlToQuery(query),
+    undefined,
+    name,
+    false,
+  );
 }

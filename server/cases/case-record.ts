@@ -1,5 +1,6 @@
 import { and, eq, inArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { caseSteps, cases } from '@/db/schema';
 
 export type CaseStatus = 'open' | 'closed' | 'failed' | 'expired';
@@ -101,17 +102,41 @@ function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
  * Cases with their steps, one row per case: each case's steps come as one JSON array, and rows are
  * mapped here. This serves the API's hottest reads (get and list): mapping a joined page (one row
  * per step) through drizzle's generic row mapper cost more CPU than PostgreSQL spent on the query.
- * `source` selects whole `cases` rows (any filter and limit); `order` orders the result.
+ * `source` selects whole `cases` rows (any filter and limit, values as placeholders); `order`
+ * orders the result. The statement is built once per process: pass it to `readCaseRecords`.
  */
-export async function readCaseRecords(db: Queryable, source: SQLWrapper, order?: SQL): Promise<CaseRecord[]> {
-  const rows = (await db.execute(sql`
-    select c.*,
-           coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
-    from (${source}) c
-    ${order ? sql`order by ${order}` : sql``}
-  `)) as unknown as CaseRowWithSteps[];
+export function caseRecordsStatement(name: string, source: (db: Queryable) => SQLWrapper, order?: SQL) {
+  return reusableQuery((db) =>
+    prepareSql<CaseRowWithSteps>(
+      db,
+      sql`
+        select c.*,
+               coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
+        from (${source(db)}) c
+        ${order ? sql`order by ${order}` : sql``}
+      `,
+      name,
+    ),
+  );
+}
+
+export type CaseRecordsStatement = ReturnType<typeof caseRecordsStatement>;
+
+export async function readCaseRecords(
+  db: Queryable,
+  statement: CaseRecordsStatement,
+  values: Record<string, unknown>,
+): Promise<CaseRecord[]> {
+  const rows = await statement(db).execute(values);
   return rows.map(toCaseRecord);
 }
+
+const teamCase = caseRecordsStatement('team_case', (db) =>
+  db
+    .select()
+    .from(cases)
+    .where(and(eq(cases.teamId, sql.placeholder('teamId')), eq(cases.id, sql.placeholder('caseId')))),
+);
 
 /**
  * One case of one team; another team's case is indistinguishable from a missing one. The case and
@@ -123,12 +148,6 @@ export async function findTeamCase(
   teamId: string,
   caseId: string,
 ): Promise<CaseRecord | null> {
-  const [record] = await readCaseRecords(
-    db,
-    db
-      .select()
-      .from(cases)
-      .where(and(eq(cases.teamId, teamId), eq(cases.id, caseId))),
-  );
+  const [record] = await readCaseRecords(db, teamCase, { teamId, caseId });
   return record ?? null;
 }

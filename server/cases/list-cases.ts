@@ -1,7 +1,12 @@
 import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
-import { type CaseRecord, readCaseRecords } from './case-record';
+import {
+  type CaseRecord,
+  type CaseRecordsStatement,
+  caseRecordsStatement,
+  readCaseRecords,
+} from './case-record';
 import { type Cursor, decodeCursor, encodeCursor } from './cursor';
 import type { ListCasesInput } from './wire';
 
@@ -14,7 +19,8 @@ export interface CasePage {
 }
 
 /** Status as clients see it: an open case past `expires_at` counts as expired at once. */
-function statusCondition(status: NonNullable<ListCasesInput['status']>, now: Date): SQL | undefined {
+function statusCondition(status: NonNullable<ListCasesInput['status']>): SQL | undefined {
+  const now = sql.placeholder('now');
   switch (status) {
     case 'open':
       return and(eq(cases.status, 'open'), gt(cases.expiresAt, now));
@@ -25,28 +31,42 @@ function statusCondition(status: NonNullable<ListCasesInput['status']>, now: Dat
   }
 }
 
-/**
- * The keyset query behind one page: newest first by (created_at, id), starting after the cursor.
- * The cursor condition is a row comparison so that PostgreSQL uses it as an index bound (an
- * `a < x OR (a = x AND b < y)` form is only a filter, and deep pages would scan every row before
- * them). Exported so that a test can EXPLAIN exactly what runs.
- */
-export function listCasesQuery(
-  db: Queryable,
-  teamId: string,
-  filters: ListCasesInput,
-  cursor: Cursor | null,
-  now: Date,
-) {
-  const conditions: Array<SQL | undefined> = [eq(cases.teamId, teamId)];
-  if (filters.status) conditions.push(statusCondition(filters.status, now));
-  if (filters.subject_email !== undefined) conditions.push(eq(cases.subjectEmail, filters.subject_email));
-  if (filters.created_after) conditions.push(gt(cases.createdAt, new Date(filters.created_after)));
-  if (filters.created_before) conditions.push(lt(cases.createdAt, new Date(filters.created_before)));
+/** What decides a list statement's text: which filters are set, and which way the cursor walks. */
+export interface ListShape {
+  status: ListCasesInput['status'];
+  subjectEmail: boolean;
+  createdAfter: boolean;
+  createdBefore: boolean;
+  cursor: Cursor['direction'] | null;
+}
 
-  const walkingBack = cursor?.direction === 'previous';
-  if (cursor) {
-    const position = sql`(${sql.param(cursor.createdAt, cases.createdAt)}, ${sql.param(cursor.id, cases.id)})`;
+export function listShape(filters: ListCasesInput, cursor: Cursor | null): ListShape {
+  return {
+    status: filters.status,
+    subjectEmail: filters.subject_email !== undefined,
+    createdAfter: filters.created_after !== undefined,
+    createdBefore: filters.created_before !== undefined,
+    cursor: cursor?.direction ?? null,
+  };
+}
+
+/**
+ * The keyset query behind one page, with its values as placeholders (`listCasesValues` gives
+ * them): newest first by (created_at, id), starting after the cursor. The cursor condition is a
+ * row comparison so that PostgreSQL uses it as an index bound (an `a < x OR (a = x AND b < y)`
+ * form is only a filter, and deep pages would scan every row before them). Exported so that a
+ * test can EXPLAIN exactly what runs.
+ */
+export function listCasesQuery(db: Queryable, shape: ListShape) {
+  const conditions: Array<SQL | undefined> = [eq(cases.teamId, sql.placeholder('teamId'))];
+  if (shape.status) conditions.push(statusCondition(shape.status));
+  if (shape.subjectEmail) conditions.push(eq(cases.subjectEmail, sql.placeholder('subjectEmail')));
+  if (shape.createdAfter) conditions.push(gt(cases.createdAt, sql.placeholder('createdAfter')));
+  if (shape.createdBefore) conditions.push(lt(cases.createdAt, sql.placeholder('createdBefore')));
+
+  const walkingBack = shape.cursor === 'previous';
+  if (shape.cursor) {
+    const position = sql`(${sql.placeholder('cursorCreatedAt')}, ${sql.placeholder('cursorId')})`;
     conditions.push(
       walkingBack
         ? sql`(${cases.createdAt}, ${cases.id}) > ${position}`
@@ -67,6 +87,44 @@ export function listCasesQuery(
     .limit(PAGE_SIZE + 1);
 }
 
+/** The values of `listCasesQuery`'s placeholders (dates as ISO strings: they are compared with columns). */
+export function listCasesValues(
+  teamId: string,
+  filters: ListCasesInput,
+  cursor: Cursor | null,
+  now: Date,
+): Record<string, unknown> {
+  return {
+    teamId,
+    now: now.toISOString(),
+    subjectEmail: filters.subject_email,
+    createdAfter: filters.created_after && new Date(filters.created_after).toISOString(),
+    createdBefore: filters.created_before && new Date(filters.created_before).toISOString(),
+    cursorCreatedAt: cursor?.createdAt.toISOString(),
+    cursorId: cursor?.id,
+  };
+}
+
+/** One statement per shape, built when first used (there are at most 120). */
+const listStatements = new Map<string, CaseRecordsStatement>();
+
+function listStatement(shape: ListShape): CaseRecordsStatement {
+  const key = JSON.stringify(shape);
+  let statement = listStatements.get(key);
+  if (!statement) {
+    // The page and its cases' steps in one query (one round trip): the keyset query is a
+    // subquery, and each of its at most 51 cases gets its steps through the steps' primary key.
+    const direction = shape.cursor === 'previous' ? sql`asc nulls first` : sql`desc nulls last`;
+    statement = caseRecordsStatement(
+      `list_cases_${listStatements.size}`,
+      (db) => listCasesQuery(db, shape),
+      sql`c.created_at ${direction}, c.id ${direction}`,
+    );
+    listStatements.set(key, statement);
+  }
+  return statement;
+}
+
 /**
  * One page of a team's cases, newest first, by keyset on (created_at, id): each page is an index
  * range scan whatever the table's size, and rows inserted meanwhile never shift a page.
@@ -79,13 +137,10 @@ export async function listCases(
 ): Promise<CasePage> {
   const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
   const walkingBack = cursor?.direction === 'previous';
-  // The page and its cases' steps in one query (one round trip): the keyset query is a subquery,
-  // and each of its at most 51 cases gets its steps through the steps' primary key.
-  const direction = walkingBack ? sql`asc nulls first` : sql`desc nulls last`;
   const records = await readCaseRecords(
     db,
-    listCasesQuery(db, teamId, filters, cursor, now),
-    sql`c.created_at ${direction}, c.id ${direction}`,
+    listStatement(listShape(filters, cursor)),
+    listCasesValues(teamId, filters, cursor, now),
   );
 
   const hasMore = records.length > PAGE_SIZE;

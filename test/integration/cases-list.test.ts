@@ -1,6 +1,7 @@
+import { fillPlaceholders } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '@/server/cases/cursor';
-import { listCasesQuery, PAGE_SIZE } from '@/server/cases/list-cases';
+import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/cases/list-cases';
 import type { ListCasesInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
@@ -329,11 +330,11 @@ describe('list queries use the indexes', () => {
     ];
     for (const filters of filterSets) {
       for (const at of [null, cursor, { ...cursor, direction: 'previous' as const }]) {
-        const query = listCasesQuery(database.db, bigTeam, filters, at, now).toSQL();
+        const query = listCasesQuery(database.db, listShape(filters, at)).toSQL();
         expect(query.sql.toLowerCase()).not.toContain('offset');
         const [row] = await database.sql.unsafe(
           `explain (format json) ${query.sql}`,
-          query.params as never[],
+          fillPlaceholders(query.params, listCasesValues(bigTeam, filters, at, now)) as never[],
         );
         const plan = JSON.stringify((row as Record<string, unknown>)['QUERY PLAN']);
         const label = `${JSON.stringify(filters)} ${at?.direction ?? 'first page'}: ${plan}`;
