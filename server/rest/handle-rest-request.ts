@@ -5,6 +5,7 @@ import { logger } from '../lib/logger';
 import { runtime } from '../runtime';
 import { createRequestContext, type RequestContext } from '../trpc/context';
 import { AppError, toWireError, type WireError } from '../trpc/errors';
+import { ClientGoneError } from '../trpc/init';
 import { appRouter } from '../trpc/root';
 import { findRoute } from './routes';
 
@@ -143,7 +144,20 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
   }
 }
 
+/** What a request whose client has gone gets: nothing reads it (nginx's 499 "client closed"). */
+function clientGone(): Response {
+  return new Response(null, { status: 499 });
+}
+
+function isClientGone(error: unknown): boolean {
+  return (
+    error instanceof ClientGoneError || (error instanceof TRPCError && error.cause instanceof ClientGoneError)
+  );
+}
+
 async function answerRestRequest(incoming: Request): Promise<Response> {
+  // A request that waited (in the event loop, behind others) while its client gave up.
+  if (incoming.signal.aborted) return clientGone();
   let thrown: unknown;
   try {
     const rt = await runtime();
@@ -170,6 +184,7 @@ async function answerRestRequest(incoming: Request): Promise<Response> {
     const headers = exchange.ctx.responseHeaders;
     if (result.status >= 400) {
       thrown = exchange.thrown ?? new TRPCError({ code: 'NOT_FOUND' });
+      if (isClientGone(thrown)) return clientGone();
       return errorResponse(toWireError(thrown), headers);
     }
     headers.set('Cache-Control', 'no-store');
@@ -182,7 +197,7 @@ async function answerRestRequest(incoming: Request): Promise<Response> {
     thrown = error;
     return errorResponse(toWireError(error), new Headers());
   } finally {
-    const wire = thrown === undefined ? null : toWireError(thrown);
+    const wire = thrown === undefined || isClientGone(thrown) ? null : toWireError(thrown);
     if (wire && wire.status >= 500) {
       logger.error('request failed', {
         method: incoming.method,

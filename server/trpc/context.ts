@@ -17,6 +17,11 @@ export interface RequestContext {
   responseHeaders: Headers;
   /** The caller's address as the nearest proxy (Next's server) saw it. */
   clientAddress: string;
+  /**
+   * Aborts when the client disconnects (the request's own signal: trpc-to-openapi calls the
+   * procedures without it).
+   */
+  clientGone: AbortSignal;
 }
 
 /**
@@ -41,6 +46,7 @@ export function createRequestContext(runtime: Runtime, request: Request): Reques
     requestHeaders: request.headers,
     responseHeaders: new Headers(),
     clientAddress: clientAddress(request.headers),
+    clientGone: request.signal,
   };
 }
 

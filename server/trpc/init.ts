@@ -42,6 +42,18 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
 
 /**
+ * Thrown instead of starting a procedure whose client has disconnected: nobody would read the
+ * answer. Under overload requests wait before they reach this point, and clients give up; serving
+ * them anyway spends the capacity the clients still waiting need, and a creation its client then
+ * retries would happen twice. The REST facade answers it with nothing and logs nothing.
+ */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client disconnected before the request was served');
+  }
+}
+
+/**
  * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
  * draw on separate per-team budgets shared by all of the team's keys.
  */
@@ -60,6 +72,7 @@ export const apiKeyProcedure = t.procedure.use(async ({ ctx, next, type }) => {
   }
   const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
   applyHeaders(ctx, limit.headers);
+  if (ctx.clientGone.aborted) throw new ClientGoneError();
   return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
 });
 
