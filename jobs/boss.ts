@@ -3,7 +3,7 @@ import { PgBoss } from 'pg-boss';
 import { env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
 import type { Runtime } from '@/server/runtime';
-import { QUEUES, type QueueName, queueOptions } from './catalog';
+import { QUEUES, type QueueName, queueOptions, TICK_QUEUES } from './catalog';
 import { setJobQueue } from './enqueue';
 import { startWorkers } from './workers';
 
@@ -38,9 +38,15 @@ export async function startBackgroundWork(runtime: Runtime): Promise<void> {
       webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
       mailRetryDelaySeconds: config.MAIL_RETRY_DELAY_SECONDS,
     });
-    if (!(await boss.getQueue(name))) await boss.createQueue(name, options);
-    else {
-      // A queue's policy is fixed at creation; the rest follows the current configuration.
+    const existing = await boss.getQueue(name);
+    if (!existing) await boss.createQueue(name, options);
+    else if (existing.policy !== options.policy && TICK_QUEUES.includes(name)) {
+      // A queue's policy is fixed at creation. A tick queue holds nothing worth keeping, so one
+      // created with an older policy is made again with the current one.
+      await boss.deleteQueue(name);
+      await boss.createQueue(name, options);
+    } else {
+      // The rest follows the current configuration.
       const { policy: _fixed, ...changeable } = options;
       await boss.updateQueue(name, changeable);
     }
@@ -50,5 +56,5 @@ export async function startBackgroundWork(runtime: Runtime): Promise<void> {
     setJobQueue(undefined);
     await boss.stop({ graceful: true, timeout: 10_000 });
   });
-  if (runWorkers) await startWorkers(boss, runtime.database.db, config);
+  if (runWorkers) await startWorkers(boss, runtime.database.db, config, runtime.onShutdown);
 }

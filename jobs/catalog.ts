@@ -19,6 +19,15 @@ export const QUEUES = {
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
+/** The periodic queues: their jobs are ticks that carry nothing. */
+export const TICK_QUEUES: readonly QueueName[] = [
+  QUEUES.webhookRecover,
+  QUEUES.casesExpire,
+  QUEUES.idempotencyPurge,
+];
+
+const TICK_QUEUE_POLICY = 'short';
+
 export const MAIL_RETRY_LIMIT = 5;
 
 export function queueOptions(
@@ -48,7 +57,10 @@ export function queueOptions(
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:
     case QUEUES.idempotencyPurge:
-      // One queued and one running at most, so the self-rescheduling chain never multiplies.
-      return { policy: 'stately', retryLimit: 0, expireInSeconds: 300 };
+      // One queued at most, so the ticks every worker queues never pile up; any number running.
+      // `stately` (one queued and one running) held every tick back for minutes behind one left
+      // running by a worker that died mid-run, until pg-boss expired it. Their work is safe to
+      // run twice at once (row locks, SKIP LOCKED).
+      return { policy: TICK_QUEUE_POLICY, retryLimit: 0, expireInSeconds: 300 };
   }
 }

@@ -10,29 +10,39 @@ import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/a
 import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from './catalog';
 
 /**
- * A job that runs every `seconds`: each run queues the next before finishing. The queue's
- * `stately` policy keeps at most one queued, so boot, the per-minute cron (which restarts the
- * chain should it ever break) and the run itself never multiply it.
+ * A job that runs every `seconds`. Every worker process queues the tick on its own timer, and
+ * whichever worker is free runs it. The queue's `short` policy keeps at most one tick waiting, so
+ * ticks never pile up, and nothing depends on any one process: a worker that dies mid-run leaves
+ * its tick `active` (until pg-boss expires it) but holds the next one back neither by policy nor
+ * by owing the send of the next (a chain of self-rescheduling runs broke there).
  */
 async function every(
   boss: PgBoss,
   queue: QueueName,
   seconds: number,
   run: () => Promise<void>,
+  onShutdown: (hook: () => Promise<void>) => void,
 ): Promise<void> {
   await boss.work(queue, { pollingIntervalSeconds: 1 }, async () => {
-    try {
-      await run();
-    } finally {
-      await boss.send(queue, null, { startAfter: seconds });
-    }
+    await run();
   });
-  await boss.schedule(queue, '* * * * *');
-  await boss.send(queue, null);
+  const tick = () => {
+    boss.send(queue, null).catch((error: unknown) => {
+      logger.error('could not queue a periodic job', { queue, error: String(error) });
+    });
+  };
+  tick();
+  const timer = setInterval(tick, seconds * 1000);
+  onShutdown(async () => clearInterval(timer));
 }
 
 /** The consumers; only nodes with RUN_WORKERS on start them. */
-export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<void> {
+export async function startWorkers(
+  boss: PgBoss,
+  db: Db,
+  config: Env,
+  onShutdown: (hook: () => Promise<void>) => void,
+): Promise<void> {
   const deliveryDeps = {
     db,
     clock: systemClock,
@@ -82,15 +92,27 @@ export async function startWorkers(boss: PgBoss, db: Db, config: Env): Promise<v
     },
   );
 
-  await every(boss, QUEUES.webhookRecover, config.JOB_TICK_SECONDS, async () => {
-    const recovered = await recoverStalledDeliveries(db);
-    if (recovered > 0)
-      logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
-  });
-  await every(boss, QUEUES.casesExpire, config.JOB_TICK_SECONDS, async () => {
-    const expired = await expireDueCases(db, systemClock);
-    if (expired > 0) logger.info('cases expired', { expired });
-  });
+  await every(
+    boss,
+    QUEUES.webhookRecover,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      const recovered = await recoverStalledDeliveries(db);
+      if (recovered > 0)
+        logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
+    },
+    onShutdown,
+  );
+  await every(
+    boss,
+    QUEUES.casesExpire,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      const expired = await expireDueCases(db, systemClock);
+      if (expired > 0) logger.info('cases expired', { expired });
+    },
+    onShutdown,
+  );
 
   await boss.work(QUEUES.idempotencyPurge, async () => {
     const purged = await purgeIdempotencyKeys(db, systemClock);

@@ -1,6 +1,8 @@
 import { eq, inArray, sql } from 'drizzle-orm';
+import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases, events } from '@/db/schema';
+import { QUEUES } from '@/jobs/catalog';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { systemClock } from '@/server/lib/clock';
 import { newPublicId } from '@/server/lib/ids';
@@ -141,5 +143,35 @@ describe('case expiry', () => {
     expect(emitted).toHaveLength(45);
     expect(new Set(emitted.map((e) => e.caseId)).size).toBe(45);
     expect(counts[0] + counts[1]).toBeLessThanOrEqual(45);
+  });
+
+  it('goes on while a sweep is left running by a worker that died mid-run', async () => {
+    // A worker killed mid-sweep leaves its tick job `active` until pg-boss expires it (minutes).
+    // Take a tick here and never finish it, as that worker would.
+    const deadWorker = new PgBoss({ connectionString: database.url, schema: 'pgboss', supervise: false });
+    await deadWorker.start();
+    try {
+      await eventually(async () => (await deadWorker.fetch(QUEUES.casesExpire)).length > 0, 20_000);
+
+      const { team } = await createTeam(
+        database.db,
+        { name: 'After a crash', adminEmail: 'a@crash.test' },
+        systemClock,
+      );
+      const past = new Date(Date.now() - 60_000);
+      const [due] = await database.db
+        .insert(cases)
+        .values({ teamId: team.id, publicId: newPublicId(), subjectEmail: 'c@example.test', expiresAt: past })
+        .returning({ id: cases.id });
+      await eventually(async () => {
+        const [row] = await database.db
+          .select({ status: cases.status })
+          .from(cases)
+          .where(eq(cases.id, due?.id ?? ''));
+        return row?.status === 'expired';
+      }, 15_000);
+    } finally {
+      await deadWorker.stop({ graceful: false, close: true });
+    }
   });
 });
