@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { events } from '@/db/schema';
 import { eventWireId, randomUUID } from '../lib/ids';
 import { fanOutEvents } from '../webhooks/fan-out';
@@ -46,6 +48,23 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
   return recorded;
 }
 
+/**
+ * Any number of events in one statement, built once: the events travel as one JSON parameter, so
+ * the text is the same for one event (every case change) and for thousands (the expiry sweep).
+ */
+const insertEvents = reusableQuery((db) =>
+  prepareSql(
+    db,
+    sql`
+      insert into ${events} (id, team_id, type, data, case_id, created_at)
+      select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
+      from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
+        as e(id uuid, team_id uuid, type text, data jsonb, case_id uuid, created_at timestamptz)
+    `,
+    'insert_events',
+  ),
+);
+
 /** Many events in one statement (the expiry sweep records thousands at a time). */
 export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
@@ -65,19 +84,18 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
   // Sent together (pipelined), in this order (hence `.execute()`: a builder would only be sent
   // when awaited): the deliveries' insert runs after the events' and sees them.
   await Promise.all([
-    tx
-      .insert(events)
-      .values(
+    insertEvents(tx).execute({
+      events: JSON.stringify(
         inputs.map((input, index) => ({
           id: recorded[index]?.id,
-          teamId: input.teamId,
+          team_id: input.teamId,
           type: input.type,
           data: input.data,
-          caseId: input.caseId ?? null,
-          createdAt: input.now,
+          case_id: input.caseId ?? null,
+          created_at: input.now.toISOString(),
         })),
-      )
-      .execute(),
+      ),
+    }),
     // `ping` reaches an endpoint only through its test operation, never by subscription.
     fanOutEvents(
       tx,
