@@ -45,7 +45,10 @@ interface Outcome {
  * queueing requests inside the generator (which would hide the server's delay).
  */
 export function keepAliveAgent(maxSockets = 256): http.Agent {
-  return new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 1000 });
+  // FIFO: requests rotate through the free sockets. Node's default (LIFO) reuses the few hottest
+  // and leaves the rest idle past the server's keep-alive timeout (5 s), and a request sent on a
+  // socket the server is closing at that instant fails with ECONNRESET / socket hang up.
+  return new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 1000, scheduling: 'fifo' });
 }
 
 /**
