@@ -17,10 +17,11 @@ type Session = PostgresJsSession<postgres.Sql, any, any>;
  *
  * Values go in through `sql.placeholder(name)` and are passed to `execute({ name: value })`. A
  * placeholder in an insert's values goes through its column's encoder; one compared with a column
- * (`eq(column, sql.placeholder(…))`) is sent as it is, so dates go there as ISO strings. The
- * query keeps the logger of the handle it was first built on. A JS-side default (`$defaultFn`) would be computed once, at build time, so every value such a
- * column needs must be a placeholder. `test/integration/database-client.test.ts` pins the rebinding
- * to drizzle's internals: it fails if a new drizzle version moves the client elsewhere.
+ * (`eq(column, sql.placeholder(…))`) is sent as it is, so dates go there as ISO strings. A JS-side
+ * default (`$defaultFn`) would be computed once, at build time, so every value such a column needs
+ * must be a placeholder. The query keeps the logger of the handle it was first built on.
+ * `test/integration/database-client.test.ts` pins the rebinding to drizzle's internals: it fails if
+ * a new drizzle version moves the client elsewhere.
  */
 export function reusableQuery<Q extends PgPreparedQuery<PreparedQueryConfig>>(
   build: (db: Queryable) => Q,
