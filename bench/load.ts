@@ -63,6 +63,20 @@ const REQUEST_TIMEOUT_MS = 5000;
  */
 const CLOSED_LOOP_TIMEOUT_MS = 30_000;
 
+/** Requests sent through each agent and not yet settled, so a phase can abandon them at its end. */
+const openRequests = new WeakMap<http.Agent, Set<http.ClientRequest>>();
+
+/**
+ * Ends a phase: every request still open is destroyed, including those still queued in the agent
+ * for a free socket (their timeout only starts once they have one). Destroying the agent alone
+ * left those queued, and they were sent during the next phase, to the server's and the figures'
+ * cost.
+ */
+function abandon(agent: http.Agent): void {
+  for (const req of openRequests.get(agent) ?? []) req.destroy();
+  agent.destroy();
+}
+
 function send(
   endpoint: Endpoint,
   agent: http.Agent,
@@ -93,6 +107,13 @@ function send(
         res.on('error', (error) => resolve({ ok: false, answered: false, detail: String(error) }));
       },
     );
+    let open = openRequests.get(agent);
+    if (!open) {
+      open = new Set();
+      openRequests.set(agent, open);
+    }
+    open.add(req);
+    req.on('close', () => open.delete(req));
     req.on('error', (error) => resolve({ ok: false, answered: false, detail: String(error) }));
     req.setTimeout(timeoutMs, () => {
       req.destroy();
@@ -208,7 +229,7 @@ export async function openLoop(options: {
     errors.push(`no answer by the end of the phase (+${DRAIN_MS / 1000} s)`);
   }
   unanswered.clear();
-  agent.destroy();
+  abandon(agent);
   return summarise(latencies, sent, errors, options.durationMs, answered);
 }
 
@@ -251,6 +272,6 @@ export async function closedLoop(options: {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));
-  agent.destroy();
+  abandon(agent);
   return summarise(latencies, sent, errors, options.durationMs, answered);
 }
