@@ -26,8 +26,6 @@ export const TICK_QUEUES: readonly QueueName[] = [
   QUEUES.idempotencyPurge,
 ];
 
-const TICK_QUEUE_POLICY = 'short';
-
 export const MAIL_RETRY_LIMIT = 5;
 
 export function queueOptions(
@@ -61,6 +59,6 @@ export function queueOptions(
       // `stately` (one queued and one running) held every tick back for minutes behind one left
       // running by a worker that died mid-run, until pg-boss expired it. Their work is safe to
       // run twice at once (row locks, SKIP LOCKED).
-      return { policy: TICK_QUEUE_POLICY, retryLimit: 0, expireInSeconds: 300 };
+      return { policy: 'short', retryLimit: 0, expireInSeconds: 300 };
   }
 }

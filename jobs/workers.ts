@@ -23,9 +23,7 @@ async function every(
   run: () => Promise<void>,
   onShutdown: (hook: () => Promise<void>) => void,
 ): Promise<void> {
-  await boss.work(queue, { pollingIntervalSeconds: 1 }, async () => {
-    await run();
-  });
+  await boss.work(queue, { pollingIntervalSeconds: 1 }, run);
   const tick = () => {
     boss.send(queue, null).catch((error: unknown) => {
       logger.error('could not queue a periodic job', { queue, error: String(error) });

@@ -4,8 +4,7 @@ import { env } from '../lib/env';
 import { logger } from '../lib/logger';
 import { runtime } from '../runtime';
 import { createRequestContext, type RequestContext } from '../trpc/context';
-import { AppError, toWireError, type WireError } from '../trpc/errors';
-import { ClientGoneError } from '../trpc/init';
+import { AppError, isClientGone, toWireError, type WireError } from '../trpc/errors';
 import { appRouter } from '../trpc/root';
 import { findRoute } from './routes';
 
@@ -147,12 +146,6 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
 /** What a request whose client has gone gets: nothing reads it (nginx's 499 "client closed"). */
 function clientGone(): Response {
   return new Response(null, { status: 499 });
-}
-
-function isClientGone(error: unknown): boolean {
-  return (
-    error instanceof ClientGoneError || (error instanceof TRPCError && error.cause instanceof ClientGoneError)
-  );
 }
 
 async function answerRestRequest(incoming: Request): Promise<Response> {

@@ -101,6 +101,25 @@ export class AppError extends TRPCError {
   }
 }
 
+/**
+ * Thrown instead of starting a procedure whose client has disconnected: nobody would read the
+ * answer. Under overload requests wait before they reach this point, and clients give up; serving
+ * them anyway spends the capacity the clients still waiting need, and a creation its client then
+ * retries would happen twice. The REST facade answers it with nothing and logs nothing.
+ */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client disconnected before the request was served');
+  }
+}
+
+/** A ClientGoneError, as thrown or as the cause tRPC wrapped it in. */
+export function isClientGone(error: unknown): boolean {
+  return (
+    error instanceof ClientGoneError || (error instanceof TRPCError && error.cause instanceof ClientGoneError)
+  );
+}
+
 export interface WireError {
   status: number;
   headers: Record<string, string>;

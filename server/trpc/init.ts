@@ -5,7 +5,7 @@ import { authenticateApiKey, bearerToken } from '../auth/api-keys';
 import { consoleAuth } from '../auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '../auth/team-members';
 import type { RequestContext } from './context';
-import { AppError, toWireError } from './errors';
+import { AppError, ClientGoneError, toWireError } from './errors';
 
 /**
  * tRPC is the single source of behaviour: the REST facade publishes these procedures under /v1
@@ -40,18 +40,6 @@ export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
 });
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
-
-/**
- * Thrown instead of starting a procedure whose client has disconnected: nobody would read the
- * answer. Under overload requests wait before they reach this point, and clients give up; serving
- * them anyway spends the capacity the clients still waiting need, and a creation its client then
- * retries would happen twice. The REST facade answers it with nothing and logs nothing.
- */
-export class ClientGoneError extends Error {
-  constructor() {
-    super('the client disconnected before the request was served');
-  }
-}
 
 /**
  * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
