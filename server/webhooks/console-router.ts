@@ -27,7 +27,8 @@ const endpointId = z.object({ id: z.string().max(100) });
 
 /**
  * The console's webhook pages: the same domain functions (and so the same validation) as the
- * REST API, plus the audit trail and the password-guarded secret reveal.
+ * REST API, plus the audit trail and the password-guarded secret reveal. Each change and its audit
+ * entry commit in one transaction, so the log shows exactly the changes that happened.
  */
 export const consoleWebhooksRouter = router({
   /** The event types an endpoint can subscribe to (the form's checkboxes). */
@@ -42,67 +43,75 @@ export const consoleWebhooksRouter = router({
     .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.teamId, input.id))),
 
   /** The answer carries the signing secret: the one time it is shown. */
-  create: managerProcedure.input(createEndpointInput).mutation(async ({ ctx, input }) => {
-    const row = await createEndpoint(ctx.db, ctx.teamId, input, {
-      clock: ctx.clock,
-      allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    });
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action: 'webhook_endpoint.created',
-      target: row.id,
-      details: { url: row.url, events: row.events },
-    });
-    return { ...toEndpointWire(row), secret: row.secret };
-  }),
+  create: managerProcedure.input(createEndpointInput).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const row = await createEndpoint(tx, ctx.teamId, input, {
+        clock: ctx.clock,
+        allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      });
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'webhook_endpoint.created',
+        target: row.id,
+        details: { url: row.url, events: row.events },
+      });
+      return { ...toEndpointWire(row), secret: row.secret };
+    }),
+  ),
 
-  update: managerProcedure.input(updateEndpointInput).mutation(async ({ ctx, input }) => {
-    const { id, ...changes } = input;
-    const row = await updateEndpoint(ctx.db, ctx.teamId, id, changes, {
-      clock: ctx.clock,
-      allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    });
-    const action =
-      changes.is_active === true
-        ? 'webhook_endpoint.enabled'
-        : changes.is_active === false
-          ? 'webhook_endpoint.disabled'
-          : 'webhook_endpoint.updated';
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action,
-      target: row.id,
-      details: changes,
-    });
-    return toEndpointWire(row);
-  }),
+  update: managerProcedure.input(updateEndpointInput).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const { id, ...changes } = input;
+      const row = await updateEndpoint(tx, ctx.teamId, id, changes, {
+        clock: ctx.clock,
+        allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      });
+      const action =
+        changes.is_active === true
+          ? 'webhook_endpoint.enabled'
+          : changes.is_active === false
+            ? 'webhook_endpoint.disabled'
+            : 'webhook_endpoint.updated';
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action,
+        target: row.id,
+        details: changes,
+      });
+      return toEndpointWire(row);
+    }),
+  ),
 
-  delete: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    const endpoint = await getEndpoint(ctx.db, ctx.teamId, input.id);
-    await deleteEndpoint(ctx.db, ctx.teamId, endpoint.id);
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action: 'webhook_endpoint.deleted',
-      target: endpoint.id,
-      details: { url: endpoint.url },
-    });
-    return { deleted: true };
-  }),
+  delete: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const endpoint = await getEndpoint(tx, ctx.teamId, input.id);
+      await deleteEndpoint(tx, ctx.teamId, endpoint.id);
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'webhook_endpoint.deleted',
+        target: endpoint.id,
+        details: { url: endpoint.url },
+      });
+      return { deleted: true };
+    }),
+  ),
 
   /** The old secret stops working at once; the new one is shown this once. */
-  rotateSecret: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    const row = await rotateEndpointSecret(ctx.db, ctx.teamId, input.id, ctx.clock);
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action: 'webhook_endpoint.secret_rotated',
-      target: row.id,
-    });
-    return { ...toEndpointWire(row), secret: row.secret };
-  }),
+  rotateSecret: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const row = await rotateEndpointSecret(tx, ctx.teamId, input.id, ctx.clock);
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'webhook_endpoint.secret_rotated',
+        target: row.id,
+      });
+      return { ...toEndpointWire(row), secret: row.secret };
+    }),
+  ),
 
   /** Shows the current secret again, after the user re-enters their password. */
   revealSecret: managerProcedure
@@ -129,17 +138,19 @@ export const consoleWebhooksRouter = router({
       return { id: endpoint.id, secret: endpoint.secret };
     }),
 
-  sendTest: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    const delivery = await sendTestPing(ctx.db, ctx.teamId, input.id, ctx.clock);
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action: 'webhook_endpoint.test_sent',
-      target: input.id,
-      details: { delivery_id: delivery.id },
-    });
-    return toDeliveryWire(delivery);
-  }),
+  sendTest: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const delivery = await sendTestPing(tx, ctx.teamId, input.id, ctx.clock);
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'webhook_endpoint.test_sent',
+        target: input.id,
+        details: { delivery_id: delivery.id },
+      });
+      return toDeliveryWire(delivery);
+    }),
+  ),
 
   deliveries: sessionProcedure.input(listDeliveriesInput).query(async ({ ctx, input }) => {
     const page = await listDeliveries(ctx.db, ctx.teamId, input);
@@ -155,14 +166,16 @@ export const consoleWebhooksRouter = router({
     return { ...toDeliveryWire(delivery), attempts: attempts.map(toAttemptWire) };
   }),
 
-  retry: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    const row = await retryDelivery(ctx.db, ctx.teamId, input.id, ctx.clock);
-    await recordAudit(ctx.db, {
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      action: 'webhook_delivery.retried',
-      target: row.id,
-    });
-    return toDeliveryWire(row);
-  }),
+  retry: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
+    ctx.db.transaction(async (tx) => {
+      const row = await retryDelivery(tx, ctx.teamId, input.id, ctx.clock);
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        action: 'webhook_delivery.retried',
+        target: row.id,
+      });
+      return toDeliveryWire(row);
+    }),
+  ),
 });

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, lt, or, type SQL } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import { QUEUES } from '@/jobs/catalog';
 import { enqueueJobs } from '@/jobs/enqueue';
@@ -58,7 +58,7 @@ export async function listDeliveries(db: Db, teamId: string, filters: ListDelive
   };
 }
 
-async function requireDelivery(db: Db, teamId: string, id: string) {
+async function requireDelivery(db: Queryable, teamId: string, id: string) {
   const [row] = isUuid(id)
     ? await db
         .select()
@@ -84,7 +84,7 @@ export async function getDelivery(db: Db, teamId: string, id: string) {
  * Sends a failed or dead-lettered delivery again now (same body, same id). A dead-lettered one gets
  * one more attempt (numbered after its last), which dead-letters it again if it fails.
  */
-export async function retryDelivery(db: Db, teamId: string, id: string, clock: Clock) {
+export async function retryDelivery(db: Queryable, teamId: string, id: string, clock: Clock) {
   const delivery = await requireDelivery(db, teamId, id);
   const now = clock();
   return db.transaction(async (tx) => {

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { QUEUES } from '@/jobs/catalog';
 import { enqueueJobs } from '@/jobs/enqueue';
@@ -54,7 +54,7 @@ export function validateEvents(raw: string[] | undefined): string[] {
   return [...new Set(raw)];
 }
 
-export async function findTeamEndpoint(db: Db | Tx, teamId: string, id: string) {
+export async function findTeamEndpoint(db: Queryable, teamId: string, id: string) {
   if (!isUuid(id)) return null;
   const [row] = await db
     .select()
@@ -63,14 +63,14 @@ export async function findTeamEndpoint(db: Db | Tx, teamId: string, id: string) 
   return row ?? null;
 }
 
-async function requireEndpoint(db: Db | Tx, teamId: string, id: string) {
+async function requireEndpoint(db: Queryable, teamId: string, id: string) {
   const row = await findTeamEndpoint(db, teamId, id);
   if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
   return row;
 }
 
 export async function createEndpoint(
-  db: Db,
+  db: Queryable,
   teamId: string,
   input: { url?: string; events?: string[]; description?: string },
   deps: { clock: Clock } & EndpointPolicy,
@@ -103,7 +103,7 @@ export async function createEndpoint(
   });
 }
 
-export async function listEndpoints(db: Db, teamId: string) {
+export async function listEndpoints(db: Queryable, teamId: string) {
   return db
     .select()
     .from(webhookEndpoints)
@@ -111,7 +111,7 @@ export async function listEndpoints(db: Db, teamId: string) {
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-export async function getEndpoint(db: Db, teamId: string, id: string) {
+export async function getEndpoint(db: Queryable, teamId: string, id: string) {
   return requireEndpoint(db, teamId, id);
 }
 
@@ -120,7 +120,7 @@ export async function getEndpoint(db: Db, teamId: string, id: string) {
  * deliveries held while the endpoint was off; `false` holds new attempts.
  */
 export async function updateEndpoint(
-  db: Db,
+  db: Queryable,
   teamId: string,
   id: string,
   changes: { url?: string; events?: string[]; description?: string; is_active?: boolean },
@@ -171,13 +171,13 @@ async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Prom
   );
 }
 
-export async function deleteEndpoint(db: Db, teamId: string, id: string): Promise<void> {
+export async function deleteEndpoint(db: Queryable, teamId: string, id: string): Promise<void> {
   const endpoint = await requireEndpoint(db, teamId, id);
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
 }
 
 /** A new secret, effective for the very next attempt (attempts read the secret when they start). */
-export async function rotateEndpointSecret(db: Db, teamId: string, id: string, clock: Clock) {
+export async function rotateEndpointSecret(db: Queryable, teamId: string, id: string, clock: Clock) {
   const endpoint = await requireEndpoint(db, teamId, id);
   const [row] = await db
     .update(webhookEndpoints)
@@ -192,7 +192,7 @@ export async function rotateEndpointSecret(db: Db, teamId: string, id: string, c
  * A `ping` event and its one delivery to this endpoint, attempted even when the endpoint is
  * disabled so an admin can check a fix before reactivating.
  */
-export async function sendTestPing(db: Db, teamId: string, id: string, clock: Clock) {
+export async function sendTestPing(db: Queryable, teamId: string, id: string, clock: Clock) {
   const endpoint = await requireEndpoint(db, teamId, id);
   const now = clock();
   return db.transaction(async (tx) => {

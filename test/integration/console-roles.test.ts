@@ -343,6 +343,58 @@ describe('webhooks from the console', () => {
       expect(actions).toContain(action);
     }
   });
+
+  it('a webhook change whose audit entry cannot be written does not happen', async () => {
+    // The audit insert fails for the actions listed in `refused_audit_actions`, as a full disk or
+    // a lost connection would fail it; the change it records must roll back with it.
+    await database.sql.unsafe(`
+      create table refused_audit_actions (action text primary key);
+      create function refuse_audit() returns trigger language plpgsql as $$
+        begin
+          if exists (select 1 from refused_audit_actions where action = new.action) then
+            raise exception 'audit entry refused: %', new.action;
+          end if;
+          return new;
+        end $$;
+      create trigger refuse_audit before insert on audit_log for each row execute function refuse_audit();
+    `);
+    const refuse = async (...actions: string[]) => {
+      await database.sql`delete from refused_audit_actions`;
+      await database.sql`insert into refused_audit_actions ${database.sql(actions.map((action) => ({ action })))}`;
+    };
+    const endpointsOfB = () =>
+      database.sql<{ id: string; secret: string }[]>`
+        select id, secret from webhook_endpoints where team_id = ${teamB.team_id}`;
+    try {
+      await refuse('webhook_endpoint.created');
+      const create = { url: 'https://hooks.example.com/audited', events: ['case.closed'] };
+      expect((await ownerB.mutate('console.webhooks.create', create)).status).toBe(500);
+      expect(await endpointsOfB()).toEqual([]);
+
+      await refuse(
+        'webhook_endpoint.secret_rotated',
+        'webhook_endpoint.deleted',
+        'webhook_endpoint.disabled',
+      );
+      const created = await ownerB.mutate<{ id: string; secret: string }>('console.webhooks.create', create);
+      expect(created.status).toBe(200);
+      const id = created.data?.id;
+      expect((await ownerB.mutate('console.webhooks.rotateSecret', { id })).status).toBe(500);
+      expect((await ownerB.mutate('console.webhooks.update', { id, is_active: false })).status).toBe(500);
+      expect((await ownerB.mutate('console.webhooks.delete', { id })).status).toBe(500);
+      const [kept] = await endpointsOfB();
+      expect(kept?.secret).toBe(created.data?.secret);
+      const [state] = await database.sql`select is_active from webhook_endpoints where id = ${id ?? ''}`;
+      expect(state?.is_active).toBe(true);
+    } finally {
+      await database.sql.unsafe(`
+        drop trigger refuse_audit on audit_log;
+        drop function refuse_audit;
+        drop table refused_audit_actions;
+        delete from webhook_endpoints where team_id = '${teamB.team_id}';
+      `);
+    }
+  });
 });
 
 describe('another team', () => {
