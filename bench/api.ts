@@ -32,6 +32,7 @@ const WARMUP_MS = 3000;
 const READ_RATE = 200;
 const WRITE_RATE = 400;
 const HOST = '127.0.0.1';
+const FLOOR_SCENARIO = 'floor: POST to a route answering at once (405)';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 const log = (message: string) =>
@@ -307,6 +308,15 @@ function postTarget(ds: SeededDataset, run: string) {
   });
 }
 
+/**
+ * The framework's floor: the same POST, to a route handler of this app that answers at once (the
+ * OpenAPI document's JSON 405). What Next.js alone costs per request, before any of our code.
+ */
+function floorTarget(ds: SeededDataset, run: string) {
+  const post = postTarget(ds, run);
+  return (i: number): Target => ({ ...post(i), path: '/v1/openapi.json', expectStatus: 405 });
+}
+
 interface Row {
   scenario: string;
   cases: string;
@@ -435,7 +445,9 @@ function capacityLine(scenario: string, cases: string, load: string): string {
   if (!row) return '';
   const total =
     row.appCpuPerReq + (Number.isFinite(row.pgCpuPerReq) ? row.pgCpuPerReq : 0) + row.generatorCpuPerReq;
-  return `  ${`${scenario} (${load})`.padEnd(44)} app ${fmt(row.appCpuPerReq, 2)} + pg ${fmt(row.pgCpuPerReq, 2)} + generator ${fmt(row.generatorCpuPerReq, 2)} = ${fmt(total, 2)} ms CPU/request -> at most ~${fmt((cpus().length * 1000) / total, 0)} req/s on ${cpus().length} idle cores`;
+  // The app is one Node.js process: its requests share one thread, whatever the cores.
+  const appCap = 1000 / row.appCpuPerReq;
+  return `  ${`${scenario} (${load})`.padEnd(50)} app ${fmt(row.appCpuPerReq, 2)} + pg ${fmt(row.pgCpuPerReq, 2)} + generator ${fmt(row.generatorCpuPerReq, 2)} = ${fmt(total, 2)} ms CPU/request -> at most ~${fmt(Math.min(appCap, (cpus().length * 1000) / total), 0)} req/s (${cpus().length} idle cores: ~${fmt((cpus().length * 1000) / total, 0)}; the app's one thread: ~${fmt(appCap, 0)})`;
 }
 
 function verdict(ok: boolean): string {
@@ -580,6 +592,15 @@ async function main(): Promise<void> {
       target: postTarget(large, `${run}c`),
     }),
   );
+  await measure(FLOOR_SCENARIO, '-', 'closed c=16', pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: 16,
+      warmupMs: 1000,
+      durationMs: 5000,
+      target: floorTarget(large, `${run}f`),
+    }),
+  );
   const memory = rssMb(app.pid);
   await app.stop();
 
@@ -617,6 +638,7 @@ async function main(): Promise<void> {
     capacityLine('GET /v1/cases/?status=open', human(LARGE), `open ${READ_RATE}/s`),
     capacityLine('GET /v1/cases/{id}/', human(LARGE), 'closed c=32'),
     capacityLine('POST /v1/cases/ (email only)', human(LARGE), 'closed c=16'),
+    capacityLine(FLOOR_SCENARIO, '-', 'closed c=16'),
     capacityLine('ceiling: bare node:http, same body', '-', 'closed c=32'),
     '',
     'Targets:',

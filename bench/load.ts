@@ -7,6 +7,8 @@ export interface Target {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** The status that counts as success (default: any 2xx). */
+  expectStatus?: number;
 }
 
 export interface LoadResult {
@@ -92,10 +94,14 @@ function send(
         const status = res.statusCode ?? 0;
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => {
-          if (status >= 300) chunks.push(chunk);
+          if (status >= 300 && status !== target.expectStatus) chunks.push(chunk);
         });
         res.on('end', () => {
-          if (status >= 200 && status < 300) resolve({ ok: true, answered: true });
+          const expected =
+            target.expectStatus === undefined
+              ? status >= 200 && status < 300
+              : status === target.expectStatus;
+          if (expected) resolve({ ok: true, answered: true });
           else {
             resolve({
               ok: false,

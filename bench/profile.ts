@@ -1,5 +1,6 @@
 /**
- * `npx tsx bench/profile.ts ping,get,list,post`: where the app's CPU time goes, per endpoint.
+ * `npx tsx bench/profile.ts ping,get,list,post`: where the app's CPU time goes, per endpoint (`floor`:
+ * a POST to a route handler that answers at once, what Next.js alone costs).
  * Seeds a small dataset (PROFILE_CASES, default 10,000), runs the built app (.next-bench) — under
  * V8's CPU profiler unless PROFILE=0 —, drives each endpoint with a closed loop, and prints the
  * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
@@ -226,6 +227,19 @@ async function main(): Promise<void> {
           if (!team) throw new Error('no team');
           const headers = { authorization: `Bearer ${team.token}` };
           if (scenario === 'ping') return { method: 'GET', path: '/v1/ping', headers: {} };
+          // The framework's floor: a route handler that answers at once (the document's 405).
+          if (scenario === 'floor') {
+            return {
+              method: 'POST',
+              path: '/v1/openapi.json',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                subject_email: `p${i}@bench.example`,
+                verification_methods: { email: true },
+              }),
+              expectStatus: 405,
+            };
+          }
           if (scenario === 'list') return { method: 'GET', path: '/v1/cases/?status=open', headers };
           if (scenario === 'post') {
             return {

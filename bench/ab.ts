@@ -1,0 +1,169 @@
+/**
+ * `npx tsx bench/ab.ts <scenario>`: compares the CPU cost per request of two variants of the app,
+ * A and B, run side by side. This machine's speed drifts by tens of percent within minutes, so two
+ * runs taken one after the other cannot tell a 5 % change from the drift; two apps driven at the
+ * same time, on the same database, see the same machine.
+ *
+ * Each variant is a build (AB_A_DIST / AB_B_DIST, default .next-bench) and extra environment for
+ * its server (AB_A_ENV / AB_B_ENV, `NAME=value` pairs separated by spaces; NODE_OPTIONS takes V8
+ * flags). Scenarios: ping, get, list, post (as in bench/profile.ts). Background workers are off in
+ * both apps, so jobs queued by one are not run by the other; what is compared is the request path.
+ *
+ * Prints, per round, each app's CPU and its PostgreSQL backends' CPU per request (backends are told
+ * apart by application_name), then the median ratio B/A over the rounds.
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import postgres from 'postgres';
+import { startEmbeddedPostgres } from '@/db/embedded';
+import { closedLoop, type Target } from './load';
+import { seedDataset, TEAM_COUNT } from './seed';
+
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
+const ROUND_MS = Number(process.env.AB_ROUND_SECONDS ?? 6) * 1000;
+const CONCURRENCY = 2;
+
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+function parseEnv(raw: string | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`not NAME=value: ${pair}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const scenario = process.argv[2] ?? 'post';
+  const { freePort, startApp } = await import('@/test/support/app');
+  const dataDir = path.resolve('.bench-data', `ab-${process.pid}`);
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
+  const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
+  try {
+    const ds = await seedDataset(pg.url, 'vouch_ab', 10_000);
+    const variants = (['A', 'B'] as const).map((name) => ({
+      name,
+      dist: process.env[`AB_${name}_DIST`] ?? '.next-bench',
+      env: parseEnv(process.env[`AB_${name}_ENV`]),
+      appName: `vouch-ab-${name.toLowerCase()}`,
+    }));
+    for (const variant of variants) {
+      apps.push(
+        await startApp({
+          databaseUrl: ds.url,
+          env: {
+            NEXT_DIST_DIR: variant.dist,
+            PGAPPNAME: variant.appName,
+            RUN_WORKERS: 'false',
+            RATE_LIMIT_READ_PER_MINUTE: '100000000',
+            RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+            ...variant.env,
+          },
+        }),
+      );
+      process.stdout.write(`${variant.name}: ${variant.dist} ${JSON.stringify(variant.env)}\n`);
+    }
+
+    const admin = postgres(ds.url, { max: 1, onnotice: () => {} });
+    const backends = async (appName: string) =>
+      (
+        await admin<{ pid: number }[]>`select pid from pg_stat_activity where application_name = ${appName}`
+      ).map((row) => row.pid);
+
+    const target =
+      (variant: string) =>
+      (i: number): Target => {
+        const team = ds.teams[i % TEAM_COUNT];
+        if (!team) throw new Error('no team');
+        const headers = { authorization: `Bearer ${team.token}` };
+        if (scenario === 'ping') return { method: 'GET', path: '/v1/ping', headers: {} };
+        if (scenario === 'list') return { method: 'GET', path: '/v1/cases/?status=open', headers };
+        if (scenario === 'post') {
+          return {
+            method: 'POST',
+            path: '/v1/cases/',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({
+              subject_email: `ab-${variant}-${i}@bench.example`,
+              verification_methods: { email: true },
+            }),
+          };
+        }
+        const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
+        return { method: 'GET', path: `/v1/cases/${id}/`, headers };
+      };
+
+    const drive = (durationMs: number) =>
+      Promise.all(
+        apps.map((app, index) =>
+          closedLoop({
+            endpoint: { host: '127.0.0.1', port: app.port },
+            concurrency: CONCURRENCY,
+            warmupMs: 0,
+            durationMs,
+            target: target(variants[index]?.name ?? '?'),
+          }),
+        ),
+      );
+    await drive(3000);
+
+    const appRatios: number[] = [];
+    const totalRatios: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const pids = await Promise.all(variants.map((v) => backends(v.appName)));
+      const before = apps.map((app, i) => ({
+        app: cpuMs(app.process.pid as number),
+        pg: (pids[i] ?? []).reduce((sum, pid) => sum + cpuMs(pid), 0),
+      }));
+      const results = await drive(ROUND_MS);
+      const costs = apps.map((app, i) => {
+        const n = Math.max(1, results[i]?.answered ?? 0);
+        const appMs = (cpuMs(app.process.pid as number) - (before[i]?.app ?? 0)) / n;
+        const pgMs = ((pids[i] ?? []).reduce((sum, pid) => sum + cpuMs(pid), 0) - (before[i]?.pg ?? 0)) / n;
+        return { appMs, pgMs, rate: results[i]?.throughput ?? 0, errors: results[i]?.errors ?? 0 };
+      });
+      const [a, b] = costs as [(typeof costs)[0], (typeof costs)[0]];
+      appRatios.push(b.appMs / a.appMs);
+      totalRatios.push((b.appMs + b.pgMs) / (a.appMs + a.pgMs));
+      process.stdout.write(
+        `round ${round}: ${costs
+          .map(
+            (c, i) =>
+              `${variants[i]?.name} ${c.rate.toFixed(0)} req/s app ${c.appMs.toFixed(2)} pg ${c.pgMs.toFixed(2)} ms/req${c.errors ? ` (${c.errors} errors)` : ''}`,
+          )
+          .join('   ')}   B/A app ${(b.appMs / a.appMs).toFixed(3)}\n`,
+      );
+    }
+    await admin.end();
+    process.stdout.write(
+      `${scenario}: B/A median over ${ROUNDS} rounds: app CPU ${median(appRatios).toFixed(3)}, app + its PostgreSQL backends ${median(totalRatios).toFixed(3)}\n`,
+    );
+  } finally {
+    for (const app of apps) await app.stop();
+    await pg.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
