@@ -10,6 +10,16 @@ export interface ExplainedQuery {
   executionMs: number;
 }
 
+type Captured = Array<{ query: string; params: unknown[] }>;
+
+/**
+ * Where the logger puts what it sees. The app's read statements are built once per process, with
+ * the logger of the first handle they ran on (db/reusable-query.ts), so every call's logger must
+ * write to the same place; each call points it at its own list.
+ */
+let capturing: Captured = [];
+const logger = { logQuery: (query: string, params: unknown[]) => capturing.push({ query, params }) };
+
 /**
  * EXPLAIN ANALYZE of exactly the SQL the app sends for the two benchmarked reads: the queries are
  * captured from the app's own listCases/findTeamCase through drizzle's logger, then explained
@@ -17,11 +27,9 @@ export interface ExplainedQuery {
  */
 export async function explainReads(url: string, teamId: string, caseId: string): Promise<ExplainedQuery[]> {
   const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { TimeZone: 'UTC' } });
-  const captured: Array<{ query: string; params: unknown[] }> = [];
-  const db = drizzle(sql, {
-    schema,
-    logger: { logQuery: (query, params) => captured.push({ query, params }) },
-  });
+  const captured: Captured = [];
+  capturing = captured;
+  const db = drizzle(sql, { schema, logger });
   try {
     await listCases(db, teamId, { status: 'open' }, new Date());
     await findTeamCase(db, teamId, caseId);
