@@ -83,7 +83,14 @@ export function readConsoleTeamCookie(headers: Headers): string | null {
  */
 export const signedInProcedure = t.procedure.use(async ({ ctx, next }) => {
   const auth = await consoleAuth(ctx.db, ctx.env);
-  const session = await auth.api.getSession({ headers: ctx.requestHeaders });
+  const { headers: sessionHeaders, response: session } = await auth.api.getSession({
+    headers: ctx.requestHeaders,
+    returnHeaders: true,
+  });
+  // A session used more than a day after it was last extended is extended again in the database
+  // and its cookie re-issued. Without passing that cookie on, the browser would drop the session
+  // when the first cookie expires, a week after sign-in, however active the user has been.
+  for (const cookie of sessionHeaders.getSetCookie()) ctx.responseHeaders.append('Set-Cookie', cookie);
   if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended.');
   const user = { id: session.user.id, email: session.user.email, name: session.user.name };
   const actor: AuditActor = {

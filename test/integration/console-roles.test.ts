@@ -122,6 +122,30 @@ describe('sign-in and sessions', () => {
     for (const [name, value] of Object.entries(before)) client.setCookie(name, value);
     expect((await client.query('console.keys.list')).status).toBe(401);
   });
+
+  it('a session in use is extended, and the browser is given the extended cookie', async () => {
+    const client = consoleClient(app.baseUrl);
+    expect((await client.signIn(teamA.admin_email, 'acme-owner-password-1')).status).toBe(200);
+    const token = decodeURIComponent(
+      Object.entries(client.cookies()).find(([name]) => name.includes('session_token'))?.[1] ?? '',
+    ).split('.')[0];
+    // As if signed in two days ago: past the one-day update age, five days left of seven.
+    await database.sql`
+      update auth_sessions set expires_at = now() + interval '5 days', updated_at = now() - interval '2 days'
+      where token = ${token ?? ''}`;
+    const cookieHeader = Object.entries(client.cookies())
+      .map(([name, value]) => `${name}=${value}`)
+      .join('; ');
+    const response = await fetch(`${app.baseUrl}/api/trpc/console.session.me`, {
+      headers: { Cookie: cookieHeader },
+    });
+    expect(response.status).toBe(200);
+    const reissued = response.headers.getSetCookie().find((c) => c.includes('session_token'));
+    expect(reissued).toMatch(/Max-Age=604800/);
+    const [session] = await database.sql<{ days_left: number }[]>`
+      select extract(epoch from expires_at - now()) / 86400 as days_left from auth_sessions where token = ${token ?? ''}`;
+    expect(Number(session?.days_left)).toBeGreaterThan(6.9);
+  });
 });
 
 describe('API keys from the console', () => {
