@@ -494,7 +494,7 @@ async function main(): Promise<void> {
       queries.map((q) => `${q.query}\n\n${q.plan.join('\n')}\n`).join('\n----\n'),
     );
     for (const q of queries) {
-      const what = q.query.includes('order by') ? 'list page (status=open)' : 'one case by id';
+      const what = /\blimit\b/.test(q.query) ? 'list page (status=open)' : 'one case by id';
       const scans = q.plan
         .filter((l) => /Scan|Sort|Limit/.test(l))
         .map((l) =>
