@@ -5,7 +5,7 @@
  * V8's CPU profiler unless PROFILE=0 —, drives each endpoint with a closed loop, and prints the
  * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
  * steady state. `npx tsx bench/profile.ts - <file.cpuprofile>` summarises an existing profile.
- * PROFILE_SQL=1 also lists the statements PostgreSQL spent its time on in each scenario
+ * PROFILE_CONCURRENCY sets the requests in flight (default 4). PROFILE_SQL=1 also lists the statements PostgreSQL spent its time on in each scenario
  * (pg_stat_statements), with their calls per request.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -195,6 +195,8 @@ async function main(): Promise<void> {
     return;
   }
   const profiling = process.env.PROFILE !== '0';
+  // Requests in flight: 1 shows the cost of a request met alone, as at a moderate rate.
+  const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 4);
   const { freePort, startApp } = await import('@/test/support/app');
   const dataDir = path.resolve('.bench-data', `profile-${process.pid}`);
   const profileDir = path.resolve('bench/results/profiles', `${scenarios.join('-')}-${Date.now()}`);
@@ -256,11 +258,11 @@ async function main(): Promise<void> {
           return { method: 'GET', path: `/v1/cases/${id}/`, headers };
         };
         const endpoint = { host: '127.0.0.1', port: app.port };
-        await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 2000, target });
+        await closedLoop({ endpoint, concurrency, warmupMs: 0, durationMs: 2000, target });
         if (sqlStats) await resetStatementStats(ds.url);
         const appBefore = kernelAndUserMs(app.process.pid as number);
         const pgBefore = postgresCpuMs();
-        const result = await closedLoop({ endpoint, concurrency: 4, warmupMs: 0, durationMs: 8000, target });
+        const result = await closedLoop({ endpoint, concurrency, warmupMs: 0, durationMs: 8000, target });
         const appCpu = (before: { total: number; kernel: number }) => {
           const after = kernelAndUserMs(app.process.pid as number);
           const total = after.total - before.total;
