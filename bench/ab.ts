@@ -16,8 +16,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { startEmbeddedPostgres } from '@/db/embedded';
-import { closedLoop, type Target } from './load';
-import { seedDataset, TEAM_COUNT } from './seed';
+import { closedLoop } from './load';
+import { seedDataset } from './seed';
+import { scenarioTarget } from './workloads';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const ROUND_MS = Number(process.env.AB_ROUND_SECONDS ?? 6) * 1000;
@@ -88,29 +89,6 @@ async function main(): Promise<void> {
         await admin<{ pid: number }[]>`select pid from pg_stat_activity where application_name = ${appName}`
       ).map((row) => row.pid);
 
-    const target =
-      (variant: string) =>
-      (i: number): Target => {
-        const team = ds.teams[i % TEAM_COUNT];
-        if (!team) throw new Error('no team');
-        const headers = { authorization: `Bearer ${team.token}` };
-        if (scenario === 'ping') return { method: 'GET', path: '/v1/ping', headers: {} };
-        if (scenario === 'list') return { method: 'GET', path: '/v1/cases/?status=open', headers };
-        if (scenario === 'post') {
-          return {
-            method: 'POST',
-            path: '/v1/cases/',
-            headers: { ...headers, 'content-type': 'application/json' },
-            body: JSON.stringify({
-              subject_email: `ab-${variant}-${i}@bench.example`,
-              verification_methods: { email: true },
-            }),
-          };
-        }
-        const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
-        return { method: 'GET', path: `/v1/cases/${id}/`, headers };
-      };
-
     const drive = (durationMs: number) =>
       Promise.all(
         apps.map((app, index) =>
@@ -119,7 +97,7 @@ async function main(): Promise<void> {
             concurrency: CONCURRENCY,
             warmupMs: 0,
             durationMs,
-            target: target(variants[index]?.name ?? '?'),
+            target: scenarioTarget(scenario, ds, `ab-${variants[index]?.name}-${Date.now().toString(36)}`),
           }),
         ),
       );

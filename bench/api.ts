@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { explainReads } from './explain';
 import { closedLoop, type LoadResult, openLoop, type Target } from './load';
 import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
+import { floorTarget, getTarget, listTarget, postTarget } from './workloads';
 
 process.env.NEXT_DIST_DIR = '.next-bench';
 const DIST_DIR = '.next-bench';
@@ -276,46 +277,6 @@ async function settle(port: number): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // Workloads.
-
-const auth = (token: string) => ({ authorization: `Bearer ${token}` });
-
-function listTarget(ds: SeededDataset) {
-  return (i: number): Target => ({
-    method: 'GET',
-    path: '/v1/cases/?status=open',
-    headers: auth(ds.teams[i % TEAM_COUNT]?.token ?? ''),
-  });
-}
-
-function getTarget(ds: SeededDataset) {
-  return (i: number): Target => {
-    const team = ds.teams[i % TEAM_COUNT];
-    if (!team) throw new Error('no team');
-    const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
-    return { method: 'GET', path: `/v1/cases/${id}/`, headers: auth(team.token) };
-  };
-}
-
-function postTarget(ds: SeededDataset, run: string) {
-  return (i: number): Target => ({
-    method: 'POST',
-    path: '/v1/cases/',
-    headers: { ...auth(ds.teams[i % TEAM_COUNT]?.token ?? ''), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      subject_email: `post-${run}-${i}@bench.example`,
-      verification_methods: { email: true },
-    }),
-  });
-}
-
-/**
- * The framework's floor: the same POST, to a route handler of this app that answers at once (the
- * OpenAPI document's JSON 405). What Next.js alone costs per request, before any of our code.
- */
-function floorTarget(ds: SeededDataset, run: string) {
-  const post = postTarget(ds, run);
-  return (i: number): Target => ({ ...post(i), path: '/v1/openapi.json', expectStatus: 405 });
-}
 
 interface Row {
   scenario: string;

@@ -12,8 +12,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import path from 'node:path';
 import { SourceMapConsumer } from 'source-map-js';
 import { startEmbeddedPostgres } from '@/db/embedded';
-import { closedLoop, type Target } from './load';
-import { seedDataset, TEAM_COUNT } from './seed';
+import { closedLoop } from './load';
+import { seedDataset } from './seed';
+import { scenarioTarget } from './workloads';
 
 process.env.NEXT_DIST_DIR ??= '.next-bench';
 
@@ -224,39 +225,7 @@ async function main(): Promise<void> {
     try {
       process.stdout.write(`      app RSS ${appRssMb(app.process.pid as number)} MB at start\n`);
       for (const scenario of scenarios) {
-        const target = (i: number): Target => {
-          const team = ds.teams[i % TEAM_COUNT];
-          if (!team) throw new Error('no team');
-          const headers = { authorization: `Bearer ${team.token}` };
-          if (scenario === 'ping') return { method: 'GET', path: '/v1/ping', headers: {} };
-          // The framework's floor: a route handler that answers at once (the document's 405).
-          if (scenario === 'floor') {
-            return {
-              method: 'POST',
-              path: '/v1/openapi.json',
-              headers: { ...headers, 'content-type': 'application/json' },
-              body: JSON.stringify({
-                subject_email: `p${i}@bench.example`,
-                verification_methods: { email: true },
-              }),
-              expectStatus: 405,
-            };
-          }
-          if (scenario === 'list') return { method: 'GET', path: '/v1/cases/?status=open', headers };
-          if (scenario === 'post') {
-            return {
-              method: 'POST',
-              path: '/v1/cases/',
-              headers: { ...headers, 'content-type': 'application/json' },
-              body: JSON.stringify({
-                subject_email: `p${i}@bench.example`,
-                verification_methods: { email: true },
-              }),
-            };
-          }
-          const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
-          return { method: 'GET', path: `/v1/cases/${id}/`, headers };
-        };
+        const target = scenarioTarget(scenario, ds, `p${Date.now().toString(36)}`);
         const endpoint = { host: '127.0.0.1', port: app.port };
         await closedLoop({ endpoint, concurrency, warmupMs: 0, durationMs: 2000, target });
         if (sqlStats) await resetStatementStats(ds.url);

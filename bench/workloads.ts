@@ -1,0 +1,69 @@
+import type { Target } from './load';
+import { type SeededDataset, TEAM_COUNT } from './seed';
+
+/** The requests the benchmarks send, spread over the seeded teams and their cases. */
+
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+export function pingTarget() {
+  return (): Target => ({ method: 'GET', path: '/v1/ping', headers: {} });
+}
+
+export function listTarget(ds: SeededDataset) {
+  return (i: number): Target => ({
+    method: 'GET',
+    path: '/v1/cases/?status=open',
+    headers: auth(ds.teams[i % TEAM_COUNT]?.token ?? ''),
+  });
+}
+
+export function getTarget(ds: SeededDataset) {
+  return (i: number): Target => {
+    const team = ds.teams[i % TEAM_COUNT];
+    if (!team) throw new Error('no team');
+    const id = team.caseIds[Math.floor(i / TEAM_COUNT) % team.caseIds.length];
+    return { method: 'GET', path: `/v1/cases/${id}/`, headers: auth(team.token) };
+  };
+}
+
+/** `run` keeps the subjects of one run apart from another's. */
+export function postTarget(ds: SeededDataset, run: string) {
+  return (i: number): Target => ({
+    method: 'POST',
+    path: '/v1/cases/',
+    headers: { ...auth(ds.teams[i % TEAM_COUNT]?.token ?? ''), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      subject_email: `post-${run}-${i}@bench.example`,
+      verification_methods: { email: true },
+    }),
+  });
+}
+
+/**
+ * The framework's floor: the same POST, to a route handler of this app that answers at once (the
+ * OpenAPI document's JSON 405). What Next.js alone costs per request, before any of our code.
+ */
+export function floorTarget(ds: SeededDataset, run: string) {
+  const post = postTarget(ds, run);
+  return (i: number): Target => ({ ...post(i), path: '/v1/openapi.json', expectStatus: 405 });
+}
+
+export const SCENARIOS = ['ping', 'floor', 'get', 'list', 'post'] as const;
+
+/** A workload by the name the command-line tools take. */
+export function scenarioTarget(scenario: string, ds: SeededDataset, run: string): (i: number) => Target {
+  switch (scenario) {
+    case 'ping':
+      return pingTarget();
+    case 'floor':
+      return floorTarget(ds, run);
+    case 'get':
+      return getTarget(ds);
+    case 'list':
+      return listTarget(ds);
+    case 'post':
+      return postTarget(ds, run);
+    default:
+      throw new Error(`unknown scenario ${scenario}: use ${SCENARIOS.join(', ')}`);
+  }
+}
