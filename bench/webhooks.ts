@@ -243,6 +243,15 @@ async function main(): Promise<void> {
       .from(cases)
       .where(sql`${cases.teamId} = ${team.id} and ${cases.status} = 'open'`);
 
+    // Every attempt that did not succeed, by cause: a dependable sender has none here, where the
+    // receiver always answers 2xx, and each one costs its delivery a retry delay.
+    const failures = await database.sql<{ why: string; n: number }[]>`
+      select coalesce(error, 'HTTP ' || response_status) as why, count(*)::int as n
+      from webhook_attempts
+      where error is not null or response_status not between 200 and 299
+      group by 1 order by 2 desc`;
+    const failedAttempts = failures.reduce((sum, f) => sum + f.n, 0);
+
     const rate = expected / (throughputMs / 1000);
     const lines = [
       '',
@@ -257,6 +266,7 @@ async function main(): Promise<void> {
         ` commit -> receiver p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (targets p50 < 300, p99 < 1000)`,
       `  expiry       ${EXPIRY_CASES} cases expiring at once: all expired ${(expiredAfterMs / 1000).toFixed(1)} s after expires_at (target 60 s);` +
         ` ${expiredEvents?.n} case.expired events, ${expiryDeliveries?.n} deliveries queued, ${stillOpen?.n} still open`,
+      `  failures     ${failedAttempts} failed attempts${failedAttempts ? `: ${failures.map((f) => `${f.n} x ${f.why}`).join('; ')}` : ''}`,
       '',
     ];
     process.stdout.write(lines.join('\n'));
