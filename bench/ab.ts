@@ -12,27 +12,18 @@
  * Prints, per round, each app's CPU and its PostgreSQL backends' CPU per request (backends are told
  * apart by application_name), then the median ratio B/A over the rounds.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop } from './load';
+import { processCpuMs } from './process-cpu';
 import { seedDataset } from './seed';
 import { scenarioTarget } from './workloads';
 
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 6);
 const ROUND_MS = Number(process.env.AB_ROUND_SECONDS ?? 6) * 1000;
 const CONCURRENCY = 2;
-
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 function parseEnv(raw: string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
@@ -108,14 +99,15 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       const pids = await Promise.all(variants.map((v) => backends(v.appName)));
       const before = apps.map((app, i) => ({
-        app: cpuMs(app.process.pid as number),
-        pg: (pids[i] ?? []).reduce((sum, pid) => sum + cpuMs(pid), 0),
+        app: processCpuMs(app.process.pid as number),
+        pg: (pids[i] ?? []).reduce((sum, pid) => sum + processCpuMs(pid), 0),
       }));
       const results = await drive(ROUND_MS);
       const costs = apps.map((app, i) => {
         const n = Math.max(1, results[i]?.answered ?? 0);
-        const appMs = (cpuMs(app.process.pid as number) - (before[i]?.app ?? 0)) / n;
-        const pgMs = ((pids[i] ?? []).reduce((sum, pid) => sum + cpuMs(pid), 0) - (before[i]?.pg ?? 0)) / n;
+        const appMs = (processCpuMs(app.process.pid as number) - (before[i]?.app ?? 0)) / n;
+        const pgMs =
+          ((pids[i] ?? []).reduce((sum, pid) => sum + processCpuMs(pid), 0) - (before[i]?.pg ?? 0)) / n;
         return { appMs, pgMs, rate: results[i]?.throughput ?? 0, errors: results[i]?.errors ?? 0 };
       });
       const [a, b] = costs as [(typeof costs)[0], (typeof costs)[0]];

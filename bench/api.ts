@@ -20,6 +20,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { explainReads } from './explain';
 import { closedLoop, type LoadResult, openLoop, type Target } from './load';
+import { CLOCK_TICK_MS, processCpuMs } from './process-cpu';
 import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
 import { floorTarget, getTarget, listTarget, postTarget } from './workloads';
 
@@ -41,18 +42,6 @@ const log = (message: string) =>
 
 // ---------------------------------------------------------------------------------------------
 // Processes: CPU time from /proc, so each phase can say where its time went.
-
-const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
-
-function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
-  } catch {
-    return 0;
-  }
-}
 
 /** pid → parent pid for every process, to find the descendants of our own PostgreSQL. */
 function processTree(): Map<number, number[]> {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { SourceMapConsumer } from 'source-map-js';
 import { startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop } from './load';
+import { processCpu, processCpuMs } from './process-cpu';
 import { seedDataset } from './seed';
 import { scenarioTarget } from './workloads';
 
@@ -127,17 +128,6 @@ function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROF
   ].join('\n');
 }
 
-/** A process's CPU time in ms, and the part of it spent in the kernel (system calls: sockets). */
-function cpuMs(pid: number): number {
-  return kernelAndUserMs(pid).total;
-}
-
-function kernelAndUserMs(pid: number): { total: number; kernel: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { total: (Number(fields[11]) + Number(fields[12])) * 10, kernel: Number(fields[12]) * 10 };
-}
-
 function postgresCpuMs(): number {
   // Our embedded server's processes run as OS user postgres and are children of this process's
   // postmaster; summing every process named postgres under us is enough here.
@@ -149,7 +139,7 @@ function postgresCpuMs(): number {
       if (!stat.includes('(postgres)')) continue;
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid === process.pid || postmasterPid === ppid || Number(entry) === postmasterPid)
-        total += cpuMs(Number(entry));
+        total += processCpuMs(Number(entry));
     } catch {
       // gone
     }
@@ -229,11 +219,11 @@ async function main(): Promise<void> {
         const endpoint = { host: '127.0.0.1', port: app.port };
         await closedLoop({ endpoint, concurrency, warmupMs: 0, durationMs: 2000, target });
         if (sqlStats) await resetStatementStats(ds.url);
-        const appBefore = kernelAndUserMs(app.process.pid as number);
+        const appBefore = processCpu(app.process.pid as number);
         const pgBefore = postgresCpuMs();
         const result = await closedLoop({ endpoint, concurrency, warmupMs: 0, durationMs: 8000, target });
         const appCpu = (before: { total: number; kernel: number }) => {
-          const after = kernelAndUserMs(app.process.pid as number);
+          const after = processCpu(app.process.pid as number);
           const total = after.total - before.total;
           const kernel = after.kernel - before.kernel;
           return `${(total / n).toFixed(2)} ms/req (${((100 * kernel) / total).toFixed(0)} % kernel)`;
