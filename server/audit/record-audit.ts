@@ -1,5 +1,5 @@
 import { and, desc, eq, lt, or } from 'drizzle-orm';
-import type { Queryable } from '@/db/client';
+import type { Db, Queryable, Tx } from '@/db/client';
 import { auditLog } from '@/db/schema';
 
 /** Who did something in the console, and from where. */
@@ -16,13 +16,7 @@ export interface AuditActor {
  */
 export async function recordAudit(
   db: Queryable,
-  entry: {
-    teamId: string;
-    actor: AuditActor;
-    action: string;
-    target?: string;
-    details?: Record<string, unknown>;
-  },
+  entry: AuditEntry & { teamId: string; actor: AuditActor },
 ): Promise<void> {
   await db.insert(auditLog).values({
     teamId: entry.teamId,
@@ -33,6 +27,29 @@ export async function recordAudit(
     details: entry.details ?? {},
     ipAddress: entry.actor.ipAddress,
     userAgent: entry.actor.userAgent,
+  });
+}
+
+/** What a change says of itself in the log; who made it comes from the request. */
+export interface AuditEntry {
+  action: string;
+  target?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * A console change and its audit entry, committed together, so the log shows exactly the changes
+ * that happened. `entry` words the entry from what the change returned.
+ */
+export function auditedChange<T>(
+  ctx: { db: Db; teamId: string; actor: AuditActor },
+  change: (tx: Tx) => Promise<T>,
+  entry: (result: T) => AuditEntry,
+): Promise<T> {
+  return ctx.db.transaction(async (tx) => {
+    const result = await change(tx);
+    await recordAudit(tx, { teamId: ctx.teamId, actor: ctx.actor, ...entry(result) });
+    return result;
   });
 }
 

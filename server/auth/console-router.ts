@@ -1,7 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiKeys, TEAM_ROLES } from '@/db/schema';
-import { recordAudit } from '../audit/record-audit';
+import { auditedChange } from '../audit/record-audit';
 import { AppError } from '../trpc/errors';
 import {
   CONSOLE_TEAM_COOKIE,
@@ -110,21 +110,11 @@ const membersRouter = router({
   invite: managerProcedure
     .input(z.object({ email: z.email('Enter a valid e-mail address.').max(254), role: roleInput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await ctx.db.transaction(async (tx) => {
-        const added = await addMember(
-          tx,
-          { teamId: ctx.teamId, email: input.email, role: input.role },
-          ctx.role,
-        );
-        await recordAudit(tx, {
-          teamId: ctx.teamId,
-          actor: ctx.actor,
-          action: 'member.invited',
-          target: added.email,
-          details: { role: input.role },
-        });
-        return added;
-      });
+      const member = await auditedChange(
+        ctx,
+        (tx) => addMember(tx, { teamId: ctx.teamId, email: input.email, role: input.role }, ctx.role),
+        (added) => ({ action: 'member.invited', target: added.email, details: { role: input.role } }),
+      );
       const auth = await consoleAuth(ctx.db, ctx.env);
       await auth.api.signInMagicLink({
         body: { email: member.email, callbackURL: '/console' },
@@ -136,31 +126,23 @@ const membersRouter = router({
   changeRole: managerProcedure
     .input(z.object({ user_id: z.string().min(1).max(100), role: roleInput }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.db.transaction(async (tx) => {
-        await changeMemberRole(tx, { teamId: ctx.teamId, userId: input.user_id, role: input.role }, ctx.role);
-        await recordAudit(tx, {
-          teamId: ctx.teamId,
-          actor: ctx.actor,
-          action: 'member.role_changed',
-          target: input.user_id,
-          details: { role: input.role },
-        });
-      });
+      await auditedChange(
+        ctx,
+        (tx) =>
+          changeMemberRole(tx, { teamId: ctx.teamId, userId: input.user_id, role: input.role }, ctx.role),
+        () => ({ action: 'member.role_changed', target: input.user_id, details: { role: input.role } }),
+      );
       return { user_id: input.user_id, role: input.role };
     }),
 
   remove: managerProcedure
     .input(z.object({ user_id: z.string().min(1).max(100) }))
     .mutation(async ({ ctx, input }) => {
-      await ctx.db.transaction(async (tx) => {
-        const removed = await removeMember(tx, { teamId: ctx.teamId, userId: input.user_id }, ctx.role);
-        await recordAudit(tx, {
-          teamId: ctx.teamId,
-          actor: ctx.actor,
-          action: 'member.removed',
-          target: removed.email,
-        });
-      });
+      await auditedChange(
+        ctx,
+        (tx) => removeMember(tx, { teamId: ctx.teamId, userId: input.user_id }, ctx.role),
+        (removed) => ({ action: 'member.removed', target: removed.email }),
+      );
       return { removed: true };
     }),
 });
@@ -186,45 +168,46 @@ const keysRouter = router({
   /** The full key is in this answer only; it is never stored. */
   create: managerProcedure
     .input(z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100) }))
-    .mutation(async ({ ctx, input }) =>
-      ctx.db.transaction(async (tx) => {
-        const key = await createApiKey(tx, { teamId: ctx.teamId, name: input.name });
-        await recordAudit(tx, {
-          teamId: ctx.teamId,
-          actor: ctx.actor,
+    .mutation(async ({ ctx, input }) => {
+      const key = await auditedChange(
+        ctx,
+        (tx) => createApiKey(tx, { teamId: ctx.teamId, name: input.name }),
+        (key) => ({
           action: 'api_key.created',
           target: key.id,
           details: { name: key.name, prefix: key.prefix, last_four: key.lastFour },
-        });
-        return {
-          id: key.id,
-          name: key.name,
-          api_key: key.token,
-          prefix: key.prefix,
-          last_four: key.lastFour,
-          created_at: key.createdAt.toISOString(),
-        };
-      }),
-    ),
+        }),
+      );
+      return {
+        id: key.id,
+        name: key.name,
+        api_key: key.token,
+        prefix: key.prefix,
+        last_four: key.lastFour,
+        created_at: key.createdAt.toISOString(),
+      };
+    }),
 
-  revoke: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const found = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
-      if (!found) throw new AppError('NOT_FOUND', 'No such API key in this team.');
-      const [key] = await tx
-        .select({ name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.id, input.id), eq(apiKeys.teamId, ctx.teamId)));
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
+  revoke: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) => {
+    await auditedChange(
+      ctx,
+      async (tx) => {
+        const found = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
+        if (!found) throw new AppError('NOT_FOUND', 'No such API key in this team.');
+        const [key] = await tx
+          .select({ name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.id, input.id), eq(apiKeys.teamId, ctx.teamId)));
+        return key;
+      },
+      (key) => ({
         action: 'api_key.revoked',
         target: input.id,
         details: { name: key?.name, prefix: key?.prefix, last_four: key?.lastFour },
-      });
-      return { id: input.id, revoked: true };
-    }),
-  ),
+      }),
+    );
+    return { id: input.id, revoked: true };
+  }),
 });
 
 export const consoleAuthRouter = router({ session: sessionRouter, members: membersRouter, keys: keysRouter });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { recordAudit } from '../audit/record-audit';
+import { auditedChange, recordAudit } from '../audit/record-audit';
 import { checkPassword, readPasswordHash } from '../auth/team-members';
 import { CASE_EVENT_TYPES } from '../events/record-event';
+import type { Clock } from '../lib/clock';
 import { AppError } from '../trpc/errors';
 import { managerProcedure, router, sessionProcedure } from '../trpc/init';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
@@ -25,6 +26,10 @@ import {
 
 const endpointId = z.object({ id: z.string().max(100) });
 
+function endpointPolicy(ctx: { clock: Clock; env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
+  return { clock: ctx.clock, allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
+}
+
 /**
  * The console's webhook pages: the same domain functions (and so the same validation) as the
  * REST API, plus the audit trail and the password-guarded secret reveal. Each change and its audit
@@ -43,75 +48,61 @@ export const consoleWebhooksRouter = router({
     .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.teamId, input.id))),
 
   /** The answer carries the signing secret: the one time it is shown. */
-  create: managerProcedure.input(createEndpointInput).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const row = await createEndpoint(tx, ctx.teamId, input, {
-        clock: ctx.clock,
-        allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      });
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
+  create: managerProcedure.input(createEndpointInput).mutation(async ({ ctx, input }) => {
+    const row = await auditedChange(
+      ctx,
+      (tx) => createEndpoint(tx, ctx.teamId, input, endpointPolicy(ctx)),
+      (row) => ({
         action: 'webhook_endpoint.created',
         target: row.id,
         details: { url: row.url, events: row.events },
-      });
-      return { ...toEndpointWire(row), secret: row.secret };
-    }),
-  ),
+      }),
+    );
+    return { ...toEndpointWire(row), secret: row.secret };
+  }),
 
-  update: managerProcedure.input(updateEndpointInput).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const { id, ...changes } = input;
-      const row = await updateEndpoint(tx, ctx.teamId, id, changes, {
-        clock: ctx.clock,
-        allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-      });
-      const action =
-        changes.is_active === true
-          ? 'webhook_endpoint.enabled'
-          : changes.is_active === false
-            ? 'webhook_endpoint.disabled'
-            : 'webhook_endpoint.updated';
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        action,
-        target: row.id,
-        details: changes,
-      });
-      return toEndpointWire(row);
-    }),
-  ),
+  update: managerProcedure.input(updateEndpointInput).mutation(async ({ ctx, input }) => {
+    const { id, ...changes } = input;
+    const action =
+      changes.is_active === true
+        ? 'webhook_endpoint.enabled'
+        : changes.is_active === false
+          ? 'webhook_endpoint.disabled'
+          : 'webhook_endpoint.updated';
+    const row = await auditedChange(
+      ctx,
+      (tx) => updateEndpoint(tx, ctx.teamId, id, changes, endpointPolicy(ctx)),
+      (row) => ({ action, target: row.id, details: changes }),
+    );
+    return toEndpointWire(row);
+  }),
 
-  delete: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const endpoint = await getEndpoint(tx, ctx.teamId, input.id);
-      await deleteEndpoint(tx, ctx.teamId, endpoint.id);
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
+  delete: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
+    await auditedChange(
+      ctx,
+      async (tx) => {
+        const endpoint = await getEndpoint(tx, ctx.teamId, input.id);
+        await deleteEndpoint(tx, ctx.teamId, endpoint.id);
+        return endpoint;
+      },
+      (endpoint) => ({
         action: 'webhook_endpoint.deleted',
         target: endpoint.id,
         details: { url: endpoint.url },
-      });
-      return { deleted: true };
-    }),
-  ),
+      }),
+    );
+    return { deleted: true };
+  }),
 
   /** The old secret stops working at once; the new one is shown this once. */
-  rotateSecret: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const row = await rotateEndpointSecret(tx, ctx.teamId, input.id, ctx.clock);
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        action: 'webhook_endpoint.secret_rotated',
-        target: row.id,
-      });
-      return { ...toEndpointWire(row), secret: row.secret };
-    }),
-  ),
+  rotateSecret: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
+    const row = await auditedChange(
+      ctx,
+      (tx) => rotateEndpointSecret(tx, ctx.teamId, input.id, ctx.clock),
+      (row) => ({ action: 'webhook_endpoint.secret_rotated', target: row.id }),
+    );
+    return { ...toEndpointWire(row), secret: row.secret };
+  }),
 
   /** Shows the current secret again, after the user re-enters their password. */
   revealSecret: managerProcedure
@@ -138,18 +129,18 @@ export const consoleWebhooksRouter = router({
       return { id: endpoint.id, secret: endpoint.secret };
     }),
 
-  sendTest: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const delivery = await sendTestPing(tx, ctx.teamId, input.id, ctx.clock);
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        action: 'webhook_endpoint.test_sent',
-        target: input.id,
-        details: { delivery_id: delivery.id },
-      });
-      return toDeliveryWire(delivery);
-    }),
+  sendTest: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) =>
+    toDeliveryWire(
+      await auditedChange(
+        ctx,
+        (tx) => sendTestPing(tx, ctx.teamId, input.id, ctx.clock),
+        (delivery) => ({
+          action: 'webhook_endpoint.test_sent',
+          target: input.id,
+          details: { delivery_id: delivery.id },
+        }),
+      ),
+    ),
   ),
 
   deliveries: sessionProcedure.input(listDeliveriesInput).query(async ({ ctx, input }) => {
@@ -166,16 +157,13 @@ export const consoleWebhooksRouter = router({
     return { ...toDeliveryWire(delivery), attempts: attempts.map(toAttemptWire) };
   }),
 
-  retry: managerProcedure.input(endpointId).mutation(({ ctx, input }) =>
-    ctx.db.transaction(async (tx) => {
-      const row = await retryDelivery(tx, ctx.teamId, input.id, ctx.clock);
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        action: 'webhook_delivery.retried',
-        target: row.id,
-      });
-      return toDeliveryWire(row);
-    }),
+  retry: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) =>
+    toDeliveryWire(
+      await auditedChange(
+        ctx,
+        (tx) => retryDelivery(tx, ctx.teamId, input.id, ctx.clock),
+        (row) => ({ action: 'webhook_delivery.retried', target: row.id }),
+      ),
+    ),
   ),
 });
