@@ -137,7 +137,8 @@ async function buildIfNeeded(): Promise<string> {
     'server',
     'db',
     'jobs',
-    'instrumentation.ts',
+    'processes',
+    'proxy.ts',
     'next.config.mjs',
     'package-lock.json',
   ];

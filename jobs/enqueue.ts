@@ -9,7 +9,7 @@ export function setJobQueue(boss: PgBoss | undefined): void {
   holder.__vouchBoss = boss;
 }
 
-/** The process's pg-boss instance (kept on `globalThis`: route bundles and instrumentation share it). */
+/** The process's pg-boss instance (kept on `globalThis`: route bundles and the web process share it). */
 export function jobQueue(): PgBoss {
   if (!holder.__vouchBoss) throw new Error('background jobs are not started in this process');
   return holder.__vouchBoss;

@@ -4,9 +4,10 @@ import { env } from './lib/env';
 import { logger } from './lib/logger';
 
 /**
- * Everything a request or a job needs that lives for the whole process. Next.js bundles
- * `instrumentation.ts` and each route separately, so module-level singletons would be created
- * once per bundle; the runtime therefore lives on `globalThis`, and its start-up promise is shared.
+ * Everything a request or a job needs that lives for the whole process. The web process
+ * (processes/web.ts) boots it; Next.js bundles each route apart from that process's own modules,
+ * so module-level singletons would be created once per bundle. The runtime therefore lives on
+ * `globalThis`, and its start-up promise is shared.
  */
 export interface Runtime {
   database: Database;

@@ -29,6 +29,8 @@ export const authUsers = pgTable('auth_users', {
   image: text('image'),
   /** Set for a password the operator's CLI printed: the console asks for a new one first. */
   passwordChangeRequired: boolean('password_change_required').notNull().default(false),
+  /** When the CLI's one-time password stops working (7 days after it was printed); null otherwise. */
+  oneTimePasswordExpiresAt: timestamptz('one_time_password_expires_at'),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryUuid, timestamptz } from './columns';
 
 /**
@@ -27,14 +27,18 @@ export const mailOutbox = pgTable(
 );
 
 /**
- * Where mail goes when SMTP_URL is unset (development): the console lists it so links can be
- * clicked without a mail server.
+ * Where mail goes when SMTP_URL is unset, and text messages when SMS_PROVIDER=dev (development):
+ * the console lists it to owners and admins, so links can be clicked and codes read without a
+ * mail server or a phone. Nothing here is ever written to the log.
  */
 export const devMailbox = pgTable(
   'dev_mailbox',
   {
     id: primaryUuid(),
+    /** An e-mail address, or for a text message the phone number (E.164). */
     to: text('to').notNull(),
+    /** The case a text message is about (mails name their case by its link in the text). */
+    caseId: uuid('case_id'),
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),

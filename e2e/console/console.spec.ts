@@ -32,6 +32,8 @@ test('a newcomer signs in with the admin from teams create and creates an API ke
 }) => {
   team = await world.createTeam('Acme');
   await signInAsNewOwner(page, world.app.baseUrl, team, OWNER_PASSWORD);
+  // The development stand-ins are announced (this app keeps its mail in the dev mailbox).
+  await expect(page.getByRole('region', { name: 'Development mode' })).toContainText('e-mail is not sent');
   await expectAccessible(page);
 
   await page.getByRole('link', { name: 'API keys' }).click();
@@ -78,6 +80,8 @@ test('a webhook endpoint pointing at a real HTTPS receiver gets a test ping that
   await page.getByRole('checkbox', { name: 'case.created' }).check();
   await page.getByRole('button', { name: 'Create endpoint' }).click();
   await expect(page.locator('p[role="alert"]')).toContainText('https');
+  // The error names its request, for a report to support.
+  await expect(page.locator('p[role="alert"]')).toContainText(/Request id: req_[\w-]{24}/);
 
   const url = world.receiver.url(`/hook-${test.info().project.name}`);
   await page.getByLabel('URL (HTTPS)').fill(url);
@@ -183,6 +187,9 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
   await viewer.goto(`${world.app.baseUrl}/console/keys`);
   await expect(viewer.getByRole('row', { name: /CI server/ })).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'Create key' })).toHaveCount(0);
+  // The dev mailbox holds the links that complete the team's verifications: not for viewers.
+  await expect(viewer.getByRole('link', { name: 'API keys' })).toBeVisible();
+  await expect(viewer.getByRole('link', { name: 'Mailbox' })).toHaveCount(0);
   await expect(viewer.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
   await viewer.goto(`${world.app.baseUrl}/console/webhooks`);
   await expect(viewer.getByRole('button', { name: 'Add an endpoint' })).toHaveCount(0);

@@ -12,13 +12,12 @@ import {
   authUsers,
   authVerifications,
 } from '@/db/schema';
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import type { Env } from '../lib/env';
 import { sendSignInLink } from './console-mail';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
 export const AUTH_BASE_PATH = '/api/auth';
-/** The request header the auth route fills with the client's address for sign-in rate limits. */
-export const CLIENT_ADDRESS_HEADER = 'x-vouch-client-address';
 export const SIGN_IN_LINK_TTL_SECONDS = 15 * 60;
 export const MIN_PASSWORD_LENGTH = 12;
 

@@ -2,6 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiKeys, TEAM_ROLES } from '@/db/schema';
 import { auditedChange } from '../audit/record-audit';
+import { liveStandIns } from '../lib/stand-ins';
 import { AppError } from '../trpc/errors';
 import {
   CONSOLE_TEAM_COOKIE,
@@ -13,10 +14,11 @@ import {
 } from '../trpc/init';
 import { createApiKey, revokeApiKey } from './api-keys';
 import { consoleAuth, MIN_PASSWORD_LENGTH } from './console-auth';
+import { confirmCurrentPassword, signedInRecently } from './reauthentication';
 import {
   addMember,
+  canManage,
   changeMemberRole,
-  checkPassword,
   clearPasswordChangeRequired,
   listMembers,
   listUserTeams,
@@ -38,8 +40,14 @@ const sessionRouter = router({
       password_change_required: await passwordChangeRequired(ctx.db, ctx.user.id),
       has_password: (await readPasswordHash(ctx.db, ctx.user.id)) !== null,
       teams: teams.map((t) => ({ team_id: t.teamId, team_name: t.teamName, role: t.role })),
-      /** Without SMTP the service keeps its mail in the dev mailbox, which the console shows. */
-      dev_mailbox: !ctx.env.SMTP_URL,
+      /**
+       * Without SMTP (or with the dev SMS transport) the service keeps its messages in the dev
+       * mailbox, which the console shows to owners and admins.
+       */
+      dev_mailbox:
+        (!ctx.env.SMTP_URL || ctx.env.SMS_PROVIDER === 'dev') && current !== null && canManage(current.role),
+      /** The stand-ins serving live traffic (development only), for the console's banner. */
+      stand_ins: liveStandIns(ctx.env).map((s) => s.description),
       current_team: current
         ? { team_id: current.teamId, team_name: current.teamName, role: current.role }
         : null,
@@ -60,7 +68,12 @@ const sessionRouter = router({
     return { team_id: input.team_id };
   }),
 
-  /** Sets a new password (replacing the CLI's one-time password, or adding one to a link-only account). */
+  /**
+   * Sets a new password (replacing the CLI's one-time password, or adding one to a link-only
+   * account). A stolen session must not be enough: a user with a password re-enters it; a
+   * link-only user must have signed in within the last 10 minutes. Every other session of the
+   * user ends, so whoever else held one is signed out.
+   */
   changePassword: signedInProcedure
     .input(
       z.object({
@@ -75,19 +88,25 @@ const sessionRouter = router({
       const auth = await consoleAuth(ctx.db, ctx.env);
       const hasPassword = (await readPasswordHash(ctx.db, ctx.user.id)) !== null;
       if (hasPassword) {
-        if (!input.current_password || !(await checkPassword(ctx.db, ctx.user.id, input.current_password))) {
-          throw new AppError('FORBIDDEN', 'The current password is not correct.');
-        }
+        if (!input.current_password) throw new AppError('FORBIDDEN', 'Enter your current password.');
+        await confirmCurrentPassword(ctx, input.current_password);
         await auth.api.changePassword({
           body: { currentPassword: input.current_password, newPassword: input.new_password },
           headers: ctx.requestHeaders,
         });
       } else {
+        if (!signedInRecently(ctx.signedInAt, ctx.clock())) {
+          throw new AppError(
+            'FORBIDDEN',
+            'To set a password, sign in again with a new e-mail link first (within the last 10 minutes).',
+          );
+        }
         await auth.api.setPassword({
           body: { newPassword: input.new_password },
           headers: ctx.requestHeaders,
         });
       }
+      await auth.api.revokeOtherSessions({ headers: ctx.requestHeaders });
       await clearPasswordChangeRequired(ctx.db, ctx.user.id);
       return { changed: true };
     }),

@@ -87,17 +87,34 @@ export interface CreatedOwner {
   oneTimePassword: string | null;
 }
 
+/** How long a one-time password printed by the CLI can be used (decisions: 7 days). */
+export const ONE_TIME_PASSWORD_DAYS = 7;
+
 /**
  * Makes `email` the owner of a new team (the operator's `teams create`). A new person gets a
- * one-time password; someone who already has a console account keeps theirs.
+ * one-time password, valid for 7 days; someone who already has a console account keeps theirs.
  */
-export async function createTeamOwner(db: Queryable, teamId: string, email: string): Promise<CreatedOwner> {
+export async function createTeamOwner(
+  db: Queryable,
+  input: { teamId: string; email: string; now: Date },
+): Promise<CreatedOwner> {
+  const { teamId, email, now } = input;
   let user = await findUserByEmail(db, email);
   let oneTimePassword: string | null = null;
   if (!user) {
     user = await insertUser(db, email);
     oneTimePassword = randomBase62(20);
-    await db.update(authUsers).set({ passwordChangeRequired: true }).where(eq(authUsers.id, user.id));
+    await db
+      .update(authUsers)
+      .set({
+        passwordChangeRequired: true,
+        oneTimePasswordExpiresAt: new Date(now.getTime() + ONE_TIME_PASSWORD_DAYS * 86_400_000),
+        // The operator vouches for the address they typed. Left unverified, the owner's first
+        // e-mailed sign-in link would make better-auth treat the password as an intruder's
+        // (an account made before the address was proven) and delete it with every session.
+        emailVerified: true,
+      })
+      .where(eq(authUsers.id, user.id));
     await db.insert(authAccounts).values({
       id: randomUUID(),
       accountId: user.id,
@@ -223,8 +240,20 @@ export async function passwordChangeRequired(db: Queryable, userId: string): Pro
 export async function clearPasswordChangeRequired(db: Queryable, userId: string): Promise<void> {
   await db
     .update(authUsers)
-    .set({ passwordChangeRequired: false, updatedAt: sql`now()` })
+    .set({ passwordChangeRequired: false, oneTimePasswordExpiresAt: null, updatedAt: sql`now()` })
     .where(eq(authUsers.id, userId));
+}
+
+/**
+ * Whether the account's password is a one-time password from the CLI that is past its 7 days:
+ * it no longer signs in (an e-mailed sign-in link still does, and then a password can be set).
+ */
+export async function oneTimePasswordExpired(db: Queryable, email: string, now: Date): Promise<boolean> {
+  const [row] = await db
+    .select({ required: authUsers.passwordChangeRequired, expiresAt: authUsers.oneTimePasswordExpiresAt })
+    .from(authUsers)
+    .where(eq(authUsers.email, email.trim().toLowerCase()));
+  return !!row?.required && row.expiresAt !== null && row.expiresAt <= now;
 }
 
 /** The stored password hash of a user's credential account, or null for link-only users. */

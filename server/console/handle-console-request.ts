@@ -1,5 +1,6 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { logger } from '../lib/logger';
+import { API_BODY_LIMIT_BYTES, readRequestBody } from '../http/request-body';
+import { errorFields, logger } from '../lib/logger';
 import { runtime } from '../runtime';
 import { createRequestContext } from '../trpc/context';
 import { AppError, toWireError } from '../trpc/errors';
@@ -32,9 +33,33 @@ function refuse(error: AppError): Response {
   );
 }
 
+/**
+ * The most calls one batched request may carry: the console's pages batch a handful; without a
+ * cap one request could make the process run hundreds of procedures (a password check each).
+ */
+export const MAX_BATCH_SIZE = 10;
+
+/** The request with its body read within the size limit (counted as it arrives). */
+async function withReadBody(request: Request): Promise<Request> {
+  if (request.method === 'GET' || request.method === 'HEAD') return request;
+  const body = await readRequestBody(request, API_BODY_LIMIT_BYTES);
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+}
+
 /** tRPC for the console: the same procedures as the REST facade, authenticated by session cookie. */
-export async function handleConsoleRequest(request: Request): Promise<Response> {
-  if (isCrossSite(request)) return refuse(new AppError('FORBIDDEN', 'Cross-site requests are refused.'));
+export async function handleConsoleRequest(incoming: Request): Promise<Response> {
+  if (isCrossSite(incoming)) return refuse(new AppError('FORBIDDEN', 'Cross-site requests are refused.'));
+  let request: Request;
+  try {
+    request = await withReadBody(incoming);
+  } catch (error) {
+    return refuse(error instanceof AppError ? error : new AppError('INVALID_REQUEST'));
+  }
   let rt: Awaited<ReturnType<typeof runtime>>;
   try {
     rt = await runtime();
@@ -46,6 +71,7 @@ export async function handleConsoleRequest(request: Request): Promise<Response> 
     endpoint: CONSOLE_TRPC_ENDPOINT,
     req: request,
     router: appRouter,
+    maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => ctx,
     responseMeta: () => {
       ctx.responseHeaders.set('Cache-Control', 'no-store');
@@ -53,7 +79,7 @@ export async function handleConsoleRequest(request: Request): Promise<Response> 
     },
     onError: ({ error, path }) => {
       if (toWireError(error).status >= 500)
-        logger.error('console call failed', { path, error: String(error.cause ?? error) });
+        logger.error('console call failed', { path, ...errorFields(error.cause ?? error) });
     },
   });
 }

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -7,12 +8,44 @@ const retrySchedule = z
   .regex(/^\d+(,\d+)*$/, 'comma-separated seconds')
   .transform((v) => v.split(',').map(Number));
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+const trustedProxies = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (entries) =>
+      entries.every((entry) => {
+        if (PROXY_RANGE_NAMES.includes(entry)) return true;
+        if (entry.includes('/')) return ipaddr.isValidCIDR(entry);
+        return ipaddr.isValid(entry);
+      }),
+    'comma-separated IP addresses or CIDR ranges (or loopback, linklocal, uniquelocal)',
+  );
+
 /**
  * The operator's configuration (decisions.md), validated once. A bad value stops the process at
  * start-up with a message naming the variable, instead of failing later on some request.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** The interface a web process listens on; unset, every interface. */
+  HOST: z.string().min(1).optional(),
+  /**
+   * `production` refuses to start while a stand-in (dev mailbox, dev SMS, simulated ID checks)
+   * would serve live traffic; `development` allows them and says so.
+   */
+  VOUCH_ENV: z.enum(['development', 'production']).default('development'),
+  /**
+   * Reverse proxies whose X-Forwarded-For is believed: comma-separated addresses or CIDR ranges
+   * (or `loopback`, `linklocal`, `uniquelocal`). Unset, the socket's peer is the client.
+   */
+  TRUSTED_PROXIES: trustedProxies.default([]),
   DATABASE_URL: z.string().url().optional(),
   BASE_URL: z.string().url().optional(),
   VERIFY_URL_BASE: z.string().url().optional(),

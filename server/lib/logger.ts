@@ -1,12 +1,28 @@
+import { currentRequestScope } from './request-scope';
+
 type Level = 'debug' | 'info' | 'warn' | 'error';
 
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const threshold = order[(process.env.LOG_LEVEL as Level) ?? 'info'] ?? order.info;
 
-/** One JSON line per entry on stdout/stderr: easy to read in a terminal and to ship elsewhere. */
+/**
+ * One JSON line per entry on stdout/stderr: easy to read in a terminal and to ship elsewhere.
+ * A line written while serving a request carries the request's id (`request_id`, the value of
+ * the response's Request-Id header).
+ *
+ * Nothing secret may reach a line: no mail bodies, links, tokens, codes, passwords, keys, and no
+ * SQL parameters (they hold people's data). Errors go through `errorFields`.
+ */
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
   if (order[level] < threshold) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, message, ...fields });
+  const scope = currentRequestScope();
+  const line = JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    message,
+    ...(scope ? { request_id: scope.requestId } : {}),
+    ...fields,
+  });
   if (level === 'error' || level === 'warn') process.stderr.write(`${line}\n`);
   else process.stdout.write(`${line}\n`);
 }
@@ -17,3 +33,32 @@ export const logger = {
   warn: (message: string, fields?: Record<string, unknown>) => write('warn', message, fields),
   error: (message: string, fields?: Record<string, unknown>) => write('error', message, fields),
 };
+
+/**
+ * drizzle wraps a failed statement in an error whose message (and so its stack's first line)
+ * is "Failed query: <sql> params: <every parameter>": the parameters are people's e-mail
+ * addresses, names and answers. Such an error is described by its cause, the database's own
+ * error, whose message names no value (postgres.js keeps the statement and its parameters off
+ * the message).
+ */
+function isFailedQuery(error: Error): boolean {
+  return 'params' in error && 'query' in error;
+}
+
+/** The frames of a stack, without its message (which may span lines, and quote a statement). */
+function stackFrames(stack: string | undefined): string | undefined {
+  const frames = stack?.split('\n').filter((line) => /^\s+at /.test(line));
+  return frames?.length ? frames.join('\n') : undefined;
+}
+
+/** An error as log fields: its message, its SQLSTATE when the database raised it, and where. */
+export function errorFields(error: unknown): { error: string; sqlstate?: string; stack?: string } {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const described = isFailedQuery(error) && error.cause instanceof Error ? error.cause : error;
+  const sqlstate = (described as { code?: unknown }).code;
+  return {
+    error: `${described.name}: ${described.message}`,
+    ...(typeof sqlstate === 'string' && /^[0-9A-Z]{5}$/.test(sqlstate) ? { sqlstate } : {}),
+    stack: stackFrames(error.stack),
+  };
+}

@@ -50,9 +50,8 @@ async function storeInDevMailbox(db: Db, mails: StoredMail[]): Promise<void> {
     insert into ${devMailbox} ("to", subject, text, html)
     select "to", subject, text, html from sent
   `);
-  for (const mail of mails) {
-    logger.info('mail stored in the dev mailbox', { to: mail.to, subject: mail.subject, text: mail.text });
-  }
+  // Only ids: a mail's text holds links and tokens, and its recipient is personal data.
+  logger.info('mail kept in the dev mailbox (not sent)', { mail_ids: ids });
 }
 
 /** SMTP: each mail on its own (one may fail while the others go), then one update for the sent. */
@@ -88,8 +87,7 @@ async function sendOverSmtp(
 }
 
 /**
- * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox (and the
- * log). Mails already sent are skipped (a job may run twice). A failure is written on its row
+ * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox. Mails already sent are skipped (a job may run twice). A failure is written on its row
  * (attempts, last_error) and returned so its job retries; after the last retry the row stays
  * `failed`, visible rather than silently dropped.
  */

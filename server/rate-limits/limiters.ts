@@ -5,23 +5,82 @@ import { reusableQuery } from '@/db/reusable-query';
 import { rateLimits } from '@/db/schema';
 import type { Env } from '../lib/env';
 import { AppError } from '../trpc/errors';
-
-export type RateLimitBucket = 'read' | 'write' | 'address';
+import { addressLimitKey } from './address-key';
 
 /**
- * Per-team budgets for reads and writes, and a per-address budget for unauthenticated traffic.
- * State lives in PostgreSQL (rate-limiter-flexible's drizzle store: one atomic upsert per
- * request), so every app process draws on the same budget.
+ * - `read`, `write`: an API team's budgets (all its keys share them);
+ * - `address`: unauthenticated API calls and failed API authentications, per client address;
+ * - `console_user`: a signed-in console user's calls;
+ * - `password_failures`: wrong passwords for one account (sign-in and current-password checks
+ *   alike), whatever address they come from;
+ * - `sign_in_links`: sign-in links mailed to one account.
+ */
+export type RateLimitBucket =
+  | 'read'
+  | 'write'
+  | 'address'
+  | 'console_user'
+  | 'password_failures'
+  | 'sign_in_links';
+
+/**
+ * Budgets per bucket and key. State lives in PostgreSQL (rate-limiter-flexible's drizzle store:
+ * one atomic upsert per request), so every app process draws on the same budget.
  */
 export interface RateLimiters {
+  /** Spends one point; throws RATE_LIMITED (with Retry-After) when none is left. */
   consume: (bucket: RateLimitBucket, key: string) => Promise<RateLimitResult>;
+  /**
+   * Spends a point before an attempt and gives it back when the attempt succeeds, so only
+   * failures count, and parallel attempts can never exceed the budget between them.
+   */
+  attempt: <T>(
+    bucket: RateLimitBucket,
+    key: string,
+    run: () => Promise<T>,
+    succeeded: (result: T) => boolean,
+  ) => Promise<T>;
 }
 
 export interface RateLimitResult {
   headers: Record<string, string>;
 }
 
-const WINDOW_SECONDS = 60;
+/** Console calls one signed-in user may make per minute: far above what clicking through pages needs. */
+export const CONSOLE_CALLS_PER_MINUTE = 300;
+/** Decisions: 5 failed password checks or sign-in links per account per 15 minutes. */
+export const ACCOUNT_ATTEMPTS = { points: 5, seconds: 15 * 60 };
+
+function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds: number; prefix: string }> {
+  return {
+    read: { points: config.RATE_LIMIT_READ_PER_MINUTE, seconds: 60, prefix: 'read' },
+    write: { points: config.RATE_LIMIT_WRITE_PER_MINUTE, seconds: 60, prefix: 'write' },
+    address: { points: config.RATE_LIMIT_READ_PER_MINUTE, seconds: 60, prefix: 'addr' },
+    console_user: { points: CONSOLE_CALLS_PER_MINUTE, seconds: 60, prefix: 'console' },
+    password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail' },
+    sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink' },
+  };
+}
+
+/** The key a bucket counts under: addresses by their network (IPv6 /64), accounts case-blind. */
+function normalizedKey(bucket: RateLimitBucket, key: string): string {
+  if (bucket === 'address') return addressLimitKey(key);
+  if (bucket === 'password_failures' || bucket === 'sign_in_links') return key.trim().toLowerCase();
+  return key;
+}
+
+function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string): string {
+  switch (bucket) {
+    case 'password_failures':
+      return `Too many wrong passwords for this account; try again in ${retryAfter} s.`;
+    case 'sign_in_links':
+      return `Too many sign-in links were asked for this account; try again in ${retryAfter} s.`;
+    case 'write':
+      return `Rate limit of ${points} writes per minute exceeded; retry in ${retryAfter} s.`;
+    default:
+      return `Rate limit of ${points} requests per minute exceeded; retry in ${retryAfter} s.`;
+  }
+}
 
 /**
  * The drizzle store's increment, built once. The library's store builds this statement anew on
@@ -83,23 +142,23 @@ class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
 }
 
 export function createRateLimiters(db: Db, config: Env): RateLimiters {
-  const make = (keyPrefix: string, points: number) =>
-    new PreparedRateLimiterDrizzle({
-      storeClient: db,
-      schema: rateLimits,
-      keyPrefix,
-      points,
-      duration: WINDOW_SECONDS,
-    });
-  const limiters: Record<RateLimitBucket, PreparedRateLimiterDrizzle> = {
-    read: make('read', config.RATE_LIMIT_READ_PER_MINUTE),
-    write: make('write', config.RATE_LIMIT_WRITE_PER_MINUTE),
-    address: make('addr', config.RATE_LIMIT_READ_PER_MINUTE),
-  };
+  const byBucket = Object.fromEntries(
+    Object.entries(budgets(config)).map(([bucket, budget]) => [
+      bucket,
+      new PreparedRateLimiterDrizzle({
+        storeClient: db,
+        schema: rateLimits,
+        keyPrefix: budget.prefix,
+        points: budget.points,
+        duration: budget.seconds,
+      }),
+    ]),
+  ) as Record<RateLimitBucket, PreparedRateLimiterDrizzle>;
 
-  return {
-    async consume(bucket, key) {
-      const limiter = limiters[bucket];
+  const limiters: RateLimiters = {
+    async consume(bucket, rawKey) {
+      const limiter = byBucket[bucket];
+      const key = normalizedKey(bucket, rawKey);
       const headersFor = (res: RateLimiterRes): Record<string, string> => {
         return {
           'X-RateLimit-Limit': String(limiter.points),
@@ -117,12 +176,20 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
           headers['Retry-After'] = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
           throw new AppError(
             'RATE_LIMITED',
-            `Rate limit of ${limiter.points} ${bucket === 'write' ? 'writes' : 'requests'} per minute exceeded; retry in ${headers['Retry-After']} s.`,
+            limitDetail(bucket, limiter.points, headers['Retry-After']),
             headers,
           );
         }
         throw rejection;
       }
     },
+
+    async attempt(bucket, rawKey, run, succeeded) {
+      await limiters.consume(bucket, rawKey);
+      const result = await run();
+      if (succeeded(result)) await byBucket[bucket].reward(normalizedKey(bucket, rawKey), 1);
+      return result;
+    },
   };
+  return limiters;
 }

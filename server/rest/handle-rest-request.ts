@@ -1,14 +1,14 @@
 import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { API_BODY_LIMIT_BYTES, readRequestBody } from '../http/request-body';
 import { env } from '../lib/env';
-import { logger } from '../lib/logger';
+import { errorFields, logger } from '../lib/logger';
 import { runtime } from '../runtime';
 import { createRequestContext, type RequestContext } from '../trpc/context';
 import { AppError, isClientGone, toWireError, type WireError } from '../trpc/errors';
 import { appRouter } from '../trpc/root';
 import { findRoute } from './routes';
 
-const MAX_BODY_BYTES = 1_000_000;
 const ENDPOINT = '/v1';
 
 function errorResponse(error: WireError, extraHeaders: Headers): Response {
@@ -22,15 +22,12 @@ function errorResponse(error: WireError, extraHeaders: Headers): Response {
 type ParsedBody = { ok: true; value: unknown } | { ok: false; cause: unknown };
 
 /**
- * Reads the body once, within the size limit. A body-less POST (rotate-secret, test) is a request
+ * Parses a body read within the size limit. A body-less POST (rotate-secret, test) is a request
  * with an empty JSON object, and an empty body is not "malformed JSON". Malformed JSON is reported
  * only when the handler reads the body, after its own content-type check, as the library would.
  */
-async function readBody(request: Request): Promise<{ body: ParsedBody; assumeJson: boolean }> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE');
+function parseBody(request: Request, bytes: Uint8Array): { body: ParsedBody; assumeJson: boolean } {
+  const text = new TextDecoder().decode(bytes);
   const empty = text.trim() === '';
   const assumeJson = empty && !request.headers.get('content-type');
   try {
@@ -44,13 +41,12 @@ async function readBody(request: Request): Promise<{ body: ParsedBody; assumeJso
  * The request as trpc-to-openapi's handler sees it: the incoming `Request` (so the library reads
  * its headers and abort signal), with the path relative to /v1 and the body already parsed.
  */
-async function openApiRequest(incoming: Request, pathname: string): Promise<Request> {
+function openApiRequest(incoming: Request, pathname: string, bytes: Uint8Array | null): Request {
   const parsed = new URL(incoming.url);
   parsed.pathname = pathname.slice(ENDPOINT.length) || '/';
   const url = parsed.toString();
-  const hasBody = incoming.method !== 'GET' && incoming.method !== 'HEAD';
-  const { body, assumeJson } = hasBody
-    ? await readBody(incoming)
+  const { body, assumeJson } = bytes
+    ? parseBody(incoming, bytes)
     : { body: { ok: true, value: undefined } as ParsedBody, assumeJson: false };
   const headers = assumeJson ? new Headers(incoming.headers) : incoming.headers;
   if (assumeJson) headers.set('content-type', 'application/json');
@@ -125,6 +121,17 @@ let inFlight = 0;
  * success statuses and headers laid on top (the library's own error body cannot be reshaped).
  */
 export async function handleRestRequest(incoming: Request): Promise<Response> {
+  // The body is read (within its limit) before the request takes a slot: a client that sends it
+  // slowly holds nothing but its own connection until the web process's request time-out.
+  let bytes: Uint8Array | null = null;
+  if (incoming.method !== 'GET' && incoming.method !== 'HEAD') {
+    try {
+      bytes = await readRequestBody(incoming, API_BODY_LIMIT_BYTES);
+    } catch (error) {
+      if (incoming.signal.aborted) return clientGone();
+      return errorResponse(toWireError(error), new Headers());
+    }
+  }
   // Past MAX_CONCURRENT_REQUESTS the process is behind its clients: answering 503 now keeps the
   // admitted requests fast and memory bounded, where queueing would only make every answer late.
   if (inFlight >= env().MAX_CONCURRENT_REQUESTS) {
@@ -137,7 +144,7 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
   }
   inFlight += 1;
   try {
-    return await answerRestRequest(incoming);
+    return await answerRestRequest(incoming, bytes);
   } finally {
     inFlight -= 1;
   }
@@ -148,7 +155,7 @@ function clientGone(): Response {
   return new Response(null, { status: 499 });
 }
 
-async function answerRestRequest(incoming: Request): Promise<Response> {
+async function answerRestRequest(incoming: Request, bytes: Uint8Array | null): Promise<Response> {
   // A request that waited (in the event loop, behind others) while its client gave up.
   if (incoming.signal.aborted) return clientGone();
   let thrown: unknown;
@@ -170,7 +177,7 @@ async function answerRestRequest(incoming: Request): Promise<Response> {
       );
     }
 
-    const request = await openApiRequest(incoming, pathname);
+    const request = openApiRequest(incoming, pathname, bytes);
     const exchange: Exchange = { ctx: createRequestContext(rt, request) };
     exchanges.set(request, exchange);
     const result = await runOpenApiHandler(request);
@@ -192,16 +199,11 @@ async function answerRestRequest(incoming: Request): Promise<Response> {
   } finally {
     const wire = thrown === undefined || isClientGone(thrown) ? null : toWireError(thrown);
     if (wire && wire.status >= 500) {
+      const cause = thrown instanceof TRPCError && thrown.cause ? thrown.cause : thrown;
       logger.error('request failed', {
         method: incoming.method,
         path: new URL(incoming.url).pathname,
-        error: thrown instanceof Error ? (thrown.cause ?? thrown).toString() : String(thrown),
-        stack:
-          thrown instanceof Error
-            ? thrown.cause instanceof Error
-              ? thrown.cause.stack
-              : thrown.stack
-            : undefined,
+        ...errorFields(cause),
       });
     }
   }

@@ -43,7 +43,7 @@ export async function createTeam(
       .returning();
     if (!team) throw new Error('team insert returned nothing');
     const key = await createApiKey(tx, { teamId: team.id, name: 'Default key' });
-    const owner = await createTeamOwner(tx, team.id, input.adminEmail);
+    const owner = await createTeamOwner(tx, { teamId: team.id, email: input.adminEmail, now });
     return { team, key, owner };
   });
 }

@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
 import { type Clock, systemClock } from '../lib/clock';
 import { type Env, env } from '../lib/env';
 import { createRateLimiters, type RateLimiters } from '../rate-limits/limiters';
@@ -15,7 +16,7 @@ export interface RequestContext {
   rateLimiters: RateLimiters;
   requestHeaders: Headers;
   responseHeaders: Headers;
-  /** The caller's address as the nearest proxy (Next's server) saw it. */
+  /** The caller's address, as the web process established it (socket, or trusted proxies). */
   clientAddress: string;
   /**
    * Aborts when the client disconnects (the request's own signal: trpc-to-openapi calls the
@@ -25,7 +26,7 @@ export interface RequestContext {
 }
 
 /**
- * Limiters are built here, in the route's bundle, not at boot: Next bundles instrumentation and
+ * Limiters are built here, in the route's bundle, not at boot: Next bundles the web process's own modules and
  * each route separately, and an AppError class from another bundle would fail `instanceof` in
  * this bundle's error table.
  */
@@ -45,17 +46,7 @@ export function createRequestContext(runtime: Runtime, request: Request): Reques
     rateLimiters,
     requestHeaders: request.headers,
     responseHeaders: new Headers(),
-    clientAddress: clientAddress(request.headers),
+    clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown',
     clientGone: request.signal,
   };
-}
-
-/**
- * Next's server appends the socket's address to X-Forwarded-For, so the last entry is the one a
- * client cannot forge (earlier entries are whatever the client sent).
- */
-function clientAddress(headers: Headers): string {
-  const forwarded = headers.get('x-forwarded-for');
-  const last = forwarded?.split(',').at(-1)?.trim();
-  return last || 'unknown';
 }

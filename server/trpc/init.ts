@@ -4,6 +4,7 @@ import type { AuditActor } from '../audit/record-audit';
 import { authenticateApiKey, bearerToken } from '../auth/api-keys';
 import { consoleAuth } from '../auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '../auth/team-members';
+import { currentRequestScope } from '../lib/request-scope';
 import type { RequestContext } from './context';
 import { AppError, ClientGoneError, toWireError } from './errors';
 
@@ -20,7 +21,13 @@ const t = initTRPC
       return {
         ...shape,
         message: wire.body.detail,
-        data: { ...shape.data, appCode: wire.body.code, stack: undefined },
+        data: {
+          ...shape.data,
+          appCode: wire.body.code,
+          // The console shows it with the error, so a report to support can name the request.
+          requestId: currentRequestScope()?.requestId,
+          stack: undefined,
+        },
       };
     },
   });
@@ -28,16 +35,58 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/**
+ * C0 control characters other than tab, line feed and carriage return, and DEL. PostgreSQL
+ * cannot store NUL in text at all, and none of them belongs in an e-mail, a name or a note.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** The path of the first string (or key) in `value` holding a control character, or null. */
+function controlCharacterPath(value: unknown, path: string[] = []): string[] | null {
+  if (typeof value === 'string') return CONTROL_CHARACTER.test(value) ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = controlCharacterPath(item, [...path, String(index)]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = CONTROL_CHARACTER.test(key) ? [...path, key] : controlCharacterPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Every procedure's raw input (REST body, query and path, or the console's call) is refused with
+ * 422 VALIDATION_ERROR when it carries a control character, before any schema or query sees it.
+ * It runs after authentication, so an unauthenticated caller still learns only that it is one.
+ */
+const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const path = controlCharacterPath(await getRawInput());
+  if (path) {
+    const where = path.length > 0 ? `${path.join('.')}: ` : '';
+    throw new AppError('VALIDATION_ERROR', `${where}control characters (such as NUL) are not allowed.`);
+  }
+  return next();
+});
+
 function applyHeaders(ctx: RequestContext, headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) ctx.responseHeaders.set(name, value);
 }
 
 /** Unauthenticated routes are limited per client address. */
-export const publicProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
-  applyHeaders(ctx, limit.headers);
-  return next();
-});
+export const publicProcedure = t.procedure
+  .use(async ({ ctx, next }) => {
+    const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+    applyHeaders(ctx, limit.headers);
+    return next();
+  })
+  .use(refuseControlCharacters);
 
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
 
@@ -45,34 +94,42 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
  * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
  * draw on separate per-team budgets shared by all of the team's keys.
  */
-export const apiKeyProcedure = t.procedure.use(async ({ ctx, next, type }) => {
-  const token = bearerToken(ctx.requestHeaders.get('authorization'));
-  const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
-  if (!key) {
-    // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
-    const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+export const apiKeyProcedure = t.procedure
+  .use(async ({ ctx, next, type }) => {
+    const token = bearerToken(ctx.requestHeaders.get('authorization'));
+    const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
+    if (!key) {
+      // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
+      const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+      applyHeaders(ctx, limit.headers);
+      throw new AppError(
+        'UNAUTHORIZED',
+        token ? 'The API key is invalid or has been revoked.' : undefined,
+        UNAUTHORIZED_HEADERS,
+      );
+    }
+    const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
     applyHeaders(ctx, limit.headers);
-    throw new AppError(
-      'UNAUTHORIZED',
-      token ? 'The API key is invalid or has been revoked.' : undefined,
-      UNAUTHORIZED_HEADERS,
-    );
-  }
-  const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
-  applyHeaders(ctx, limit.headers);
-  if (ctx.clientGone.aborted) throw new ClientGoneError();
-  return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
-});
+    if (ctx.clientGone.aborted) throw new ClientGoneError();
+    return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
+  })
+  .use(refuseControlCharacters);
 
 /** The console's team picker stores the chosen team here; membership is still checked on every call. */
 export const CONSOLE_TEAM_COOKIE = 'vouch_team';
 
-/** The team the console's picker last chose (unchecked: callers check membership). */
+const TEAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The team the console's picker last chose (unchecked: callers check membership). A value that
+ * is not a team id (a cookie edited or mangled on the way) is ignored, as if there were none.
+ */
 export function readConsoleTeamCookie(headers: Headers): string | null {
-  const name = CONSOLE_TEAM_COOKIE;
   for (const part of headers.get('cookie')?.split(';') ?? []) {
     const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
+    if (key !== CONSOLE_TEAM_COOKIE) continue;
+    const teamId = value.join('=').trim();
+    return TEAM_ID.test(teamId) ? teamId : null;
   }
   return null;
 }
@@ -81,26 +138,31 @@ export function readConsoleTeamCookie(headers: Headers): string | null {
  * A console user signed in through better-auth (session cookie). Used alone only by the few calls
  * that work before a team is chosen or a one-time password is replaced.
  */
-export const signedInProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const auth = await consoleAuth(ctx.db, ctx.env);
-  const { headers: sessionHeaders, response: session } = await auth.api.getSession({
-    headers: ctx.requestHeaders,
-    returnHeaders: true,
-  });
-  // A session used more than a day after it was last extended is extended again in the database
-  // and its cookie re-issued. Without passing that cookie on, the browser would drop the session
-  // when the first cookie expires, a week after sign-in, however active the user has been.
-  for (const cookie of sessionHeaders.getSetCookie()) ctx.responseHeaders.append('Set-Cookie', cookie);
-  if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended.');
-  const user = { id: session.user.id, email: session.user.email, name: session.user.name };
-  const actor: AuditActor = {
-    userId: user.id,
-    email: user.email,
-    ipAddress: ctx.clientAddress,
-    userAgent: ctx.requestHeaders.get('user-agent'),
-  };
-  return next({ ctx: { user, actor } });
-});
+export const signedInProcedure = t.procedure
+  .use(async ({ ctx, next }) => {
+    const auth = await consoleAuth(ctx.db, ctx.env);
+    const { headers: sessionHeaders, response: session } = await auth.api.getSession({
+      headers: ctx.requestHeaders,
+      returnHeaders: true,
+    });
+    // A session used more than a day after it was last extended is extended again in the database
+    // and its cookie re-issued. Without passing that cookie on, the browser would drop the session
+    // when the first cookie expires, a week after sign-in, however active the user has been.
+    for (const cookie of sessionHeaders.getSetCookie()) ctx.responseHeaders.append('Set-Cookie', cookie);
+    if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended.');
+    const user = { id: session.user.id, email: session.user.email, name: session.user.name };
+    // Per person, not per address: a script with a stolen session gets no more than a person would.
+    const limit = await ctx.rateLimiters.consume('console_user', user.id);
+    applyHeaders(ctx, limit.headers);
+    const actor: AuditActor = {
+      userId: user.id,
+      email: user.email,
+      ipAddress: ctx.clientAddress,
+      userAgent: ctx.requestHeaders.get('user-agent'),
+    };
+    return next({ ctx: { user, actor, signedInAt: session.session.createdAt } });
+  })
+  .use(refuseControlCharacters);
 
 /**
  * Signed in, one-time password replaced, and a member of the team the request acts on. Every

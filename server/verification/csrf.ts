@@ -12,6 +12,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const CSRF_COOKIE = 'vouch_csrf';
 export const CSRF_FIELD = 'csrf';
+/**
+ * The identity upload's form carries its token in its URL instead (this query parameter), so the
+ * request is judged before its body of up to 25 MB is read.
+ */
+export const UPLOAD_CSRF_PARAM = 'csrf';
 
 export function newCsrfNonce(): string {
   return randomBytes(18).toString('base64url');
@@ -60,9 +65,21 @@ export function csrfValid(
   ids: { caseId: string; publicId: string },
   allowedOrigins: string[],
 ): boolean {
+  return csrfTokenValid(request, form.get(CSRF_FIELD), ids, allowedOrigins);
+}
+
+/**
+ * The same checks for a token sent outside a form body: the identity upload carries it in its
+ * URL, so the request is judged before its (large) body is read.
+ */
+export function csrfTokenValid(
+  request: Request,
+  sent: FormDataEntryValue | null,
+  ids: { caseId: string; publicId: string },
+  allowedOrigins: string[],
+): boolean {
   if (!sameOriginRequest(request, allowedOrigins)) return false;
   const nonce = readCookie(request, CSRF_COOKIE);
-  const sent = form.get(CSRF_FIELD);
   if (!nonce || typeof sent !== 'string') return false;
   const expected = Buffer.from(csrfToken(ids.caseId, ids.publicId, nonce));
   const actual = Buffer.from(sent);

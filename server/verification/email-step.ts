@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import { effectiveStatus } from '../cases/wire';
 import { completeSteps } from './case-state';
 import type { VerificationCase } from './find-verification-case';
 import { linkTokenMatches } from './link-tokens';
@@ -7,7 +8,25 @@ import { mergeStepSettings, settingString, stepOf } from './step-settings';
 export type EmailLinkResult = 'verified' | 'already_verified' | 'invalid' | 'closed';
 
 /**
- * The subject clicked the link mailed at creation. Its token (never the shared verification URL)
+ * What the mailed link would do if confirmed now, without doing it: opening a link must change
+ * nothing, because mail scanners and link previews open links nobody clicked.
+ */
+export function emailLinkState(
+  found: VerificationCase,
+  token: string,
+  now: Date,
+): 'confirmable' | Exclude<EmailLinkResult, 'verified'> {
+  const { record } = found;
+  const step = stepOf(record, 'email');
+  if (!step) return 'invalid';
+  if (step.state === 'verified') return 'already_verified';
+  if (!linkTokenMatches(token, settingString(record, 'email', 'link_token_hash'))) return 'invalid';
+  if (step.state !== 'pending' || effectiveStatus(record, now) !== 'open') return 'closed';
+  return 'confirmable';
+}
+
+/**
+ * The subject confirmed the link mailed at creation (a POST from the link's page). Its token (never the shared verification URL)
  * proves the mailbox; it works once and is forgotten when used.
  */
 export async function confirmEmailLink(

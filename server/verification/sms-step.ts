@@ -75,6 +75,7 @@ export async function sendSmsCode(
 
   try {
     await input.sender.send({
+      caseId,
       to: phone,
       body: `${code} is your ${input.teamName} verification code for Vouch. It expires in 10 minutes.`,
     });

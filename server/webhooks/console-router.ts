@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { auditedChange, recordAudit } from '../audit/record-audit';
-import { checkPassword, readPasswordHash } from '../auth/team-members';
+import { confirmCurrentPassword } from '../auth/reauthentication';
+import { readPasswordHash } from '../auth/team-members';
 import { CASE_EVENT_TYPES } from '../events/record-event';
 import type { Clock } from '../lib/clock';
 import { AppError } from '../trpc/errors';
@@ -115,11 +116,7 @@ export const consoleWebhooksRouter = router({
           'You sign in by e-mail link only: set a password (Password page) first.',
         );
       }
-      if (!(await checkPassword(ctx.db, ctx.user.id, input.password))) {
-        // Wrong guesses spend the caller's address budget, like bad API keys.
-        await ctx.rateLimiters.consume('address', ctx.clientAddress);
-        throw new AppError('FORBIDDEN', 'That password is not correct.');
-      }
+      await confirmCurrentPassword(ctx, input.password);
       await recordAudit(ctx.db, {
         teamId: ctx.teamId,
         actor: ctx.actor,

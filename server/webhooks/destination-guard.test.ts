@@ -1,50 +1,125 @@
 import { describe, expect, it } from 'vitest';
-import { guardedLookup, refusedAddressReason } from './destination-guard';
+import { guardedLookup, RefusedDestinationError, refusedAddressReason } from './destination-guard';
+
+/** A dotted quad, or two or more colon-separated hex groups (any IPv6 form, `::` included). */
+const DOTTED_QUAD = /\d{1,3}(?:\.\d{1,3}){3}/;
+const IPV6_LIKE = /(?:[0-9a-f]{0,4}:){2,}[0-9a-f]{0,4}/i;
+
+function expectNoAddress(text: string | null | undefined) {
+  expect(text).toBeTruthy();
+  expect(text).not.toMatch(DOTTED_QUAD);
+  expect(text).not.toMatch(IPV6_LIKE);
+}
+
+/** The host a URL's parser hands on, brackets removed: `[::127.0.0.1]` becomes `::7f00:1`. */
+const hostOf = (url: string) => new URL(url).hostname.replace(/^\[|\]$/g, '');
 
 describe('refusedAddressReason', () => {
-  const refused: Array<[string, string]> = [
-    ['127.0.0.1', 'loopback'],
-    ['127.255.255.254', 'loopback'],
-    ['::1', 'loopback'],
-    ['10.1.2.3', 'private'],
-    ['172.16.0.1', 'private'],
-    ['172.31.255.255', 'private'],
-    ['192.168.1.1', 'private'],
-    ['fc00::1', 'private'],
-    ['fd12:3456::1', 'private'],
-    ['169.254.1.1', 'link-local'],
-    ['fe80::1', 'link-local'],
-    ['100.64.0.1', 'cgnat'],
-    ['100.127.255.255', 'cgnat'],
-    ['224.0.0.1', 'multicast'],
-    ['239.255.255.250', 'multicast'],
-    ['ff02::1', 'multicast'],
-    ['169.254.169.254', 'metadata'],
-    ['fd00:ec2::254', 'metadata'],
-    ['100.100.100.200', 'metadata'],
-    ['0.0.0.0', 'unspecified'],
-    ['::', 'unspecified'],
-    ['255.255.255.255', 'reserved'],
-    // IPv4 inside IPv6: mapped (dotted and hex), NAT64 and 6to4 forms carry the IPv4 class.
-    ['::ffff:127.0.0.1', 'loopback'],
-    ['::ffff:7f00:1', 'loopback'],
-    ['::ffff:10.0.0.1', 'private'],
-    ['::ffff:a9fe:a9fe', 'metadata'],
-    ['::ffff:169.254.169.254', 'metadata'],
-    ['64:ff9b::192.168.0.1', 'private'],
-    ['2002:7f00:1::', 'loopback'],
-    ['not-an-ip', 'not an IP address'],
+  const refused = [
+    // IPv4
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.255',
+    '100.100.100.200',
+    '168.63.129.16',
+    '0.0.0.0',
+    '0.1.2.3',
+    '255.255.255.255',
+    '224.0.0.1',
+    '239.255.255.250',
+    '240.0.0.1',
+    '192.0.0.192',
+    '192.0.2.1',
+    '198.18.0.1',
+    // IPv6
+    '::1',
+    '::',
+    'fc00::1',
+    'fd12:3456::1',
+    'fd00:ec2::254',
+    'fe80::1',
+    'fec0::1',
+    'ff02::1',
+    'ff00::',
+    '2001:db8::1',
+    '100::1',
+    '4000::1',
+    // IPv4-mapped, judged by the IPv4 address (dotted and hex forms)
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    // IPv4-compatible ::/96 (deprecated): `[::127.0.0.1]` in a URL becomes `::7f00:1`
+    hostOf('https://[::127.0.0.1]/'),
+    '::127.0.0.1',
+    '::a9fe:a9fe',
+    '::8.8.8.8',
+    // SIIT (rfc6145) ::ffff:0:a.b.c.d
+    '::ffff:0:7f00:1',
+    '::ffff:0:8.8.8.8',
+    // NAT64: well-known 64:ff9b::/96 and local-use 64:ff9b:1::/48
+    '64:ff9b::7f00:1',
+    '64:ff9b::192.168.0.1',
+    '64:ff9b::808:808',
+    '64:ff9b:1::7f00:1',
+    '64:ff9b:1::808:808',
+    // 6to4 2002::/16
+    '2002:7f00:1::',
+    '2002:808:808::1',
+    // Teredo 2001::/32
+    '2001::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001:0:7f00:1::',
+    // not an address at all
+    'not-an-ip',
+    'localhost',
   ];
-  it.each(refused)('refuses %s as %s', (address, reason) => {
-    expect(refusedAddressReason(address)).toBe(reason);
+  it.each(refused)('refuses %s, with a reason that names no address', (address) => {
+    const reason = refusedAddressReason(address);
+    expect(reason).not.toBeNull();
+    expectNoAddress(reason);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])(
-    'allows the public address %s',
-    (address) => {
-      expect(refusedAddressReason(address)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '2a00:1450:4001:82b::200e',
+    '::ffff:8.8.8.8',
+    '::ffff:808:808',
+  ])('allows the public address %s', (address) => {
+    expect(refusedAddressReason(address)).toBeNull();
+  });
+
+  it.each([
+    ['::ffff:7f00:1', 'loopback'],
+    ['::ffff:a9fe:a9fe', 'linkLocal'],
+    ['::7f00:1', 'ipv4Compatible'],
+    // ipaddr.js alone would read the dotted form as IPv4-mapped (and allow ::8.8.8.8).
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'],
+    ['::ffff:0:8.8.8.8', 'rfc6145'],
+    ['fe80::1%eth0', 'linkLocal'],
+    ['168.63.129.16', 'metadata'],
+    ['::ffff:0:7f00:1', 'rfc6145'],
+    ['64:ff9b::8.8.8.8', 'rfc6052'],
+    ['64:ff9b:1::7f00:1', 'rfc6052'],
+    ['2002:808:808::1', '6to4'],
+    ['2001::1', 'teredo'],
+    ['4000::1', 'notGlobalUnicast'],
+  ])('classifies the embedded-IPv4 and other special form %s as %s', (address, reason) => {
+    expect(refusedAddressReason(address)).toBe(reason);
+  });
 });
 
 describe('guardedLookup', () => {
@@ -53,9 +128,12 @@ describe('guardedLookup', () => {
       guardedLookup(allowPrivate)(host, { all: true }, (error, address) => resolve({ error, address }));
     });
 
-  it('refuses a name that resolves to loopback, before any connection', async () => {
-    const { error } = await lookup(false, 'localhost');
-    expect(error?.message).toMatch(/destination refused: localhost resolves to loopback address/);
+  it('refuses a name that resolves to loopback, before any connection, without naming the address', async () => {
+    const { error, address } = await lookup(false, 'localhost');
+    expect(error).toBeInstanceOf(RefusedDestinationError);
+    expect(error?.message).toBe('destination refused: the host resolves to a non-public address');
+    expectNoAddress(error?.message);
+    expect(address).toEqual([]);
   });
 
   it('hands over exactly the checked addresses when private networks are allowed', async () => {

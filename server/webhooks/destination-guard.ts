@@ -1,101 +1,104 @@
 import { lookup as dnsLookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Address classes a webhook may never reach (unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on): a
- * customer-supplied URL must not become a way into our own network or a cloud metadata service.
+ * A webhook may reach global unicast addresses only (unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on):
+ * a customer-supplied URL must not become a way into our own network or a cloud metadata service.
+ *
+ * The address classes are ipaddr.js's (`range()`): anything it names other than 'unicast' is
+ * refused — loopback, private, linkLocal (which holds 169.254.169.254, the AWS/GCP/Azure metadata
+ * address), carrierGradeNat (which holds Alibaba's 100.100.100.200), uniqueLocal (which holds
+ * AWS's fd00:ec2::254), deprecatedSiteLocal, multicast, broadcast, unspecified, reserved (which
+ * holds Oracle's 192.0.0.192 and 240/4), benchmarking, discard, as112, amt, orchid and the like.
+ *
+ * Embedded IPv4: an IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address itself to the
+ * socket, so it is judged by that address. Every translation and tunnel form is refused outright
+ * whatever IPv4 address it carries — rfc6145 (::ffff:0:a.b.c.d), rfc6052 (NAT64, both
+ * 64:ff9b::/96 and the local-use 64:ff9b:1::/48), 6to4 (2002::/16), teredo (2001::/32) and
+ * IPv4-compatible (::/96, below): what they reach depends on translators and relays we do not
+ * control (a local NAT64 gateway turns 64:ff9b::7f00:1 into its own loopback), and a public
+ * receiver has a plain address to give. (An IPv6-only deployment behind DNS64 would need the NAT64
+ * forms judged by their IPv4 address instead.)
  */
-const RANGES: Array<{ reason: string; family: 'ipv4' | 'ipv6'; network: string; prefix: number }> = [
-  { reason: 'metadata', family: 'ipv4', network: '169.254.169.254', prefix: 32 },
-  { reason: 'metadata', family: 'ipv4', network: '100.100.100.200', prefix: 32 },
-  { reason: 'metadata', family: 'ipv6', network: 'fd00:ec2::254', prefix: 128 },
-  { reason: 'unspecified', family: 'ipv4', network: '0.0.0.0', prefix: 8 },
-  { reason: 'loopback', family: 'ipv4', network: '127.0.0.0', prefix: 8 },
-  { reason: 'private', family: 'ipv4', network: '10.0.0.0', prefix: 8 },
-  { reason: 'private', family: 'ipv4', network: '172.16.0.0', prefix: 12 },
-  { reason: 'private', family: 'ipv4', network: '192.168.0.0', prefix: 16 },
-  { reason: 'link-local', family: 'ipv4', network: '169.254.0.0', prefix: 16 },
-  { reason: 'cgnat', family: 'ipv4', network: '100.64.0.0', prefix: 10 },
-  { reason: 'multicast', family: 'ipv4', network: '224.0.0.0', prefix: 4 },
-  { reason: 'reserved', family: 'ipv4', network: '240.0.0.0', prefix: 4 },
-  { reason: 'reserved', family: 'ipv4', network: '192.0.0.0', prefix: 24 },
-  { reason: 'reserved', family: 'ipv4', network: '192.0.2.0', prefix: 24 },
-  { reason: 'reserved', family: 'ipv4', network: '198.18.0.0', prefix: 15 },
-  { reason: 'reserved', family: 'ipv4', network: '198.51.100.0', prefix: 24 },
-  { reason: 'reserved', family: 'ipv4', network: '203.0.113.0', prefix: 24 },
-  { reason: 'unspecified', family: 'ipv6', network: '::', prefix: 128 },
-  { reason: 'loopback', family: 'ipv6', network: '::1', prefix: 128 },
-  { reason: 'private', family: 'ipv6', network: 'fc00::', prefix: 7 },
-  { reason: 'private', family: 'ipv6', network: 'fec0::', prefix: 10 },
-  { reason: 'link-local', family: 'ipv6', network: 'fe80::', prefix: 10 },
-  { reason: 'multicast', family: 'ipv6', network: 'ff00::', prefix: 8 },
-  { reason: 'reserved', family: 'ipv6', network: '100::', prefix: 64 },
-  { reason: 'reserved', family: 'ipv6', network: '2001:db8::', prefix: 32 },
+const REFUSED_BY_HAND: Array<{ reason: string; cidr: [ipaddr.IPv4 | ipaddr.IPv6, number] }> = [
+  // IPv4-compatible addresses (deprecated by RFC 4291): ipaddr.js names only :: and ::1 in ::/96
+  // and calls the rest unicast, yet `https://[::127.0.0.1]/` (parsed as ::7f00:1) carries an
+  // IPv4 address that some stacks still tunnel to (Linux's sit0 holds a route for ::/96).
+  { reason: 'ipv4Compatible', cidr: ipaddr.parseCIDR('::/96') },
+  // Azure's platform endpoint (WireServer, DNS, health probes): a public address by its range,
+  // but it answers only from inside Azure, where it serves the VM's own platform configuration.
+  { reason: 'metadata', cidr: ipaddr.parseCIDR('168.63.129.16/32') },
 ];
 
-const lists = RANGES.map((range) => {
-  const list = new BlockList();
-  list.addSubnet(range.network, range.prefix, range.family);
-  return { reason: range.reason, family: range.family, list };
-});
+/**
+ * IANA allocates global unicast IPv6 from 2000::/3 only; ipaddr.js calls every address outside
+ * its named ranges 'unicast', including the rest of the space that IANA keeps reserved.
+ */
+const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
 
-/** The IPv4 address an IPv6 address carries: mapped (::ffff:a.b.c.d), compatible, NAT64 or 6to4. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = lower.match(/^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/);
-  if (dotted?.[1]) return dotted[1];
-  const hex = lower.match(/^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/);
-  const sixToFour = lower.match(/^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/);
-  const parts = hex ?? sixToFour;
-  if (!parts?.[1] || !parts[2]) return null;
-  const high = Number.parseInt(parts[1], 16);
-  const low = Number.parseInt(parts[2], 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/**
+ * Why an address is refused as a webhook destination (a class name such as 'loopback', never the
+ * address), or null when it is a global unicast address. Anything that is not an IP address at all
+ * is refused too.
+ */
+export function refusedAddressReason(address: string): string | null {
+  // node:net's parser decides what is an address: it is strict about the forms a socket accepts,
+  // where ipaddr.js would also take octal and hexadecimal IPv4 shorthands.
+  const family = isIP(address);
+  if (family === 0) return 'not an IP address';
+  if (family === 4) return refusedReason(ipaddr.IPv4.parse(address));
+  // ipaddr.js reads the dotted IPv6 form ::a.b.c.d as IPv4-mapped (::ffff:a.b.c.d) rather than
+  // IPv4-compatible (it would allow ::8.8.8.8), and inet_ntop, behind dns.lookup, writes ::7f00:1
+  // as ::127.0.0.1. The URL parser's serialiser writes every IPv6 address in hexadecimal, so
+  // ipaddr.js only ever sees that form. A zone index (%eth0) names an interface, not part of the
+  // address, and is left out of the check.
+  const [withoutZone = address] = address.split('%');
+  return refusedReason(ipaddr.IPv6.parse(new URL(`http://[${withoutZone}]/`).hostname.slice(1, -1)));
+}
+
+function refusedReason(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  if (address instanceof ipaddr.IPv6 && address.isIPv4MappedAddress()) {
+    return refusedReason(address.toIPv4Address());
+  }
+  const range = address.range();
+  if (range !== 'unicast') return range;
+  for (const { reason, cidr } of REFUSED_BY_HAND) {
+    if (address.kind() === cidr[0].kind() && address.match(cidr)) return reason;
+  }
+  if (address.kind() === 'ipv6' && !address.match(IPV6_GLOBAL_UNICAST)) return 'notGlobalUnicast';
+  return null;
+}
+
+/** The IP address a URL names as its host (brackets removed from IPv6), or null for a host name. */
+export function literalAddress(url: URL): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? null : host;
 }
 
 /**
- * Why an address is refused as a webhook destination, or null when it is a public address.
- * Anything that is not an IP address at all is refused too.
+ * What a refused attempt records as its error. Neither names the address: the error is shown to
+ * the customer (last_error, the attempt log), and naming what an internal host name resolves to
+ * would turn webhooks into a probe of our network.
  */
-export function refusedAddressReason(address: string): string | null {
-  const family = isIP(address);
-  if (family === 0) return 'not an IP address';
-  if (family === 6) {
-    const inner = embeddedIpv4(address);
-    if (inner) return refusedAddressReason(inner);
-  }
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  for (const entry of lists) {
-    if (entry.family === type && entry.list.check(address, type)) return entry.reason;
-  }
-  return null;
-}
+export const REFUSED_LOOKUP_MESSAGE = 'destination refused: the host resolves to a non-public address';
+export const REFUSED_LITERAL_MESSAGE = 'destination refused: the URL names a non-public address';
 
 export class RefusedDestinationError extends Error {}
 
 /**
- * A `lookup` for sockets: resolves the host, refuses the whole answer if any address is in a
- * forbidden class, and hands the socket exactly the addresses it checked. The connection goes to
- * a checked address, so a DNS answer that changes between check and connect (rebinding) cannot
- * slip through.
+ * A `lookup` for sockets: resolves the host, refuses the whole answer if any address is not a
+ * global unicast address, and hands the socket exactly the addresses it checked. The connection
+ * goes to a checked address, so a DNS answer that changes between check and connect (rebinding)
+ * cannot slip through.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
     dnsLookup(hostname, { all: true, family }, (error, addresses) => {
       if (error) return callback(error, []);
-      if (!allowPrivate) {
-        for (const { address } of addresses) {
-          const reason = refusedAddressReason(address);
-          if (reason) {
-            return callback(
-              new RefusedDestinationError(
-                `destination refused: ${hostname} resolves to ${reason} address ${address}`,
-              ),
-              [],
-            );
-          }
-        }
+      if (!allowPrivate && addresses.some(({ address }) => refusedAddressReason(address) !== null)) {
+        return callback(new RefusedDestinationError(REFUSED_LOOKUP_MESSAGE), []);
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0];

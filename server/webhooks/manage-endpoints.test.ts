@@ -30,6 +30,55 @@ describe('validateEndpointUrl', () => {
       'https://localhost:8443/in',
     );
   });
+
+  const nonPublicLiterals = [
+    'https://127.0.0.1/in',
+    'https://10.0.0.1/in',
+    'https://172.20.0.1/in',
+    'https://192.168.1.1/in',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://100.64.1.1/in',
+    'https://0.0.0.0/in',
+    'https://2130706433/in',
+    'https://0x7f.1/in',
+    'https://[::1]/in',
+    'https://[fd00:ec2::254]/in',
+    'https://[fe80::1]/in',
+    'https://[::ffff:127.0.0.1]/in',
+    'https://[::ffff:7f00:1]/in',
+    'https://[::127.0.0.1]/in',
+    'https://[::a9fe:a9fe]/in',
+    'https://[::ffff:0:7f00:1]/in',
+    'https://[64:ff9b::7f00:1]/in',
+    'https://[64:ff9b:1::7f00:1]/in',
+    'https://[2002:7f00:1::]/in',
+    'https://[2001::7f00:1]/in',
+  ];
+  it.each(nonPublicLiterals)('refuses the non-public literal address in %s without echoing it', (url) => {
+    let error: unknown;
+    try {
+      validateEndpointUrl(url, strict);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toEqual(expect.objectContaining({ appCode: 'INVALID_URL' }));
+    const detail = (error as { detail: string }).detail;
+    expect(detail).toMatch(/non-public address/);
+    expect(detail).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+    expect(detail).not.toMatch(/\d{1,3}(?:\.\d{1,3}){3}/);
+    expect(detail).not.toMatch(/(?:[0-9a-f]{0,4}:){2,}[0-9a-f]{0,4}/i);
+  });
+
+  it.each(nonPublicLiterals)('accepts %s where private networks are allowed', (url) => {
+    expect(validateEndpointUrl(url, { allowPrivateNetworks: true })).toBe(new URL(url).toString());
+  });
+
+  it.each(['https://8.8.8.8/in', 'https://[2606:4700:4700::1111]/in', 'https://[::ffff:8.8.8.8]/in'])(
+    'accepts the public literal address in %s',
+    (url) => {
+      expect(validateEndpointUrl(url, strict)).toBe(new URL(url).toString());
+    },
+  );
 });
 
 describe('validateEvents', () => {

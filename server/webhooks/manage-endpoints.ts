@@ -6,6 +6,7 @@ import { enqueueJobs } from '@/jobs/enqueue';
 import { CASE_EVENT_TYPES, recordEvent } from '../events/record-event';
 import type { Clock } from '../lib/clock';
 import { AppError } from '../trpc/errors';
+import { literalAddress, refusedAddressReason } from './destination-guard';
 import { deliveryBody } from './fan-out';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
@@ -21,7 +22,10 @@ export interface EndpointPolicy {
   allowPrivateNetworks: boolean;
 }
 
-/** HTTPS on the standard port, a host, no credentials in the URL. */
+/**
+ * HTTPS on the standard port, a host, no credentials in the URL, and, if the host is an IP
+ * address, a public one. Host names are checked at delivery time, on the address they resolve to.
+ */
 export function validateEndpointUrl(raw: string | undefined, policy: EndpointPolicy): string {
   if (raw === undefined || raw.length > 2048)
     throw new AppError('INVALID_URL', 'url: an HTTPS URL is required.');
@@ -37,6 +41,16 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
   }
   if (url.username || url.password) throw new AppError('INVALID_URL', 'url: must not contain credentials.');
   if (!url.hostname) throw new AppError('INVALID_URL', 'url: must name a host.');
+  const address = literalAddress(url);
+  if (address !== null && !policy.allowPrivateNetworks && refusedAddressReason(address) !== null) {
+    // The address is not repeated back: the caller knows what they sent.
+    throw new AppError(
+      'INVALID_URL',
+      'url: points to a private, loopback or otherwise non-public address; webhooks can only reach ' +
+        'public internet addresses (for local development, start the server with ' +
+        'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).',
+    );
+  }
   return url.toString();
 }
 

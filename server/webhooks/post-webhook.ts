@@ -1,6 +1,11 @@
 import { Agent, request } from 'node:https';
-import { isIP } from 'node:net';
-import { guardedLookup, RefusedDestinationError, refusedAddressReason } from './destination-guard';
+import {
+  guardedLookup,
+  literalAddress,
+  REFUSED_LITERAL_MESSAGE,
+  RefusedDestinationError,
+  refusedAddressReason,
+} from './destination-guard';
 
 /** At most this much of a response is read; the rest is dropped with the connection. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -54,20 +59,12 @@ export function postWebhook(options: PostOptions): Promise<PostResult> {
   } catch {
     return Promise.resolve(finish({ ok: false, status: null, body: null, error: 'invalid URL' }));
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  // A literal address never goes through the lookup, so it is checked here.
-  if (isIP(host) !== 0 && !options.allowPrivateNetworks) {
-    const reason = refusedAddressReason(host);
-    if (reason) {
-      return Promise.resolve(
-        finish({
-          ok: false,
-          status: null,
-          body: null,
-          error: `destination refused: ${reason} address ${host}`,
-        }),
-      );
-    }
+  // A literal address never goes through the lookup, so it is checked here. Create and update
+  // refuse such URLs already; this catches endpoints stored before that, or while
+  // WEBHOOK_ALLOW_PRIVATE_NETWORKS was on.
+  const address = literalAddress(url);
+  if (address !== null && !options.allowPrivateNetworks && refusedAddressReason(address) !== null) {
+    return Promise.resolve(finish({ ok: false, status: null, body: null, error: REFUSED_LITERAL_MESSAGE }));
   }
 
   return new Promise((resolve) => {

@@ -1,12 +1,13 @@
-import { desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, mailOutbox } from '@/db/schema';
+import { auditLog } from '@/db/schema';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
 import { type RunningApp, startApp } from '../support/app';
 import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { latestSignInLink } from '../support/sign-in-links';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -50,16 +51,8 @@ async function signInOwner(team: CreatedTeam, newPassword: string): Promise<Cons
   return client;
 }
 
-async function latestLinkTo(email: string): Promise<string> {
-  const [mail] = await database.db
-    .select()
-    .from(mailOutbox)
-    .where(eq(mailOutbox.to, email))
-    .orderBy(desc(mailOutbox.createdAt))
-    .limit(1);
-  const link = mail?.text.match(/https?:\/\/\S+\/api\/auth\/magic-link\/verify\S+/)?.[0];
-  if (!link) throw new Error(`no sign-in link mailed to ${email}`);
-  return link;
+function latestLinkTo(email: string): Promise<string> {
+  return latestSignInLink(database.db, email);
 }
 
 let teamA: CreatedTeam;

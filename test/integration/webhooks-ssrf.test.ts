@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookEndpoints } from '@/db/schema';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
@@ -27,18 +29,41 @@ afterAll(async () => {
 });
 
 type Attempt = { error: string | null; response_status: number | null; duration_ms: number };
+type DeliveryDetail = { last_error: string | null; attempts: Attempt[] };
 
-async function pingAttempt(url: string): Promise<Attempt> {
+/** No dotted quad, and no run of colon-separated hex groups (any IPv6 form, `::` included). */
+function expectNoAddress(text: string | null) {
+  expect(text).toBeTruthy();
+  expect(text).not.toMatch(/\d{1,3}(?:\.\d{1,3}){3}/);
+  expect(text).not.toMatch(/(?:[0-9a-f]{0,4}:){2,}[0-9a-f]{0,4}/i);
+}
+
+/**
+ * Pings an endpoint and returns its first attempt, with the delivery's last_error (recorded in the
+ * same transaction). `storedUrl` is written to the row directly, past create's validation: an
+ * endpoint saved before literal addresses were refused.
+ */
+async function pingAttempt(
+  url: string,
+  storedUrl?: string,
+): Promise<Attempt & { last_error: string | null }> {
   const endpoint = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
     url,
     events: ['case.created'],
   });
   expect(endpoint.status, endpoint.text).toBe(201);
+  if (storedUrl !== undefined) {
+    await database.db
+      .update(webhookEndpoints)
+      .set({ url: storedUrl })
+      .where(eq(webhookEndpoints.id, endpoint.body.id));
+  }
   const ping = await api.post<{ id: string }>(`/v1/webhooks/endpoints/${endpoint.body.id}/test/`);
   expect(ping.status).toBe(202);
   const attempt = await eventually(async () => {
-    const detail = await api.get<{ attempts: Attempt[] }>(`/v1/webhooks/deliveries/${ping.body.id}/`);
-    return detail.body.attempts[0];
+    const detail = await api.get<DeliveryDetail>(`/v1/webhooks/deliveries/${ping.body.id}/`);
+    const first = detail.body.attempts[0];
+    return first && { ...first, last_error: detail.body.last_error };
   });
   await api.delete(`/v1/webhooks/endpoints/${endpoint.body.id}/`);
   return attempt;
@@ -70,31 +95,89 @@ describe('SSRF protection', () => {
     await api.delete(`/v1/webhooks/endpoints/${ok.body.id}/`);
   });
 
-  it('refuses a host name that resolves to loopback, checked at delivery time', async () => {
+  it('refuses a host name that resolves to loopback, checked at delivery time, without naming the address', async () => {
     const attempt = await pingAttempt('https://localhost/hook');
-    expect(attempt.error).toMatch(/^destination refused: localhost resolves to loopback address/);
+    expect(attempt.error).toBe('destination refused: the host resolves to a non-public address');
+    expectNoAddress(attempt.error);
+    expect(attempt.last_error).toBe(attempt.error);
     expect(attempt.response_status).toBeNull();
   });
 
-  const literals: Array<[string, string]> = [
-    ['https://127.0.0.1/hook', 'loopback'],
-    ['https://[::1]/hook', 'loopback'],
-    ['https://10.0.0.1/hook', 'private'],
-    ['https://192.168.1.1/hook', 'private'],
-    ['https://172.20.0.1/hook', 'private'],
-    ['https://[fd00::1]/hook', 'private'],
-    ['https://169.254.10.10/hook', 'link-local'],
-    ['https://[fe80::1]/hook', 'link-local'],
-    ['https://100.64.1.1/hook', 'cgnat'],
-    ['https://224.0.0.1/hook', 'multicast'],
-    ['https://[ff02::1]/hook', 'multicast'],
-    ['https://169.254.169.254/latest/meta-data/', 'metadata'],
-    ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
-    ['https://[::ffff:a9fe:a9fe]/hook', 'metadata'],
+  const literals = [
+    'https://127.0.0.1/hook',
+    'https://2130706433/hook',
+    'https://[::1]/hook',
+    'https://10.0.0.1/hook',
+    'https://192.168.1.1/hook',
+    'https://172.20.0.1/hook',
+    'https://[fd00::1]/hook',
+    'https://169.254.10.10/hook',
+    'https://[fe80::1]/hook',
+    'https://100.64.1.1/hook',
+    'https://224.0.0.1/hook',
+    'https://[ff02::1]/hook',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[fd00:ec2::254]/latest/meta-data/',
+    'https://[::ffff:127.0.0.1]/hook',
+    'https://[::ffff:a9fe:a9fe]/hook',
+    // IPv4-compatible: the URL parser turns it into [::7f00:1]
+    'https://[::127.0.0.1]/hook',
+    'https://[::a9fe:a9fe]/hook',
+    'https://[::ffff:0:7f00:1]/hook',
+    'https://[64:ff9b::7f00:1]/hook',
+    'https://[64:ff9b:1::7f00:1]/hook',
+    'https://[2002:7f00:1::]/hook',
+    'https://[2001:0:7f00:1::]/hook',
   ];
-  it.each(literals)('refuses %s (%s) without connecting', async (url, reason) => {
-    const attempt = await pingAttempt(url);
-    expect(attempt.error).toContain(`destination refused: ${reason} address`);
+
+  it.each(literals)('refuses %s at create and update, without echoing the address', async (url) => {
+    const created = await api.post<{ code: string; detail: string }>('/v1/webhooks/endpoints/', {
+      url,
+      events: ['case.created'],
+    });
+    expect(created.status, created.text).toBe(422);
+    expect(created.body.code).toBe('INVALID_URL');
+    expect(created.body.detail).toMatch(/non-public address/);
+    expectNoAddress(created.body.detail);
+
+    const ok = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+      url: 'https://example.com/hook',
+      events: ['case.created'],
+    });
+    expect(ok.status).toBe(201);
+    const path = `/v1/webhooks/endpoints/${ok.body.id}/`;
+    const patched = await api.patch<{ code: string; detail: string }>(path, { url });
+    expect(patched.status, patched.text).toBe(422);
+    expect(patched.body.code).toBe('INVALID_URL');
+    expectNoAddress(patched.body.detail);
+    const unchanged = await api.get<{ url: string }>(path);
+    expect(unchanged.body.url).toBe('https://example.com/hook');
+    await api.delete(path);
+  });
+
+  it('accepts a public literal address', async () => {
+    for (const url of ['https://8.8.8.8/hook', 'https://[2606:4700:4700::1111]/hook']) {
+      const res = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+        url,
+        events: ['case.created'],
+      });
+      expect(res.status, res.text).toBe(201);
+      await api.delete(`/v1/webhooks/endpoints/${res.body.id}/`);
+    }
+  });
+
+  it.each([
+    'https://127.0.0.1/hook',
+    'https://[::1]/hook',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[::127.0.0.1]/hook',
+    'https://[64:ff9b:1::7f00:1]/hook',
+    'https://[2001:0:7f00:1::]/hook',
+  ])('refuses %s stored before create refused it, at delivery, without connecting', async (url) => {
+    const attempt = await pingAttempt('https://example.com/hook', url);
+    expect(attempt.error).toBe('destination refused: the URL names a non-public address');
+    expectNoAddress(attempt.error);
+    expect(attempt.last_error).toBe(attempt.error);
     // Refused before any connection: nowhere near the 5 s connect time-out.
     expect(attempt.duration_ms).toBeLessThan(1000);
   });

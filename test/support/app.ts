@@ -27,7 +27,7 @@ export interface RunningApp {
 const distDir = process.env.NEXT_DIST_DIR || '.next';
 
 /**
- * The arguments `npm run serve` gives node (the server's V8 settings, then `next ... start`), read
+ * The arguments `npm run serve` gives node (the server's V8 settings, then the web process), read
  * from package.json so the tests and benchmarks run the server exactly as operators do, without
  * an npm process in between (whose signals would not reach the server).
  */
@@ -35,11 +35,13 @@ function serveCommandArguments(): string[] {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
   const [program, ...args] = manifest.scripts.serve.split(/\s+/);
   if (program !== 'node') throw new Error(`the serve script must start with node: ${manifest.scripts.serve}`);
-  return args.map((arg) => (arg.startsWith('node_modules/') ? path.resolve(arg) : arg));
+  return args.map((arg) =>
+    arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
+  );
 }
 
 /**
- * Starts the built app (`npm run serve`: `next start`) on a free port against `databaseUrl`, exactly as an operator
+ * Starts the built app (`npm run serve`: one web process) on a free port against `databaseUrl`, exactly as an operator
  * runs it, and waits until /v1/ping answers. Needs a prior `next build` (npm test does it).
  */
 export async function startApp(options: {
@@ -54,11 +56,12 @@ export async function startApp(options: {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = '';
-  const child = spawn(process.execPath, [...serveCommandArguments(), '-p', String(port), '-H', '127.0.0.1'], {
+  const child = spawn(process.execPath, serveCommandArguments(), {
     env: {
       ...process.env,
       NODE_ENV: 'production',
       PORT: String(port),
+      HOST: '127.0.0.1',
       BASE_URL: baseUrl,
       DATABASE_URL: options.databaseUrl,
       LOG_LEVEL: 'warn',

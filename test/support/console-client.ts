@@ -10,8 +10,16 @@ export interface TrpcAnswer<T = unknown> {
   error?: { message: string; data?: { appCode?: string; httpStatus?: number } };
 }
 
-export function consoleClient(baseUrl: string) {
+/**
+ * `forwardedFor`: the address a trusted proxy would report for this client (X-Forwarded-For on
+ * every request), for an app started with TRUSTED_PROXIES=127.0.0.1, so that clients in one test
+ * file do not share the per-address sign-in limit as they would all being 127.0.0.1.
+ */
+export function consoleClient(baseUrl: string, options: { forwardedFor?: string } = {}) {
   let cookies: Record<string, string> = {};
+  const forwarded: Record<string, string> = options.forwardedFor
+    ? { 'X-Forwarded-For': options.forwardedFor }
+    : {};
 
   function keepCookies(response: Response) {
     for (const line of response.headers.getSetCookie()) {
@@ -29,10 +37,16 @@ export function consoleClient(baseUrl: string) {
       .map(([k, v]) => `${k}=${v}`)
       .join('; ');
 
-  async function auth(path: string, body: unknown): Promise<Response> {
+  async function auth(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
     const response = await fetch(`${baseUrl}/api/auth${path}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Origin: baseUrl, Cookie: cookieHeader() },
+      headers: {
+        'Content-Type': 'application/json',
+        Origin: baseUrl,
+        Cookie: cookieHeader(),
+        ...forwarded,
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     keepCookies(response);
@@ -53,18 +67,26 @@ export function consoleClient(baseUrl: string) {
     clearCookies: () => {
       cookies = {};
     },
-    signIn: (email: string, password: string) => auth('/sign-in/email', { email, password }),
+    signIn: (email: string, password: string, headers?: Record<string, string>) =>
+      auth('/sign-in/email', { email, password }, headers),
+    requestSignInLink: (email: string, headers?: Record<string, string>) =>
+      auth('/sign-in/magic-link', { email, callbackURL: '/console' }, headers),
     signOut: () => auth('/sign-out', {}),
     /** Follows an e-mailed sign-in link like a browser would, keeping the session cookie it sets. */
     async openLink(url: string): Promise<Response> {
-      const response = await fetch(url, { redirect: 'manual', headers: { Cookie: cookieHeader() } });
+      const response = await fetch(url, {
+        redirect: 'manual',
+        headers: { Cookie: cookieHeader(), ...forwarded },
+      });
       keepCookies(response);
       return response;
     },
     async query<T = unknown>(path: string, input?: unknown): Promise<TrpcAnswer<T>> {
       const search = input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`;
       return answer<T>(
-        await fetch(`${baseUrl}/api/trpc/${path}${search}`, { headers: { Cookie: cookieHeader() } }),
+        await fetch(`${baseUrl}/api/trpc/${path}${search}`, {
+          headers: { Cookie: cookieHeader(), ...forwarded },
+        }),
       );
     },
     async mutate<T = unknown>(
@@ -79,6 +101,7 @@ export function consoleClient(baseUrl: string) {
             'Content-Type': 'application/json',
             Origin: baseUrl,
             Cookie: cookieHeader(),
+            ...forwarded,
             ...headers,
           },
           body: JSON.stringify(input ?? {}),

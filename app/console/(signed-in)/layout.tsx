@@ -94,6 +94,12 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
+      {me.data.stand_ins.length > 0 ? (
+        <section className="c-banner" aria-label="Development mode">
+          <strong>Development mode.</strong> Stand-ins serve this service, so verifications here prove
+          nothing: {me.data.stand_ins.join('; ')}.
+        </section>
+      ) : null}
       {me.data.password_change_required || !current ? null : (
         <nav aria-label="Console" className="c-nav">
           <ul>

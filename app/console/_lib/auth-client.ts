@@ -21,8 +21,10 @@ async function post(path: string, body: unknown): Promise<string | null> {
     const wait = response.headers.get('x-retry-after');
     return `Too many attempts. Wait ${wait ?? 'a minute'} seconds and try again.`;
   }
-  if (response.status === 401) return 'That e-mail and password do not match an account.';
-  const payload = (await response.json().catch(() => null)) as { message?: string } | null;
+  const payload = (await response.json().catch(() => null)) as { code?: string; message?: string } | null;
+  if (response.status === 401 && payload?.code !== 'ONE_TIME_PASSWORD_EXPIRED') {
+    return 'That e-mail and password do not match an account.';
+  }
   return payload?.message ?? 'Signing in failed. Please try again.';
 }
 

@@ -21,6 +21,13 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : 'Something went wrong.';
 }
 
+/** The Request-Id of the call that failed, for a support request. */
+export function errorRequestId(error: unknown): string | undefined {
+  return error instanceof TRPCClientError
+    ? (error.data as { requestId?: string } | undefined)?.requestId
+    : undefined;
+}
+
 export function errorCode(error: unknown): string | undefined {
   return error instanceof TRPCClientError
     ? (error.data as { appCode?: string } | undefined)?.appCode

@@ -1,13 +1,15 @@
 'use client';
 
 import { type ReactNode, useState } from 'react';
-import { describeError } from './trpc';
+import { describeError, errorRequestId } from './trpc';
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
+  const requestId = errorRequestId(error);
   return (
     <p className="c-error" role="alert">
       {describeError(error)}
+      {requestId ? <span className="c-small c-request-id"> (Request id: {requestId})</span> : null}
     </p>
   );
 }

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { cases } from '@/db/schema';
+import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/http/request-body';
 import { systemClock } from '@/server/lib/clock';
-import { logger } from '@/server/lib/logger';
+import { errorFields, logger } from '@/server/lib/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
 import { database, identityProvider, loadCase } from '../../v/_ui/route-kit';
 
@@ -15,7 +16,12 @@ export const dynamic = 'force-dynamic';
 export async function POST(request: Request): Promise<Response> {
   const provider = identityProvider();
   if (provider.kind !== 'redirect') return new Response(null, { status: 404 });
-  const raw = await request.text();
+  let raw: string;
+  try {
+    raw = new TextDecoder().decode(await readRequestBody(request, API_BODY_LIMIT_BYTES));
+  } catch {
+    return Response.json({ error: 'request body too large' }, { status: 413 });
+  }
   let parsed: { sessionId: string; caseId: string } | null;
   try {
     parsed = provider.parseWebhook(raw, request.headers.get('stripe-signature') ?? '');
@@ -32,7 +38,7 @@ export async function POST(request: Request): Promise<Response> {
   try {
     await syncIdentitySession(db, { record: found.record, provider, now: systemClock() });
   } catch (error) {
-    logger.error('stripe webhook could not be applied', { case_id: caseId, error: String(error) });
+    logger.error('stripe webhook could not be applied', { case_id: caseId, ...errorFields(error) });
     // Stripe retries non-2xx deliveries.
     return Response.json({ error: 'temporarily unavailable' }, { status: 503 });
   }

@@ -1,4 +1,6 @@
 import { systemClock } from '@/server/lib/clock';
+import { env } from '@/server/lib/env';
+import { subjectStandInNotes } from '@/server/lib/stand-ins';
 import { renderCasePage } from '../_ui/case-page';
 import { noticeFor } from '../_ui/notices';
 import { htmlResponse, notFoundPage } from '../_ui/respond';
@@ -21,6 +23,10 @@ export async function GET(
     csrf: csrf.token,
     notice: noticeFor(query.get('n'), query.get('l')),
     identityFlow: identityProvider().kind,
+    standInNotes: subjectStandInNotes(
+      env(),
+      found.record.steps.map((step) => step.method),
+    ),
     now: systemClock(),
   });
   return htmlResponse(body, { setCookie: csrf.setCookie });

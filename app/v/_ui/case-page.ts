@@ -1,6 +1,6 @@
 import { effectiveStatus } from '@/server/cases/wire';
 import { ATTEMPT_LIMITS } from '@/server/verification/case-state';
-import { CSRF_FIELD } from '@/server/verification/csrf';
+import { CSRF_FIELD, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
 import type { VerificationCase } from '@/server/verification/find-verification-case';
 import type { VerificationMethod } from '@/server/verification/methods';
 import { settingString, stepOf } from '@/server/verification/step-settings';
@@ -12,6 +12,8 @@ export interface CasePageInput {
   csrf: string;
   notice: { text: string; error: boolean } | null;
   identityFlow: 'upload' | 'redirect';
+  /** Lines saying which of the case's steps a development stand-in serves (none in production). */
+  standInNotes: string[];
   now: Date;
 }
 
@@ -127,7 +129,7 @@ ${started ? html`<p>If you already finished, the result will appear here shortly
     title,
     state,
     html`<p>Take or choose a clear photo of your passport, ID card or driving licence, and a selfie. The pictures are checked and then discarded.</p>
-<form method="post" action="${base}/identity" enctype="multipart/form-data">${csrfField(input.csrf)}
+<form method="post" action="${base}/identity?${UPLOAD_CSRF_PARAM}=${encodeURIComponent(input.csrf)}" enctype="multipart/form-data">
 <label for="document">Photo of your ID document</label>
 <input id="document" name="document" type="file" accept="image/*" required>
 <label for="selfie">Selfie</label>
@@ -217,6 +219,7 @@ export function renderCasePage(input: CasePageInput): string {
   const notice = input.notice;
   const body = html`<main id="main" data-status="${status}" data-version="${pageVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
 <h1>Verify your identity for ${found.teamName}</h1>
+${input.standInNotes.map((note) => html`<p class="demo">${note}.</p>`)}
 <div id="case-summary">${summary(status, found)}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
 <ol class="steps" aria-label="Verification steps">${steps}</ol>

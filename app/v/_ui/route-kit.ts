@@ -1,13 +1,19 @@
 import type { Db } from '@/db/client';
+import { readMultipartUpload, type UploadedFile } from '@/server/http/multipart-upload';
+import { API_BODY_LIMIT_BYTES, readRequestBody, UPLOAD_BODY_LIMIT_BYTES } from '@/server/http/request-body';
 import { env } from '@/server/lib/env';
 import { runtime } from '@/server/runtime';
+import { AppError } from '@/server/trpc/errors';
 import {
   CSRF_COOKIE,
   csrfCookieHeader,
   csrfToken,
+  csrfTokenValid,
   csrfValid,
   newCsrfNonce,
   readCookie,
+  sameOriginRequest,
+  UPLOAD_CSRF_PARAM,
 } from '@/server/verification/csrf';
 import { findVerificationCase, type VerificationCase } from '@/server/verification/find-verification-case';
 import {
@@ -26,12 +32,10 @@ export async function loadCase(publicId: string): Promise<VerificationCase | nul
   return findVerificationCase(await database(), publicId);
 }
 
-let sms: SmsSender | undefined;
 let identity: IdentityProvider | undefined;
 
-export function smsSender(): SmsSender {
-  sms ??= smsSenderFromEnv(env());
-  return sms;
+export function smsSender(db: Db): SmsSender {
+  return smsSenderFromEnv(env(), db);
 }
 
 export function identityProvider(): IdentityProvider {
@@ -57,24 +61,65 @@ export function csrfFor(request: Request, found: VerificationCase): { token: str
   return nonce === existing ? { token } : { token, setCookie: csrfCookieHeader(nonce, isHttps(request)) };
 }
 
+/** A form body read within `limit` (counted as it arrives). */
+async function readForm(request: Request, limit: number): Promise<FormData | 'too-large' | 'unreadable'> {
+  let body: Uint8Array<ArrayBuffer>;
+  try {
+    body = await readRequestBody(request, limit);
+  } catch (error) {
+    return error instanceof AppError && error.appCode === 'PAYLOAD_TOO_LARGE' ? 'too-large' : 'unreadable';
+  }
+  try {
+    const type = request.headers.get('content-type') ?? '';
+    return await new Response(body, { headers: { 'Content-Type': type } }).formData();
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function formExpired(back: string): Response {
+  return seeOther(withNotice(back, 'form-expired'));
+}
+
 /**
  * Reads a posted form after the CSRF checks; a form that fails them is not acted on and the visitor
- * is sent back to a fresh page (`back`) to try again.
+ * is sent back to a fresh page (`back`) to try again. A request from another site is refused
+ * before its body is read.
  */
 export async function readProtectedForm(
   request: Request,
   found: VerificationCase,
   back: string,
 ): Promise<FormData | Response> {
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch {
-    return seeOther(withNotice(back, 'form-expired'));
-  }
+  if (!sameOriginRequest(request, allowedOrigins())) return formExpired(back);
+  const form = await readForm(request, API_BODY_LIMIT_BYTES);
+  if (!(form instanceof FormData)) return formExpired(back);
   const ids = { caseId: found.record.id, publicId: found.record.publicId };
-  if (!csrfValid(request, form, ids, allowedOrigins())) return seeOther(withNotice(back, 'form-expired'));
+  if (!csrfValid(request, form, ids, allowedOrigins())) return formExpired(back);
   return form;
+}
+
+/**
+ * The identity upload: its token travels in the form's URL, so both CSRF checks pass before any
+ * of the body is read; the form is then parsed as it streams, each picture kept only up to
+ * `maxFileBytes` and the whole body up to 25 MB. `tooLarge` answers an upload over a limit.
+ */
+export async function readProtectedUpload(
+  request: Request,
+  found: VerificationCase,
+  back: string,
+  options: { maxFileBytes: number; tooLarge: Response },
+): Promise<Record<string, UploadedFile> | Response> {
+  const ids = { caseId: found.record.id, publicId: found.record.publicId };
+  const sent = new URL(request.url).searchParams.get(UPLOAD_CSRF_PARAM);
+  if (!csrfTokenValid(request, sent, ids, allowedOrigins())) return formExpired(back);
+  const upload = await readMultipartUpload(request, {
+    maxFileBytes: options.maxFileBytes,
+    maxFiles: 2,
+    maxTotalBytes: UPLOAD_BODY_LIMIT_BYTES,
+  });
+  if (upload.ok) return upload.files;
+  return upload.why === 'too_large' ? options.tooLarge : formExpired(back);
 }
 
 export function field(form: FormData, name: string): string {

@@ -1,15 +1,21 @@
+import type { Queryable } from '@/db/client';
 import type { Env } from '@/server/lib/env';
 import { createDevSmsSender } from './dev-sms-sender';
 import { createTwilioSmsSender } from './twilio-sms-sender';
 
-/** Sends one text message. Adapters throw when the message could not be handed over. */
+/**
+ * Sends one text message about a case. Adapters throw when the message could not be handed over.
+ */
 export interface SmsSender {
-  send(message: { to: string; body: string }): Promise<void>;
+  send(message: { to: string; body: string; caseId: string }): Promise<void>;
 }
 
-/** The adapter the operator chose (SMS_PROVIDER); Twilio's settings are checked here, once. */
-export function smsSenderFromEnv(config: Env): SmsSender {
-  if (config.SMS_PROVIDER === 'dev') return createDevSmsSender();
+/**
+ * The adapter the operator chose (SMS_PROVIDER); Twilio's settings are checked here. `db` is
+ * where the dev transport keeps its messages.
+ */
+export function smsSenderFromEnv(config: Env, db: Queryable): SmsSender {
+  if (config.SMS_PROVIDER === 'dev') return createDevSmsSender(db);
   const { TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM } = config;
   if (!TWILIO_ACCOUNT_SID || !TWILIO_AUTH_TOKEN || !TWILIO_FROM) {
     throw new Error('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM');

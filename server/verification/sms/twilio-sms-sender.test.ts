@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTwilioStandIn, type TwilioStandIn } from '@/test/support/twilio-stand-in';
-import { createDevSmsSender } from './dev-sms-sender';
 import { createTwilioSmsSender } from './twilio-sms-sender';
+
+const CASE_ID = '00000000-0000-4000-8000-000000000001';
 
 let twilio: TwilioStandIn;
 
@@ -21,7 +22,7 @@ describe('Twilio SMS adapter (against a stand-in speaking the Messages API)', ()
       from: '+15005550006',
       apiBase: twilio.url,
     });
-    await sender.send({ to: '+447911123456', body: '123456 is your code' });
+    await sender.send({ to: '+447911123456', body: '123456 is your code', caseId: CASE_ID });
     expect(twilio.messages.at(-1)).toMatchObject({
       to: '+447911123456',
       from: '+15005550006',
@@ -36,7 +37,9 @@ describe('Twilio SMS adapter (against a stand-in speaking the Messages API)', ()
       from: '+15005550006',
       apiBase: twilio.url,
     });
-    await expect(sender.send({ to: '+447911123456', body: 'x' })).rejects.toThrow(/401: 20003 Authenticate/);
+    await expect(sender.send({ to: '+447911123456', body: 'x', caseId: CASE_ID })).rejects.toThrow(
+      /401: 20003 Authenticate/,
+    );
   });
 
   it('throws when Twilio refuses the number', async () => {
@@ -46,17 +49,8 @@ describe('Twilio SMS adapter (against a stand-in speaking the Messages API)', ()
       from: '+15005550006',
       apiBase: twilio.url,
     });
-    await expect(sender.send({ to: 'not-a-number', body: 'x' })).rejects.toThrow(/400: 21211/);
-  });
-});
-
-describe('dev SMS transport', () => {
-  it('logs the message instead of sending it', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    await createDevSmsSender((_line, fields) => lines.push(fields)).send({
-      to: '+447911123456',
-      body: 'hello',
-    });
-    expect(lines).toEqual([{ to: '+447911123456', body: 'hello' }]);
+    await expect(sender.send({ to: 'not-a-number', body: 'x', caseId: CASE_ID })).rejects.toThrow(
+      /400: 21211/,
+    );
   });
 });

@@ -23,7 +23,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
       phoneInput,
       teamName: found.teamName,
       now,
-      sender: smsSender(),
+      sender: smsSender(db),
     });
     if (sent.ok) return seeOther(withNotice(back, 'sms-sent'));
     const codes: Record<typeof sent.why, NoticeCode> = {

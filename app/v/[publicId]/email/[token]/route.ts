@@ -1,23 +1,45 @@
 import { systemClock } from '@/server/lib/clock';
-import { confirmEmailLink } from '@/server/verification/email-step';
-import { withNotice } from '../../../_ui/notices';
-import { notFoundPage, seeOther } from '../../../_ui/respond';
-import { database, loadCase } from '../../../_ui/route-kit';
+import { confirmEmailLink, emailLinkState } from '@/server/verification/email-step';
+import { renderEmailConfirmPage } from '../../../_ui/email-confirm-page';
+import { noticeFor, withNotice } from '../../../_ui/notices';
+import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
+import { csrfFor, database, loadCase, readProtectedForm } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
+type Context = { params: Promise<{ publicId: string; token: string }> };
+
 /**
- * The link mailed to the subject. Opening it is the proof of the mailbox, so it verifies on GET
- * (a mail client cannot submit a form); its token works once.
+ * The link mailed to the subject. Opening it only shows a page with one button: mail scanners
+ * and link previews open links nobody clicked, and must not verify anything. A link that cannot
+ * be confirmed (used, wrong, or its case ended) goes straight back to the case's page, which says why.
  */
-export async function GET(
-  _request: Request,
-  context: { params: Promise<{ publicId: string; token: string }> },
-): Promise<Response> {
+export async function GET(request: Request, context: Context): Promise<Response> {
   const { publicId, token } = await context.params;
   const found = await loadCase(publicId);
   if (!found) return notFoundPage();
   const back = `/v/${publicId}`;
+  const state = emailLinkState(found, token, systemClock());
+  if (state === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
+  if (state !== 'confirmable') return seeOther(back);
+  const csrf = csrfFor(request, found);
+  const body = renderEmailConfirmPage({
+    found,
+    action: `/v/${publicId}/email/${token}`,
+    csrf: csrf.token,
+    notice: noticeFor(new URL(request.url).searchParams.get('n'), null),
+  });
+  return htmlResponse(body, { setCookie: csrf.setCookie });
+}
+
+/** The button on that page: the token proves the mailbox, once. */
+export async function POST(request: Request, context: Context): Promise<Response> {
+  const { publicId, token } = await context.params;
+  const found = await loadCase(publicId);
+  if (!found) return notFoundPage();
+  const back = `/v/${publicId}`;
+  const form = await readProtectedForm(request, found, `/v/${publicId}/email/${token}`);
+  if (form instanceof Response) return form;
   const result = await confirmEmailLink(await database(), found, token, systemClock());
   if (result === 'verified') return seeOther(withNotice(back, 'email-verified'));
   if (result === 'invalid') return seeOther(withNotice(back, 'email-invalid'));

@@ -1,5 +1,5 @@
 import { systemClock } from '@/server/lib/clock';
-import { logger } from '@/server/lib/logger';
+import { errorFields, logger } from '@/server/lib/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
 import { withNotice } from '../../../_ui/notices';
 import { seeOther } from '../../../_ui/respond';
@@ -25,7 +25,7 @@ export const GET = caseRoute(async ({ found, back }) => {
     if (result?.outcome === 'rejected') return seeOther(withNotice(back, 'identity-rejected'));
     return seeOther(result ? withNotice(back, 'identity-pending') : back);
   } catch (error) {
-    logger.error('identity result could not be fetched', { case_id: found.record.id, error: String(error) });
+    logger.error('identity result could not be fetched', { case_id: found.record.id, ...errorFields(error) });
     return seeOther(withNotice(back, 'identity-pending'));
   }
 });

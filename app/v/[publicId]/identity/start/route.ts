@@ -1,6 +1,6 @@
 import { systemClock } from '@/server/lib/clock';
 import { env } from '@/server/lib/env';
-import { logger } from '@/server/lib/logger';
+import { errorFields, logger } from '@/server/lib/logger';
 import { startIdentitySession } from '@/server/verification/identity-step';
 import { withNotice } from '../../../_ui/notices';
 import { seeOther } from '../../../_ui/respond';
@@ -24,7 +24,7 @@ export const GET = caseRoute(async ({ found, back, publicId }) => {
     });
     return seeOther(url ?? back);
   } catch (error) {
-    logger.error('identity session could not start', { case_id: found.record.id, error: String(error) });
+    logger.error('identity session could not start', { case_id: found.record.id, ...errorFields(error) });
     return seeOther(withNotice(back, 'identity-unavailable'));
   }
 });

@@ -1,0 +1,173 @@
+/**
+ * A web process: Next.js (pages, the console, the REST API, the subject's pages) behind a small
+ * HTTP server of our own, through Next's documented custom-server API. The server is ours so
+ * that what must hold for every request holds before Next sees it:
+ *
+ * - time-outs set explicitly: a client that has not sent its whole request (headers and body)
+ *   within 10 s gets 408 and its connection closed, so slow clients cannot hold the process;
+ * - the client's address taken from the socket (or, behind TRUSTED_PROXIES, from the right-most
+ *   untrusted X-Forwarded-For hop) and handed to the routes in a header no client can set;
+ * - a Request-Id on every response, and on every log line written while serving it;
+ * - security headers on every response, with a fresh script nonce for each page;
+ * - a declared body larger than its limit refused with 413 before anything reads it, and every
+ *   method the service does not speak (TRACE, CONNECT, ...) refused with 405.
+ *
+ * `npm run serve` runs it; `npm run dev` runs it with Next's development server (`--dev`).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import next from 'next';
+import onHeaders from 'on-headers';
+import { CLIENT_ADDRESS_HEADER, clientAddressOf, compileProxyTrust } from '@/server/http/client-address';
+import { bodyLimitFor } from '@/server/http/request-body';
+import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/http/security-headers';
+import { env } from '@/server/lib/env';
+import { errorFields, logger } from '@/server/lib/logger';
+import { newRequestId, runInRequestScope } from '@/server/lib/request-scope';
+import { assertStandInsAllowed } from '@/server/lib/stand-ins';
+import { runtime, shutdown as shutdownRuntime } from '@/server/runtime';
+import { AppError, toWireError } from '@/server/trpc/errors';
+
+/** A request, headers and body, must be in within this; then 408 (decisions: abuse limits). */
+const REQUEST_TIMEOUT_MS = 10_000;
+/** How long a stopping process lets requests in flight finish before it closes their sockets. */
+const DRAIN_TIMEOUT_MS = 10_000;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** Request headers only this process may set: a client's own values are dropped. */
+const INTERNAL_HEADER_PREFIX = 'x-vouch-';
+
+const dev = process.argv.includes('--dev');
+const config = (() => {
+  try {
+    const parsed = env();
+    assertStandInsAllowed(parsed, logger.warn);
+    return parsed;
+  } catch (error) {
+    // A configuration the process must not run with: say why on one line and stop.
+    logger.error('refusing to start', { reason: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  }
+})();
+const https = config.BASE_URL.startsWith('https:');
+const trustProxy = compileProxyTrust(config.TRUSTED_PROXIES);
+
+const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
+const handle = app.getRequestHandler();
+
+/** An error answered by this process itself: the API's JSON shape on API paths, text elsewhere. */
+function refuse(
+  res: ServerResponse,
+  pathname: string,
+  error: AppError,
+  headers: Record<string, string> = {},
+) {
+  const wire = toWireError(error);
+  const json = surfaceOf(pathname) === 'api';
+  res.writeHead(wire.status, {
+    ...headers,
+    ...wire.headers,
+    'Content-Type': json ? 'application/json' : 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+  });
+  res.end(json ? JSON.stringify(wire.body) : `${wire.body.detail}\n`);
+}
+
+/**
+ * A path as the log may show it: segments that look like ids or tokens (16+ id characters: a
+ * case's public id, an e-mail link's token) become `:id`, and the query string is dropped, since
+ * links carry their secrets in both.
+ */
+function loggablePath(pathname: string): string {
+  return pathname.replace(/\/[A-Za-z0-9_-]{16,}(?=\/|$)/g, '/:id');
+}
+
+function onRequest(req: IncomingMessage, res: ServerResponse): void {
+  const requestId = newRequestId();
+  const started = performance.now();
+  res.setHeader('Request-Id', requestId);
+  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  const surface = surfaceOf(pathname);
+  const nonce = surface === 'page' ? newScriptNonce() : undefined;
+  const defaults = securityHeaders({ surface, nonce, https, dev });
+  // Applied as the headers go out, so a route's own (the subject's pages set a stricter policy)
+  // wins: Next copies a route's header only when the response does not have it yet.
+  onHeaders(res, () => {
+    for (const [name, value] of Object.entries(defaults)) {
+      if (res.getHeader(name) === undefined) res.setHeader(name, value);
+    }
+  });
+
+  for (const name of Object.keys(req.headers)) {
+    if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete req.headers[name];
+  }
+  req.headers[CLIENT_ADDRESS_HEADER] = clientAddressOf(req, trustProxy);
+  // Next reads the page's nonce from the request's policy and puts it on every script it renders.
+  if (nonce) req.headers['content-security-policy'] = defaults['Content-Security-Policy'];
+
+  runInRequestScope({ requestId }, () => {
+    res.once('finish', () =>
+      logger.debug('request', {
+        request_id: requestId,
+        method: req.method,
+        path: loggablePath(pathname),
+        status: res.statusCode,
+        duration_ms: Math.round(performance.now() - started),
+      }),
+    );
+    if (!METHODS.includes(req.method ?? '')) {
+      return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: METHODS.join(', ') });
+    }
+    if (Number(req.headers['content-length'] ?? 0) > bodyLimitFor(pathname)) {
+      return refuse(res, pathname, new AppError('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
+    }
+    handle(req, res).catch((error: unknown) => {
+      logger.error('request failed in the web process', {
+        path: loggablePath(pathname),
+        ...errorFields(error),
+      });
+      if (!res.headersSent) refuse(res, pathname, new AppError('INTERNAL_ERROR'));
+      else res.destroy();
+    });
+  });
+}
+
+const server = createServer(
+  {
+    headersTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: 5_000,
+    // How often Node looks for requests past their time-out (its default, 30 s, would let a slow
+    // client hold a connection for up to 40 s).
+    connectionsCheckingInterval: 1_000,
+  },
+  onRequest,
+);
+
+let stopping = false;
+
+/**
+ * Stops taking connections, lets the requests in flight finish (at most DRAIN_TIMEOUT_MS), then
+ * stops the process's background work and database (an embedded PostgreSQL this process started).
+ */
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal });
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
+  await Promise.race([closed, deadline]);
+  clearInterval(idle);
+  server.closeAllConnections();
+  await shutdownRuntime();
+  process.exit(0);
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void stop(signal));
+
+// The runtime (database, migrations, jobs) is booted before the first connection is taken; the
+// routes, which Next bundles apart from this file, find it through its globalThis holder.
+await runtime();
+await app.prepare();
+server.listen({ port: config.PORT, host: config.HOST }, () => {
+  logger.info('vouch is ready', { port: config.PORT, dev });
+});

@@ -1,0 +1,30 @@
+import type { Queryable } from '@/db/client';
+import type { RateLimiters } from '../rate-limits/limiters';
+import { AppError } from '../trpc/errors';
+import { checkPassword } from './team-members';
+
+/** How recent a sign-in must be to stand in for the current password (decisions: 10 minutes). */
+export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
+
+/**
+ * A re-entered current password, before something a stolen session must not be able to do
+ * (reveal a secret, change the password). Wrong guesses count against the account's password
+ * budget, the same one sign-in spends (5 failures per 15 minutes), whatever address they come from.
+ */
+export async function confirmCurrentPassword(
+  ctx: { db: Queryable; rateLimiters: RateLimiters; user: { id: string; email: string } },
+  password: string,
+): Promise<void> {
+  const correct = await ctx.rateLimiters.attempt(
+    'password_failures',
+    ctx.user.email,
+    () => checkPassword(ctx.db, ctx.user.id, password),
+    (ok) => ok,
+  );
+  if (!correct) throw new AppError('FORBIDDEN', 'That password is not correct.');
+}
+
+/** Whether the session began with a sign-in recent enough to stand in for a password. */
+export function signedInRecently(signedInAt: Date, now: Date): boolean {
+  return now.getTime() - signedInAt.getTime() <= FRESH_SIGN_IN_MS;
+}

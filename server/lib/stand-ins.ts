@@ -1,0 +1,74 @@
+import type { Env } from './env';
+
+/** A part that lets a fresh clone work without vendors, and would fake a result in live use. */
+export interface StandIn {
+  id: 'dev_mailbox' | 'dev_sms' | 'simulated_identity';
+  /** Says what a person relying on it would not get, in words for an operator. */
+  description: string;
+  /** The line the subject's page shows when one of the case's methods relies on it. */
+  subjectNote: string;
+  /** The verification methods it serves. */
+  methods: readonly string[];
+}
+
+/**
+ * The stand-ins this configuration would use for live traffic. Test mode always uses them; live
+ * mode uses them only when the operator has not configured the real thing.
+ */
+export function liveStandIns(config: Env): StandIn[] {
+  const standIns: StandIn[] = [];
+  if (!config.SMTP_URL) {
+    standIns.push({
+      id: 'dev_mailbox',
+      description: 'e-mail is not sent: it is kept in the dev mailbox (set SMTP_URL)',
+      subjectNote: 'Demo: e-mails are not sent',
+      methods: ['email', 'manager'],
+    });
+  }
+  if (config.SMS_PROVIDER === 'dev') {
+    standIns.push({
+      id: 'dev_sms',
+      description: 'text messages are not sent: they are kept in the dev mailbox (set SMS_PROVIDER=twilio)',
+      subjectNote: 'Demo: text messages are not sent',
+      methods: ['sms'],
+    });
+  }
+  if (config.IDENTITY_PROVIDER === 'simulated') {
+    standIns.push({
+      id: 'simulated_identity',
+      description: 'identity checks are simulated: any picture passes (set IDENTITY_PROVIDER=stripe)',
+      subjectNote: 'Demo: identity checks are simulated',
+      methods: ['government_id', 'selfie'],
+    });
+  }
+  return standIns;
+}
+
+/** What the subject's page says about the stand-ins a case with these methods relies on. */
+export function subjectStandInNotes(config: Env, methods: readonly string[]): string[] {
+  return liveStandIns(config)
+    .filter((standIn) => standIn.methods.some((method) => methods.includes(method)))
+    .map((standIn) => standIn.subjectNote);
+}
+
+/**
+ * In production a stand-in serving live traffic would verify people without checking them, so
+ * the process refuses to start (the message names each one). In development each is announced.
+ */
+export function assertStandInsAllowed(
+  config: Env,
+  warn: (message: string, fields: Record<string, unknown>) => void,
+): void {
+  const standIns = liveStandIns(config);
+  if (standIns.length === 0) return;
+  if (config.VOUCH_ENV === 'production') {
+    throw new Error(
+      `VOUCH_ENV=production refuses to start while stand-ins would serve live traffic: ${standIns
+        .map((s) => s.description)
+        .join('; ')}`,
+    );
+  }
+  warn('stand-ins serve live traffic (development only; VOUCH_ENV=production refuses this)', {
+    stand_ins: standIns.map((s) => s.description),
+  });
+}

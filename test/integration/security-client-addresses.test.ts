@@ -1,0 +1,181 @@
+/**
+ * Issue 11, finding 1: a forged X-Forwarded-For defeated every per-address limit, and the audit
+ * log recorded the forged address. Limits now key on the socket's peer (or, behind
+ * TRUSTED_PROXIES, the right-most untrusted hop), IPv6 per /64, and password sign-in and sign-in
+ * links are limited per account as well.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, authSessions, authUsers, mailOutbox } from '@/db/schema';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { type RunningApp, startApp } from '../support/app';
+import { type ConsoleClient, consoleClient } from '../support/console-client';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+const forged = (i: number) => ({ 'X-Forwarded-For': `198.51.100.${i}` });
+
+async function ownerOf(database: TestDatabase, app: RunningApp, name: string, email: string) {
+  const { key, owner } = await createTeam(database.db, { name, adminEmail: email }, systemClock);
+  const password = `${name.toLowerCase()}-owner-password`;
+  const client = consoleClient(app.baseUrl);
+  expect((await client.signIn(email, owner.oneTimePassword ?? '')).status).toBe(200);
+  const changed = await client.mutate('console.session.changePassword', {
+    current_password: owner.oneTimePassword,
+    new_password: password,
+  });
+  expect(changed.status).toBe(200);
+  return { client, password, apiKey: key.token };
+}
+
+async function mailsTo(database: TestDatabase, email: string): Promise<number> {
+  return (await database.db.select().from(mailOutbox).where(eq(mailOutbox.to, email))).length;
+}
+
+async function sessionAddresses(database: TestDatabase, email: string): Promise<Array<string | null>> {
+  const rows = await database.db
+    .select({ ip: authSessions.ipAddress })
+    .from(authSessions)
+    .innerJoin(authUsers, eq(authUsers.id, authSessions.userId))
+    .where(eq(authUsers.email, email));
+  return rows.map((r) => r.ip);
+}
+
+describe('without trusted proxies, X-Forwarded-For is whatever the client wrote', () => {
+  let database: TestDatabase;
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await startApp({ databaseUrl: database.url, env: { RATE_LIMIT_READ_PER_MINUTE: '5' } });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await database?.close();
+  });
+
+  it('unauthenticated /v1 calls and bad keys share one budget per real address', async () => {
+    // The budget is 5 a minute; start-up's readiness check has spent some of it already.
+    const first = await fetch(`${app.baseUrl}/v1/ping`, { headers: forged(0) });
+    expect(first.status).toBe(200);
+    const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+    expect(remaining).toBeLessThan(5);
+    const statuses: number[] = [];
+    for (let i = 1; i <= remaining + 1; i++) {
+      statuses.push((await fetch(`${app.baseUrl}/v1/ping`, { headers: forged(i) })).status);
+    }
+    expect(statuses).toEqual([...Array(remaining).fill(200), 429]);
+    const badKey = await fetch(`${app.baseUrl}/v1/cases/`, {
+      headers: { ...forged(99), Authorization: 'Bearer vouch_live_notarealkeynotarealkeynotarealkey00' },
+    });
+    expect(badKey.status).toBe(429);
+    expect(Number(badKey.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('wrong passwords for one account stop at 5, whatever address each claims; the right one then waits', async () => {
+    const { password } = await ownerOf(database, app, 'Acme', 'owner@acme.test');
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      statuses.push(
+        (await consoleClient(app.baseUrl).signIn('owner@acme.test', `wrong-${i}`, forged(i))).status,
+      );
+    }
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+    const right = await consoleClient(app.baseUrl).signIn('owner@acme.test', password, forged(200));
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('sign-in links for one account stop at 5 mails, whatever address each request claims', async () => {
+    await createTeam(database.db, { name: 'Bravo', adminEmail: 'owner@bravo.test' }, systemClock);
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      statuses.push(
+        (await consoleClient(app.baseUrl).requestSignInLink('owner@bravo.test', forged(i))).status,
+      );
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    expect(await mailsTo(database, 'owner@bravo.test')).toBe(5);
+  });
+
+  it('sessions and audit entries record the socket address, not the forged one', async () => {
+    const { client } = await ownerOf(database, app, 'Charlie', 'owner@charlie.test');
+    expect(await sessionAddresses(database, 'owner@charlie.test')).toEqual(['127.0.0.1']);
+    const created = await client.mutate('console.keys.create', { name: 'ci' }, forged(7));
+    expect(created.status).toBe(200);
+    const [entry] = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'api_key.created'), eq(auditLog.actorEmail, 'owner@charlie.test')));
+    expect(entry?.ipAddress).toBe('127.0.0.1');
+  });
+});
+
+describe('behind a trusted proxy, the right-most untrusted hop is the client', () => {
+  let database: TestDatabase;
+  let app: RunningApp;
+  let owner: { client: ConsoleClient; password: string };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    app = await startApp({
+      databaseUrl: database.url,
+      env: { RATE_LIMIT_READ_PER_MINUTE: '3', TRUSTED_PROXIES: '127.0.0.1' },
+    });
+    owner = await ownerOf(database, app, 'Delta', 'owner@delta.test');
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await database?.close();
+  });
+
+  const ping = async (forwardedFor: string) =>
+    (await fetch(`${app.baseUrl}/v1/ping`, { headers: { 'X-Forwarded-For': forwardedFor } })).status;
+
+  it('limits the address the proxy saw; what the client wrote further left does not matter', async () => {
+    expect([
+      await ping('9.9.9.9, 203.0.113.5'),
+      await ping('203.0.113.5'),
+      await ping('1.1.1.1, 203.0.113.5'),
+    ]).toEqual([200, 200, 200]);
+    expect(await ping('8.8.8.8, 203.0.113.5')).toBe(429);
+    expect(await ping('203.0.113.6')).toBe(200);
+  });
+
+  it('limits IPv6 clients per /64', async () => {
+    for (const host of ['1', '2', 'ffff:ffff']) expect(await ping(`2001:db8:1:2::${host}`)).toBe(200);
+    expect(await ping('2001:db8:1:2:abcd::9')).toBe(429);
+    expect(await ping('2001:db8:1:3::1')).toBe(200);
+  });
+
+  it('records the forwarded client in sessions', async () => {
+    const client = consoleClient(app.baseUrl);
+    expect(
+      (await client.signIn('owner@delta.test', owner.password, { 'X-Forwarded-For': '203.0.113.77' })).status,
+    ).toBe(200);
+    expect(await sessionAddresses(database, 'owner@delta.test')).toContain('203.0.113.77');
+  });
+
+  it('counts wrong passwords per account across addresses', async () => {
+    await createTeam(database.db, { name: 'Echo', adminEmail: 'owner@echo.test' }, systemClock);
+    for (let i = 0; i < 5; i++) {
+      const wrong = await consoleClient(app.baseUrl).signIn('owner@echo.test', 'wrong', {
+        'X-Forwarded-For': `203.0.113.${100 + i}`,
+      });
+      expect(wrong.status).toBe(401);
+    }
+    const sixth = await consoleClient(app.baseUrl).signIn('owner@echo.test', 'wrong', {
+      'X-Forwarded-For': '203.0.113.200',
+    });
+    expect(sixth.status).toBe(429);
+    // Another account is not affected.
+    const other = await consoleClient(app.baseUrl).signIn('owner@delta.test', owner.password, {
+      'X-Forwarded-For': '203.0.113.201',
+    });
+    expect(other.status).toBe(200);
+  });
+});
