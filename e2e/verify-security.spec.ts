@@ -1,3 +1,5 @@
+import { and, eq } from 'drizzle-orm';
+import { caseSteps } from '../db/schema';
 import { expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
 
 test.describe('verification page security', () => {
@@ -32,7 +34,12 @@ test.describe('verification page security', () => {
     expect(external).toEqual([]);
   });
 
-  test('forms refuse cross-site posts and posts without the page token', async ({ page, vouch, request }) => {
+  test('forms refuse cross-site posts and posts without the page token', async ({
+    page,
+    vouch,
+    request,
+    database,
+  }) => {
     const created = await vouch.createCase({
       subject_email: uniqueEmail('csrf'),
       verification_methods: { custom_question: true },
@@ -59,7 +66,13 @@ test.describe('verification page security', () => {
     await expect(page.locator('#notice')).toHaveText('This form had expired. Please try again.');
     expect((await vouch.getCase(created.id)).status).toBe('open');
 
-    // Neither attempt was counted: the real answer still works first time.
+    // Neither attempt was counted: all three attempts are left, on the page and in the database.
+    await expect(page.locator('#answer-hint')).toContainText('3 attempts left.');
+    const [step] = await database.db
+      .select({ failedAttempts: caseSteps.failedAttempts })
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, created.id), eq(caseSteps.method, 'custom_question')));
+    expect(step?.failedAttempts).toBe(0);
     await page.getByLabel('Pet?').fill('rex');
     await page.getByRole('button', { name: 'Confirm answer' }).click();
     await expect(page.locator('#notice')).toHaveText('Thank you, your answer is confirmed.');

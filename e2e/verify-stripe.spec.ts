@@ -1,3 +1,6 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client';
+import { events } from '../db/schema';
 import { apiClient } from '../test/support/api-client';
 import { type RunningApp, startApp } from '../test/support/app';
 import { type StripeStandIn, startStripeStandIn } from '../test/support/stripe-stand-in';
@@ -34,6 +37,14 @@ const test = base.extend<object, { stripeApp: { app: RunningApp; stripe: StripeS
   ],
 });
 
+async function closedEvents(database: Database, caseId: string): Promise<number> {
+  const rows = await database.db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(eq(events.caseId, caseId), eq(events.type, 'case.closed')));
+  return rows.length;
+}
+
 async function idCase(app: RunningApp, apiKey: string) {
   const res = await apiClient(app.baseUrl, apiKey).post<{ id: string; verification_url: string }>(
     '/v1/cases/',
@@ -47,28 +58,68 @@ async function idCase(app: RunningApp, apiKey: string) {
 }
 
 test.describe('government ID through Stripe Identity', () => {
-  test('the subject is sent to Stripe and back; a pass verifies ID and selfie with the name Stripe read', async ({
+  test('the subject comes back before Stripe’s webhook: the on-return check closes the case', async ({
     page,
     stripeApp,
     apiKey,
     vouch,
+    database,
   }) => {
+    const { stripe } = stripeApp;
     const created = await idCase(stripeApp.app, apiKey);
     await page.goto(created.verification_url);
     await expectAccessible(page);
     await page.getByRole('link', { name: 'Start the ID check' }).click();
-    await expect(page).toHaveURL(new RegExp(`^${stripeApp.stripe.url}/hosted/vs_`));
-    const [session] = [...stripeApp.stripe.sessions.values()].filter(
-      (s) => s.metadata.case_id === created.id,
-    );
+    await expect(page).toHaveURL(new RegExp(`^${stripe.url}/hosted/vs_`));
+    const [session] = [...stripe.sessions.values()].filter((s) => s.metadata.case_id === created.id);
     expect(session).toMatchObject({
       type: 'document',
       options: { document: { require_matching_selfie: 'true' } },
     });
+    // Stripe is late: its webhook waits until the subject is back and the page has settled.
+    stripe.holdWebhooks = true;
+    try {
+      await page.getByRole('button', { name: 'Pass' }).click();
+      await expect(page).toHaveURL(new RegExp(`^${created.verification_url}`));
+      await expect(page.locator('#case-summary')).toContainText('All steps are done');
+      expect(stripe.webhookDeliveries.filter((d) => d.sessionId === session?.id)).toEqual([]);
+      expect(await vouch.getCase(created.id)).toMatchObject({
+        status: 'closed',
+        subject_name: 'Ada Lovelace',
+      });
+    } finally {
+      stripe.holdWebhooks = false;
+    }
+    // The late webhook is accepted and changes nothing: the case closed once.
+    await stripe.releaseWebhooks();
+    expect(stripe.webhookDeliveries.filter((d) => d.sessionId === session?.id)).toEqual([
+      { sessionId: session?.id, type: 'identity.verification_session.verified', status: 200 },
+    ]);
+    expect(await closedEvents(database, created.id)).toBe(1);
+    expect(await vouch.getCase(created.id)).toMatchObject({ status: 'closed', subject_name: 'Ada Lovelace' });
+  });
+
+  test('Stripe’s webhook arrives before the subject is back: the return finds the case already closed', async ({
+    page,
+    stripeApp,
+    apiKey,
+    vouch,
+    database,
+  }) => {
+    const { stripe } = stripeApp;
+    const created = await idCase(stripeApp.app, apiKey);
+    await page.goto(created.verification_url);
+    await page.getByRole('link', { name: 'Start the ID check' }).click();
+    const [session] = [...stripe.sessions.values()].filter((s) => s.metadata.case_id === created.id);
+    // The stand-in sends its webhook before it redirects the subject back.
     await page.getByRole('button', { name: 'Pass' }).click();
+    expect(stripe.webhookDeliveries.filter((d) => d.sessionId === session?.id)).toEqual([
+      { sessionId: session?.id, type: 'identity.verification_session.verified', status: 200 },
+    ]);
     await expect(page).toHaveURL(new RegExp(`^${created.verification_url}`));
     await expect(page.locator('#case-summary')).toContainText('All steps are done');
     expect(await vouch.getCase(created.id)).toMatchObject({ status: 'closed', subject_name: 'Ada Lovelace' });
+    expect(await closedEvents(database, created.id)).toBe(1);
   });
 
   test('a rejected selfie fails the case', async ({ page, stripeApp, apiKey, vouch }) => {
@@ -98,6 +149,9 @@ test.describe('government ID through Stripe Identity', () => {
       (s) => s.metadata.case_id === created.id,
     );
     await stripeApp.stripe.complete(session?.id ?? '', 'reject_document');
+    expect(stripeApp.stripe.webhookDeliveries.filter((d) => d.sessionId === session?.id)).toEqual([
+      { sessionId: session?.id, type: 'identity.verification_session.requires_input', status: 200 },
+    ]);
     await expect(page.locator('#case-summary')).toContainText('your ID document could not be confirmed');
     expect(await vouch.getCase(created.id)).toMatchObject({
       status: 'failed',

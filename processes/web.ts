@@ -104,12 +104,14 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   if (nonce) req.headers['content-security-policy'] = defaults['Content-Security-Policy'];
 
   runInRequestScope({ requestId }, () => {
-    res.once('finish', () =>
+    // One line per request at debug level; a client that leaves before its answer is 499, as
+    // nginx writes it (the request may still be running: its own line says when it is dropped).
+    res.once('close', () =>
       logger.debug('request', {
         request_id: requestId,
         method: req.method,
         path: loggablePath(pathname),
-        status: res.statusCode,
+        status: res.writableFinished ? res.statusCode : 499,
         duration_ms: Math.round(performance.now() - started),
       }),
     );

@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Every check and every test, as CI runs them: types, lint, a production build, the vitest unit
-# and integration suites on the embedded PostgreSQL 18, the integration suite again on the
-# system PostgreSQL when one answers on 127.0.0.1:5432, then the browser tests.
+# Every check and every test, as CI runs them: types, lint, a production build, then three test
+# stages: vitest (unit + integration) on the embedded PostgreSQL 18, the integration suite again
+# on a throwaway PostgreSQL 15 cluster, and the browser tests. A failing check stops the run; the
+# test stages all run, and the summary names each one with its failures.
+#
+# The PostgreSQL 15 pass never touches a server that already runs on this machine: it creates a
+# cluster of its own in a temporary directory with the machine's PostgreSQL 15 programs
+# (/usr/lib/postgresql/15/bin), on a free port, and deletes it afterwards. Where they are not
+# installed the pass is skipped with a notice, except under CI (CI=1), where that is a failure:
+# "PostgreSQL 15 or newer" must be tested on every CI run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,21 +20,68 @@ echo "== type-check" && tsc --noEmit
 echo "== lint and format" && biome check .
 echo "== build" && next build
 
-echo "== vitest (embedded PostgreSQL)"
-vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest-embedded.json"
+failed_stages=()
+stage() {
+  local name="$1"
+  shift
+  echo "== $name"
+  if ! "$@"; then failed_stages+=("$name"); fi
+}
 
-if node -e "require('net').connect(5432,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))"; then
-  echo "== vitest integration (system PostgreSQL on 127.0.0.1:5432)"
-  TEST_DATABASE_URL="${TEST_SYSTEM_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}" \
-    vitest run --project integration --reporter=default --reporter=json \
-    --outputFile.json="$results/vitest-system-pg.json"
+stage "vitest (embedded PostgreSQL 18)" \
+  vitest run --reporter=default --reporter=json --outputFile.json="$results/1-vitest-embedded-pg18.json"
+
+PG15_BIN="${PG15_BIN:-/usr/lib/postgresql/15/bin}"
+pg15_dir=""
+stop_pg15() {
+  if [ -n "$pg15_dir" ] && [ -d "$pg15_dir" ]; then
+    as_postgres "$PG15_BIN/pg_ctl" -D "$pg15_dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$pg15_dir"
+  fi
+}
+trap stop_pg15 EXIT
+# PostgreSQL refuses to run as root; CI runs as root, a developer usually does not.
+as_postgres() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+if [ -x "$PG15_BIN/initdb" ]; then
+  pg15_dir="$(mktemp -d /tmp/vouch-pg15-XXXXXX)"
+  pg15_port="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+  if [ "$(id -u)" = 0 ]; then chown postgres "$pg15_dir"; fi
+  if as_postgres "$PG15_BIN/initdb" -D "$pg15_dir/data" -U postgres -A trust --no-sync >"$pg15_dir/initdb.log" 2>&1 &&
+    as_postgres "$PG15_BIN/pg_ctl" -D "$pg15_dir/data" -l "$pg15_dir/server.log" -w \
+      -o "-p $pg15_port -k $pg15_dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null; then
+    TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg15_port/postgres" stage "vitest integration (PostgreSQL 15)" \
+      vitest run --project integration --reporter=default --reporter=json \
+      --outputFile.json="$results/2-vitest-integration-pg15.json"
+  else
+    echo "PostgreSQL 15 could not start:" && cat "$pg15_dir"/*.log
+    failed_stages+=("PostgreSQL 15 start")
+  fi
+  stop_pg15
+elif [ -n "${CI:-}" ]; then
+  echo "PostgreSQL 15 is not installed ($PG15_BIN): CI must test it (.ci/run installs postgresql-15)"
+  failed_stages+=("PostgreSQL 15 missing")
 else
-  echo "== no PostgreSQL on 127.0.0.1:5432: skipping the second integration run"
+  echo "== PostgreSQL 15 is not installed ($PG15_BIN): skipping its integration pass (CI runs it)"
 fi
 
 if [ -f e2e/playwright.config.ts ]; then
-  echo "== playwright (Chromium)"
-  PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/playwright.json" playwright test -c e2e/playwright.config.ts --reporter=list,json
+  PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
+    playwright test -c e2e/playwright.config.ts --reporter=list,json
 fi
 
-node scripts/summarize-tests.mjs "$results"
+# The reports every stage that ran must have written; a missing one fails the summary.
+summary_args=("$results" "1-vitest-embedded-pg18.json=vitest (embedded PostgreSQL 18)")
+if [ -x "$PG15_BIN/initdb" ] || [ -n "${CI:-}" ]; then
+  summary_args+=("2-vitest-integration-pg15.json=vitest integration (PostgreSQL 15)")
+fi
+if [ -f e2e/playwright.config.ts ]; then summary_args+=("3-playwright.json=playwright (Chromium)"); fi
+summary_ok=0
+node scripts/summarize-tests.mjs "${summary_args[@]}" || summary_ok=1
+if [ "${#failed_stages[@]}" -gt 0 ]; then
+  echo "failed stages: ${failed_stages[*]}"
+  exit 1
+fi
+exit "$summary_ok"

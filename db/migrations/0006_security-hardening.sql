@@ -5,3 +5,7 @@ UPDATE "auth_users" SET "one_time_password_expires_at" = now() + interval '7 day
 --> statement-breakpoint
 -- Owners made by the CLI: their password is the operator's, not an intruder's (see createTeamOwner).
 UPDATE "auth_users" SET "email_verified" = true WHERE "id" IN (SELECT "user_id" FROM "auth_accounts" WHERE "provider_id" = 'credential');
+--> statement-breakpoint
+-- Audit entries are written at the clock's millisecond instant; earlier ones are truncated to it,
+-- so the log's page cursor (a millisecond timestamp) matches them exactly.
+UPDATE "audit_log" SET "created_at" = date_trunc('milliseconds', "created_at");

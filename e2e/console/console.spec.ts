@@ -213,21 +213,47 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
 });
 
 test("another team's console never shows this team's data", async ({ page, world }) => {
+  // Each page is checked once it has loaded, and shows this team's own rows first: a page still
+  // "Loading…" shows nobody's rows, and would prove nothing.
   const other = await world.createTeamQuickly('Bravo');
+  const bravoSubject = `subject-${test.info().project.name}@bravo.test`;
+  const created = await apiClient(world.app.baseUrl, other.api_key).post('/v1/cases/', {
+    subject_email: bravoSubject,
+    verification_methods: { email: true },
+  });
+  expect(created.status).toBe(201);
   await signInAsNewOwner(page, world.app.baseUrl, other, 'bravo-password-e2e-1');
+
   await page.goto(`${world.app.baseUrl}/console/cases/${caseId}`);
   await expect(page.locator('p[role="alert"]')).toContainText('No case with this id in your team.');
   await page.goto(`${world.app.baseUrl}/console/cases`);
-  await expect(page.getByText('No cases match.')).toBeVisible();
+  await expect(page.getByRole('link', { name: bravoSubject })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toHaveCount(0);
+
   await page.goto(`${world.app.baseUrl}/console/keys`);
+  await expect(page.getByRole('row', { name: /Default key/ })).toHaveCount(1);
   await expect(page.getByRole('row', { name: /CI server/ })).toHaveCount(0);
+  // An audited change of Bravo's own, for the audit page below.
+  await page.getByLabel('New key name').fill('Bravo key');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByTestId('new-api-key')).toBeVisible();
+
   await page.goto(`${world.app.baseUrl}/console/webhooks`);
   await expect(page.getByText('No webhook endpoints yet.')).toBeVisible();
+
   await page.goto(`${world.app.baseUrl}/console/mailbox`);
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole('article').filter({ hasText: bravoSubject })).toBeVisible({ timeout: 1000 });
+  }).toPass();
   await expect(page.getByText('subject@acme.test')).toHaveCount(0);
+
   await page.goto(`${world.app.baseUrl}/console/members`);
+  await expect(page.getByRole('row', { name: new RegExp(other.admin_email) })).toBeVisible();
   await expect(page.getByText(team.admin_email)).toHaveCount(0);
+
   await page.goto(`${world.app.baseUrl}/console/audit`);
+  await expect(page.getByText('api_key.created')).toBeVisible();
   await expect(page.getByText('webhook_endpoint.created')).toHaveCount(0);
 });
 

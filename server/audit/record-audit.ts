@@ -1,6 +1,7 @@
 import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '@/db/client';
 import { auditLog } from '@/db/schema';
+import type { Clock } from '../lib/clock';
 
 /** Who did something in the console, and from where. */
 export interface AuditActor {
@@ -16,9 +17,13 @@ export interface AuditActor {
  */
 export async function recordAudit(
   db: Queryable,
-  entry: AuditEntry & { teamId: string; actor: AuditActor },
+  entry: AuditEntry & { teamId: string; actor: AuditActor; at: Date },
 ): Promise<void> {
   await db.insert(auditLog).values({
+    // The clock's instant (milliseconds), not the database's now() (microseconds): the log's
+    // page cursor carries a JS Date, which would fall between entries of the same millisecond
+    // and skip them.
+    createdAt: entry.at,
     teamId: entry.teamId,
     actorUserId: entry.actor.userId,
     actorEmail: entry.actor.email,
@@ -42,13 +47,13 @@ export interface AuditEntry {
  * that happened. `entry` words the entry from what the change returned.
  */
 export function auditedChange<T>(
-  ctx: { db: Db; teamId: string; actor: AuditActor },
+  ctx: { db: Db; teamId: string; actor: AuditActor; clock: Clock },
   change: (tx: Tx) => Promise<T>,
   entry: (result: T) => AuditEntry,
 ): Promise<T> {
   return ctx.db.transaction(async (tx) => {
     const result = await change(tx);
-    await recordAudit(tx, { teamId: ctx.teamId, actor: ctx.actor, ...entry(result) });
+    await recordAudit(tx, { teamId: ctx.teamId, actor: ctx.actor, at: ctx.clock(), ...entry(result) });
     return result;
   });
 }

@@ -150,8 +150,12 @@ export async function handleRestRequest(incoming: Request): Promise<Response> {
   }
 }
 
-/** What a request whose client has gone gets: nothing reads it (nginx's 499 "client closed"). */
+/**
+ * What a request whose client has gone gets: nothing reads it (nginx's 499 "client closed"). It
+ * is no error, so it is logged at debug level only.
+ */
 function clientGone(): Response {
+  logger.debug('request dropped: its client had gone');
   return new Response(null, { status: 499 });
 }
 

@@ -118,6 +118,7 @@ export const consoleWebhooksRouter = router({
       }
       await confirmCurrentPassword(ctx, input.password);
       await recordAudit(ctx.db, {
+        at: ctx.clock(),
         teamId: ctx.teamId,
         actor: ctx.actor,
         action: 'webhook_endpoint.secret_revealed',

@@ -70,14 +70,24 @@ async function requireDelivery(db: Queryable, teamId: string, id: string) {
 }
 
 /** A delivery with its attempt log, oldest attempt first. */
+/**
+ * A delivery with its attempts, read from one snapshot: an attempt and the delivery's summary of
+ * it (status, last_error) commit together, and two plain reads could straddle that commit and
+ * show an attempt the record does not know of yet.
+ */
 export async function getDelivery(db: Db, teamId: string, id: string) {
-  const delivery = await requireDelivery(db, teamId, id);
-  const attempts = await db
-    .select()
-    .from(webhookAttempts)
-    .where(eq(webhookAttempts.deliveryId, delivery.id))
-    .orderBy(asc(webhookAttempts.attemptNumber), asc(webhookAttempts.startedAt));
-  return { delivery, attempts };
+  return db.transaction(
+    async (tx) => {
+      const delivery = await requireDelivery(tx, teamId, id);
+      const attempts = await tx
+        .select()
+        .from(webhookAttempts)
+        .where(eq(webhookAttempts.deliveryId, delivery.id))
+        .orderBy(asc(webhookAttempts.attemptNumber), asc(webhookAttempts.startedAt));
+      return { delivery, attempts };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
 }
 
 /**

@@ -1,4 +1,8 @@
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
+import { makeCertificate } from '@/test/support/https-receiver';
 import { postWebhook } from './post-webhook';
 
 const post = (url: string) =>
@@ -19,5 +23,45 @@ describe('postWebhook with a literal non-public address', () => {
     expect(result.ok).toBe(false);
     expect(result.status).toBeNull();
     expect(result.error).toBe('destination refused: the URL names a non-public address');
+  });
+});
+
+describe('postWebhook on a kept-alive connection the receiver closed', () => {
+  it('sends once more on a new connection instead of failing the attempt', async () => {
+    const certificate = makeCertificate();
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    let requests = 0;
+    let connections = 0;
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+      requests += 1;
+      // The second request arrives on the first connection, which the receiver drops as if its
+      // idle time-out fired that very moment: no answer, the connection reset.
+      if (requests === 2) return req.socket.destroy();
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    server.on('secureConnection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const send = () =>
+      postWebhook({
+        url: `https://localhost:${port}/hook`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 5000,
+        allowPrivateNetworks: true,
+      });
+    try {
+      expect((await send()).ok).toBe(true);
+      const second = await send();
+      expect(second).toMatchObject({ ok: true, status: 200, error: null });
+      expect(requests).toBe(3);
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+    }
   });
 });

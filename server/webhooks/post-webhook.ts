@@ -69,63 +69,74 @@ export function postWebhook(options: PostOptions): Promise<PostResult> {
 
   return new Promise((resolve) => {
     let settled = false;
+    let current: ReturnType<typeof request> | undefined;
     const settle = (partial: Omit<PostResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(totalTimer);
       resolve(finish(partial));
     };
-    const req = request(url, {
-      method: 'POST',
-      agent: agentFor(options.allowPrivateNetworks),
-      headers: { ...options.headers, 'Content-Length': Buffer.byteLength(options.body).toString() },
-    });
     const totalTimer = setTimeout(() => {
-      req.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
+      current?.destroy(new Error(`timed out after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
-    req.on('socket', (socket) => {
-      if (!socket.connecting) return;
-      const connectTimer = setTimeout(() => {
-        req.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`));
-      }, CONNECT_TIMEOUT_MS);
-      socket.once('connect', () => clearTimeout(connectTimer));
-      socket.once('close', () => clearTimeout(connectTimer));
-    });
-    req.on('error', (error) => {
-      const message =
-        error instanceof RefusedDestinationError ? error.message : error.message || String(error);
-      settle({ ok: false, status: null, body: null, error: message });
-    });
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const chunks: Buffer[] = [];
-      let received = 0;
-      const done = (complete: boolean) => {
-        const text = Buffer.concat(chunks).subarray(0, LOGGED_BODY_BYTES).toString('utf8');
-        const ok = status >= 200 && status < 300;
-        let error: string | null = null;
-        if (status >= 300 && status < 400) {
-          error = `redirect (${status}${res.headers.location ? ` to ${res.headers.location}` : ''}) not followed`;
-        } else if (!ok) error = `endpoint answered ${status}`;
-        settle({ ok, status, body: text, error });
-        // A response cut short is not reused; one fully read goes back to the keep-alive pool.
-        if (!complete) res.destroy();
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (received >= MAX_RESPONSE_BYTES) return;
-        chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - received));
-        received += chunk.length;
-        if (received >= MAX_RESPONSE_BYTES) done(false);
+
+    const send = (mayRetryStaleSocket: boolean) => {
+      const req = request(url, {
+        method: 'POST',
+        agent: agentFor(options.allowPrivateNetworks),
+        headers: { ...options.headers, 'Content-Length': Buffer.byteLength(options.body).toString() },
       });
-      res.on('end', () => done(true));
-      res.on('error', (error) => settle({ ok: false, status, body: null, error: error.message }));
-      // Cut off mid-body (time-out, reset) without an 'error': still a failed attempt, not a hang.
-      res.on('close', () => {
-        if (!res.complete && received < MAX_RESPONSE_BYTES) {
-          settle({ ok: false, status, body: null, error: 'connection closed before the response ended' });
-        }
+      current = req;
+      req.on('socket', (socket) => {
+        if (!socket.connecting) return;
+        const connectTimer = setTimeout(() => {
+          req.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`));
+        }, CONNECT_TIMEOUT_MS);
+        socket.once('connect', () => clearTimeout(connectTimer));
+        socket.once('close', () => clearTimeout(connectTimer));
       });
-    });
-    req.end(options.body);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the receiver closed while idle, just as this request went out:
+        // the receiver never saw the request (Node's documented case for `reusedSocket`), so it
+        // goes once more on a new connection instead of failing the attempt.
+        const stale = req.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+        if (stale && mayRetryStaleSocket && !settled) return send(false);
+        const message =
+          error instanceof RefusedDestinationError ? error.message : error.message || String(error);
+        settle({ ok: false, status: null, body: null, error: message });
+      });
+      req.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let received = 0;
+        const done = (complete: boolean) => {
+          const text = Buffer.concat(chunks).subarray(0, LOGGED_BODY_BYTES).toString('utf8');
+          const ok = status >= 200 && status < 300;
+          let error: string | null = null;
+          if (status >= 300 && status < 400) {
+            error = `redirect (${status}${res.headers.location ? ` to ${res.headers.location}` : ''}) not followed`;
+          } else if (!ok) error = `endpoint answered ${status}`;
+          settle({ ok, status, body: text, error });
+          // A response cut short is not reused; one fully read goes back to the keep-alive pool.
+          if (!complete) res.destroy();
+        };
+        res.on('data', (chunk: Buffer) => {
+          if (received >= MAX_RESPONSE_BYTES) return;
+          chunks.push(chunk.subarray(0, MAX_RESPONSE_BYTES - received));
+          received += chunk.length;
+          if (received >= MAX_RESPONSE_BYTES) done(false);
+        });
+        res.on('end', () => done(true));
+        res.on('error', (error) => settle({ ok: false, status, body: null, error: error.message }));
+        // Cut off mid-body (time-out, reset) without an 'error': still a failed attempt, not a hang.
+        res.on('close', () => {
+          if (!res.complete && received < MAX_RESPONSE_BYTES) {
+            settle({ ok: false, status, body: null, error: 'connection closed before the response ended' });
+          }
+        });
+      });
+      req.end(options.body);
+    };
+    send(true);
   });
 }

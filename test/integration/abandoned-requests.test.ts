@@ -13,7 +13,8 @@ let app: RunningApp;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  app = await startApp({ databaseUrl: database.url });
+  // Debug logs: the request lines say when the app saw the client leave and dropped its request.
+  app = await startApp({ databaseUrl: database.url, env: { LOG_LEVEL: 'debug' } });
 }, 120_000);
 
 afterAll(async () => {
@@ -27,6 +28,20 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The app's JSON log lines so far. */
+function logLines(): Array<Record<string, unknown>> {
+  return app
+    .logs()
+    .split('\n')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return []; // not JSON, or the last line still being written
+      }
+    });
 }
 
 /** Backends of the app's pool waiting for a row lock. */
@@ -77,11 +92,25 @@ describe('a request whose client has gone', () => {
     // The client gives up; once the app has seen the connection close, the lock is released.
     abandoned.destroy();
     await settled;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    let requestId = '';
+    await until(async () => {
+      const line = logLines().find(
+        (l) => l.message === 'request' && l.method === 'POST' && l.path === '/v1/cases/' && l.status === 499,
+      );
+      requestId = String(line?.request_id ?? '');
+      return line !== undefined;
+    }, 'the app saw the client leave');
     released.resolve();
     await holding;
     await until(async () => (await appBackendsWaitingForALock()) === 0, 'the creation got past the lock');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The request itself has finished: dropped, not served.
+    await until(
+      async () =>
+        logLines().some(
+          (l) => l.request_id === requestId && l.message === 'request dropped: its client had gone',
+        ),
+      'the app dropped the request',
+    );
 
     const created = await database.db
       .select({ email: cases.subjectEmail })

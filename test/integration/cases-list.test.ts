@@ -56,7 +56,12 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp({
     databaseUrl: database.url,
-    env: { RATE_LIMIT_READ_PER_MINUTE: '1000000', RATE_LIMIT_WRITE_PER_MINUTE: '1000000' },
+    env: {
+      RATE_LIMIT_READ_PER_MINUTE: '1000000',
+      RATE_LIMIT_WRITE_PER_MINUTE: '1000000',
+      // No sweep while the file runs: the open cases past their deadline must stay unswept.
+      JOB_TICK_SECONDS: '3600',
+    },
   });
   const { team, key } = await createTeam(
     database.db,
@@ -77,8 +82,13 @@ beforeAll(async () => {
   await createCases(API_CASES);
   // Closed and failed cases come from the verification flow; here they are set directly, spread
   // over the whole list so that every status filter spans several pages.
+  // Expired cases come both ways: swept (status 'expired') and still 'open' past their deadline,
+  // which the API reads as expired at once (the app's sweep is kept away: JOB_TICK_SECONDS).
   await database.sql`
-    update cases set status = case (rn % 4) when 1 then 'closed' when 2 then 'failed' else 'open' end
+    update cases
+       set status = case (rn % 8) when 1 then 'closed' when 5 then 'closed' when 2 then 'failed'
+                                  when 6 then 'failed' when 3 then 'expired' else 'open' end,
+           expires_at = case (rn % 8) when 7 then now() - interval '1 minute' else expires_at end
     from (select id, row_number() over (order by created_at, id) as rn from cases where team_id = ${teamId}) o
     where cases.id = o.id`;
 }, 120_000);
@@ -95,7 +105,9 @@ async function expectedIds(filters: Record<string, string>): Promise<string[]> {
     where team_id = ${teamId}
       and (${filters.status ?? null}::text is null
            or (${filters.status ?? null} = 'open' and status = 'open' and expires_at > now())
-           or (${filters.status ?? null} <> 'open' and status = ${filters.status ?? null}))
+           or (${filters.status ?? null} = 'expired'
+               and (status = 'expired' or (status = 'open' and expires_at <= now())))
+           or (${filters.status ?? null} not in ('open', 'expired') and status = ${filters.status ?? null}))
       and (${filters.subject_email ?? null}::text is null or subject_email = ${filters.subject_email ?? null})
       and (${filters.created_after ?? null}::timestamptz is null or created_at > ${filters.created_after ?? null})
       and (${filters.created_before ?? null}::timestamptz is null or created_at < ${filters.created_before ?? null})
@@ -213,10 +225,19 @@ describe('GET /v1/cases/ pagination', () => {
       {},
       { status: 'open' },
       { status: 'closed' },
+      { status: 'failed' },
+      { status: 'expired' },
       { subject_email: 'p0@list.test' },
     ] as Array<Record<string, string>>) {
       expect((await expectedIds(filters)).length).toBeGreaterThan(PAGE_SIZE);
     }
+    // The expired pages hold both kinds: swept, and open past the deadline (not yet swept).
+    const [kinds] = await database.sql<{ swept: number; unswept: number }[]>`
+      select count(*) filter (where status = 'expired')::int as swept,
+             count(*) filter (where status = 'open' and expires_at <= now())::int as unswept
+        from cases where team_id = ${teamId}`;
+    expect(kinds?.swept).toBeGreaterThan(PAGE_SIZE / 2);
+    expect(kinds?.unswept).toBeGreaterThan(PAGE_SIZE / 2);
   });
 
   it('no duplicates and no gaps while cases are created during the walk', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '@/db/schema';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
+import { appRouter } from '@/server/trpc/root';
 import { apiClient } from '../support/api-client';
 import { type RunningApp, startApp } from '../support/app';
 import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
@@ -255,9 +256,41 @@ describe('roles are enforced by the server', () => {
   });
 
   it('no console procedure is published over REST', async () => {
+    // The console's procedures exist (so the check below has something to keep out)...
+    const consoleProcedures = Object.keys(appRouter._def.procedures as object).filter((p) =>
+      p.startsWith('console.'),
+    );
+    expect(consoleProcedures.length).toBeGreaterThan(20);
+    // ...and the document publishes exactly the API's operations, none of them.
     const rest = apiClient(app.baseUrl, teamB.api_key);
-    const doc = await rest.get<{ paths: Record<string, unknown> }>('/v1/openapi.json');
-    expect(Object.keys(doc.body.paths).some((p) => p.includes('console'))).toBe(false);
+    const doc = await rest.get<{ paths: Record<string, Record<string, unknown>> }>('/v1/openapi.json');
+    const published = Object.entries(doc.body.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(published.sort()).toEqual(
+      [
+        'GET /v1/ping',
+        'POST /v1/cases/',
+        'GET /v1/cases/',
+        'GET /v1/cases/{id}/',
+        'GET /v1/account/',
+        'GET /v1/account/usage/',
+        'POST /v1/webhooks/endpoints/',
+        'GET /v1/webhooks/endpoints/',
+        'GET /v1/webhooks/endpoints/{id}/',
+        'PATCH /v1/webhooks/endpoints/{id}/',
+        'DELETE /v1/webhooks/endpoints/{id}/',
+        'POST /v1/webhooks/endpoints/{id}/rotate-secret/',
+        'POST /v1/webhooks/endpoints/{id}/test/',
+        'GET /v1/webhooks/deliveries/',
+        'GET /v1/webhooks/deliveries/{id}/',
+        'POST /v1/webhooks/deliveries/{id}/retry/',
+      ].sort(),
+    );
+    // And no REST path reaches one either.
+    for (const path of ['/v1/console/keys/list', '/v1/console.keys.list', '/v1/keys/']) {
+      expect((await rest.get(path)).status, path).toBe(404);
+    }
   });
 });
 
@@ -429,13 +462,22 @@ describe('another team', () => {
 
     const bCases = await ownerB.query<{ results: unknown[] }>('console.cases.list', {});
     expect(bCases.data?.results).toEqual([]);
-    const bKeys = await ownerB.query<Array<{ id: string }>>('console.keys.list');
+    // An audited change of B's own, so B's audit log below is not empty.
+    expect((await ownerB.mutate('console.keys.create', { name: 'Bravo key' })).status).toBe(200);
+    const bKeys = await ownerB.query<Array<{ id: string; name: string }>>('console.keys.list');
     const aKeys = await ownerA.query<Array<{ id: string }>>('console.keys.list');
-    expect(bKeys.data?.some((k) => aKeys.data?.some((a) => a.id === k.id))).toBe(false);
+    expect(aKeys.data?.length).toBeGreaterThan(0);
+    expect(bKeys.data?.map((k) => k.name).sort()).toEqual(['Bravo key', 'Default key']);
+    const aKeyIds = new Set(aKeys.data?.map((k) => k.id));
+    expect(bKeys.data?.filter((k) => aKeyIds.has(k.id))).toEqual([]);
     const bMembers = await ownerB.query<Array<{ email: string }>>('console.members.list');
     expect(bMembers.data?.map((m) => m.email)).toEqual(['owner@bravo.test']);
-    const bAudit = await ownerB.query<{ entries: Array<{ actor_email: string }> }>('console.audit.list', {});
-    expect(bAudit.data?.entries.every((e) => e.actor_email === 'owner@bravo.test')).toBe(true);
+    const bAudit = await ownerB.query<{ entries: Array<{ actor_email: string; action: string }> }>(
+      'console.audit.list',
+      {},
+    );
+    expect(bAudit.data?.entries.length).toBeGreaterThan(0);
+    expect(new Set(bAudit.data?.entries.map((e) => e.actor_email))).toEqual(new Set(['owner@bravo.test']));
 
     const bRevokesA = await ownerB.mutate('console.keys.revoke', { id: aKeys.data?.[0]?.id });
     expect(bRevokesA.status).toBe(404);
@@ -473,7 +515,8 @@ describe('another team', () => {
 
   it('the audit rows of one team stay with it', async () => {
     const rows = await database.db.select().from(auditLog).where(eq(auditLog.teamId, teamB.team_id));
-    expect(rows.every((r) => r.actorEmail === 'owner@bravo.test')).toBe(true);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((r) => r.actorEmail))).toEqual(new Set(['owner@bravo.test']));
   });
 });
 

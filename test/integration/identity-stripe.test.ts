@@ -146,7 +146,11 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     const good = signer.webhooks.generateTestHeaderString({ payload, secret: stripe.webhookSecret });
     expect(provider.parseWebhook(payload, good)).toEqual({ sessionId: 'vs_123', caseId: 'c1' });
     const forged = signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' });
-    expect(() => provider.parseWebhook(payload, forged)).toThrow();
-    expect(() => provider.parseWebhook(payload.replace('c1', 'c2'), good)).toThrow();
+    expect(() => provider.parseWebhook(payload, forged)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
+    expect(() => provider.parseWebhook(payload.replace('c1', 'c2'), good)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
   });
 });

@@ -20,26 +20,49 @@ afterAll(async () => {
   await database?.close();
 });
 
+/** Backends of the app's pool waiting for a row lock. */
+async function backendsWaitingForALock(): Promise<number> {
+  const [row] = await database.sql<{ waiting: number }[]>`
+    select count(*)::int as waiting from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`;
+  return row?.waiting ?? 0;
+}
+
 describe('overload', () => {
   it('refuses requests past MAX_CONCURRENT_REQUESTS with 503 and Retry-After, and serves again once idle', async () => {
-    const { key } = await createTeam(
+    const { team, key } = await createTeam(
       database.db,
       { name: 'Busy', adminEmail: 'admin@busy.test', planCode: 'starter' },
       systemClock,
     );
     const api = apiClient(app.baseUrl, key.token);
-    const burst = await Promise.all(Array.from({ length: 40 }, () => api.get('/v1/cases/')));
+    const body = { subject_email: 'busy@busy.test', verification_methods: { email: true } };
+    expect((await api.post('/v1/cases/', body)).status).toBe(201);
 
-    const refused = burst.filter((res) => res.status === 503);
-    const served = burst.filter((res) => res.status === 200);
-    expect(refused.length + served.length).toBe(burst.length);
-    expect(served.length).toBeGreaterThanOrEqual(2);
-    expect(refused.length).toBeGreaterThan(0);
-    for (const res of refused) {
+    // Hold the team's write-budget row, so two creations take both slots and stay in them.
+    const released = Promise.withResolvers<void>();
+    const holding = database.sql.begin(async (tx) => {
+      await tx`select * from rate_limits where key = ${`write:${team.id}`} for update`;
+      await released.promise;
+    });
+    const admitted = [api.post('/v1/cases/', body), api.post('/v1/cases/', body)];
+    const deadline = Date.now() + 10_000;
+    while ((await backendsWaitingForALock()) < 2) {
+      if (Date.now() > deadline) throw new Error('the two creations never reached the lock');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+
+    // Both slots are taken: everything else is refused at once.
+    const burst = await Promise.all(Array.from({ length: 10 }, () => api.get('/v1/cases/')));
+    expect(burst.map((res) => res.status)).toEqual(Array(10).fill(503));
+    for (const res of burst) {
       expectError(res, 503, 'SERVICE_UNAVAILABLE');
       expect(res.headers.get('retry-after')).toBe('1');
     }
 
+    released.resolve();
+    await holding;
+    expect((await Promise.all(admitted)).map((res) => res.status)).toEqual([201, 201]);
     // Every admitted request released its place: one at a time, all are served.
     for (let i = 0; i < 5; i++) expect((await api.get('/v1/cases/')).status).toBe(200);
   });

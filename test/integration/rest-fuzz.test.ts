@@ -83,7 +83,8 @@ function check(req: FuzzRequest, res: ApiResponse): void {
   if (req.method === 'HEAD' || res.status === 204) return;
   expect(res.headers.get('content-type'), context).toMatch(/^application\/json/);
   if (res.status >= 400) expectErrorShape(res);
-  else expect(typeof res.body, context).toBe('object');
+  // A success is a JSON object: not null, not an array, not text that failed to parse.
+  else expect(Object.prototype.toString.call(res.body), context).toBe('[object Object]');
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'];

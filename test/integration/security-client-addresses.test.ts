@@ -114,6 +114,36 @@ describe('without trusted proxies, X-Forwarded-For is whatever the client wrote'
   });
 });
 
+describe('sign-in limits across app processes', () => {
+  let database: TestDatabase;
+  const apps: RunningApp[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    for (let i = 0; i < 2; i++) apps.push(await startApp({ databaseUrl: database.url }));
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    await database?.close();
+  });
+
+  it('hold when attempts alternate between two processes: per account, then per address', async () => {
+    await createTeam(database.db, { name: 'Foxtrot', adminEmail: 'owner@foxtrot.test' }, systemClock);
+    const via = (i: number) => consoleClient((apps[i % 2] as RunningApp).baseUrl);
+    // One account: 5 wrong passwords in all, wherever they land.
+    const account: number[] = [];
+    for (let i = 0; i < 6; i++)
+      account.push((await via(i).signIn('owner@foxtrot.test', `wrong-${i}`)).status);
+    expect(account).toEqual([401, 401, 401, 401, 401, 429]);
+    // One address: 10 password attempts a minute in all (these were 5 of them), whatever the account.
+    const address: number[] = [];
+    for (let i = 0; i < 6; i++)
+      address.push((await via(i).signIn(`nobody${i}@foxtrot.test`, 'wrong')).status);
+    expect(address).toEqual([401, 401, 401, 401, 401, 429]);
+  });
+});
+
 describe('behind a trusted proxy, the right-most untrusted hop is the client', () => {
   let database: TestDatabase;
   let app: RunningApp;

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUES } from '@/jobs/catalog';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
@@ -13,6 +14,7 @@ import {
   type Receiver,
   startReceiver,
 } from '../support/https-receiver';
+import { jobsOf, unfinished } from '../support/jobs';
 
 type Endpoint = { id: string; secret: string; url: string; events: string[]; is_active: boolean };
 type Delivery = {
@@ -162,10 +164,13 @@ describe('delivery', () => {
       expect(r.headers['x-service-delivery']).toBe(first.headers['x-service-delivery']);
       expect(r.headers['x-service-signature']).toBe(first.headers['x-service-signature']);
     }
-    // Each gap is at least its scheduled delay ("never earlier than the schedule").
+    // Each gap is its scheduled delay: never earlier ("never earlier than the schedule"), and no
+    // later than the worker's one-second poll and the attempt itself add.
     for (let i = 1; i < requests.length; i++) {
       const gap = (requests[i]?.receivedAt ?? 0) - (requests[i - 1]?.receivedAt ?? 0);
-      expect(gap).toBeGreaterThanOrEqual((SCHEDULE[i - 1] ?? 0) * 1000 - 50);
+      const scheduled = (SCHEDULE[i - 1] ?? 0) * 1000;
+      expect(gap, `gap before attempt ${i + 1}`).toBeGreaterThanOrEqual(scheduled - 50);
+      expect(gap, `gap before attempt ${i + 1}`).toBeLessThanOrEqual(scheduled + 1500);
     }
     const id = String(first.headers['x-service-delivery']);
     const detail = await eventually(async () => {
@@ -179,7 +184,10 @@ describe('delivery', () => {
       expect(attempt.error).toBe('endpoint answered 500');
       expect(Buffer.byteLength(attempt.response_body ?? '')).toBe(2048);
     }
-    await new Promise((r) => setTimeout(r, 2500));
+    // Every attempt's job has run and none is left to run: no ninth attempt can come.
+    const jobs = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) => job.data?.deliveryId === id);
+    expect(jobs).toHaveLength(8);
+    expect(unfinished(jobs)).toEqual([]);
     expect(receiver.requestsTo('/failing')).toHaveLength(8);
   }, 60_000);
 

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailOutbox, webhookDeliveries } from '@/db/schema';
+import { QUEUES } from '@/jobs/catalog';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
@@ -13,6 +14,7 @@ import {
   type Receiver,
   startReceiver,
 } from '../support/https-receiver';
+import { jobsOf } from '../support/jobs';
 import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
 
 type Endpoint = {
@@ -102,16 +104,21 @@ describe('endpoint states', () => {
     expect(mail.raw).toContain('Subject: Vouch disabled a webhook endpoint');
     expect(mail.raw).toContain(endpoint.id);
 
-    // While disabled, new deliveries are kept pending and not attempted.
+    // While disabled, new deliveries are kept pending, with no job queued to attempt them (the
+    // reactivation below queues their jobs): nothing can attempt them, however long one waits.
     await createCases(2);
-    await new Promise((r) => setTimeout(r, 2500));
-    expect(receiver.requestsTo('/down')).toHaveLength(15 * 8);
     const held = await database.db
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.status, 'pending')));
     expect(held).toHaveLength(2);
     expect(held.every((d) => d.attemptCount === 0)).toBe(true);
+    const heldIds = new Set(held.map((d) => d.id));
+    const heldJobs = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) =>
+      heldIds.has(String(job.data?.deliveryId)),
+    );
+    expect(heldJobs).toEqual([]);
+    expect(receiver.requestsTo('/down')).toHaveLength(15 * 8);
 
     // A test ping is attempted even now, so the admin can check the fix first.
     heal();

@@ -3,6 +3,7 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
+import { QUEUES } from '@/jobs/catalog';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
@@ -16,6 +17,7 @@ import {
   type Receiver,
   startReceiver,
 } from '../support/https-receiver';
+import { jobsOf, unfinished } from '../support/jobs';
 
 let database: TestDatabase;
 let certificate: Certificate;
@@ -89,19 +91,42 @@ describe('workers', () => {
   it('web-only nodes queue deliveries without attempting them', async () => {
     const endpointId = await onlyEndpoint('/web-only');
     await createCases(3);
-    await new Promise((r) => setTimeout(r, 2000));
-    expect(receiver.requestsTo('/web-only')).toHaveLength(0);
     const rows = await database.db
       .select()
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.endpointId, endpointId));
     expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
+    // Their jobs are queued, due, and left untouched by the web-only node: no worker there.
+    const ids = new Set(rows.map((r) => r.id));
+    const queued = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) =>
+      ids.has(String(job.data?.deliveryId)),
+    );
+    expect(queued.map((job) => job.state)).toEqual(['created', 'created', 'created']);
+    // The positive signal that a worker would have taken them by now: a worker node on the same
+    // database takes a due job of its own within its one-second poll, while these stay created.
+    const probe = await startApp({ databaseUrl: database.url, env: workerEnv(true) });
+    try {
+      await eventually(async () =>
+        (await jobsOf(database, QUEUES.webhookDeliver)).some(
+          (job) => ids.has(String(job.data?.deliveryId)) && job.state !== 'created',
+        ),
+      );
+    } finally {
+      await probe.stop();
+    }
+    expect(receiver.requestsTo('/web-only').length).toBeGreaterThan(0);
   });
 
   it('lets only one of two racing workers attempt a delivery', async () => {
     // The race is run in this process with two separate connection pools, like two nodes.
     setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
-    const rows = await database.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
+    // Fresh deliveries, queued by the web-only node and attempted by no one yet.
+    const endpointId = await onlyEndpoint('/race');
+    await createCases(3);
+    const rows = await database.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId));
     const ids = rows.map((r) => r.id);
     expect(ids).toHaveLength(3);
     const poolA = connectDatabase(database.url, { max: 5 });
@@ -124,7 +149,7 @@ describe('workers', () => {
       await poolA.close();
       await poolB.close();
     }
-    const seen = receiver.requestsTo('/web-only').map((r) => r.headers['x-service-delivery']);
+    const seen = receiver.requestsTo('/race').map((r) => r.headers['x-service-delivery']);
     expect(seen.sort()).toEqual([...ids].sort());
     const attempts = await database.db
       .select()
@@ -138,7 +163,7 @@ describe('workers', () => {
     workers.push(await startApp({ databaseUrl: database.url, env: workerEnv(true) }));
     receiver.replies.set('/both-ok', () => ({ status: 200, delayMs: 100 }));
     receiver.replies.set('/both-fail', () => ({ status: 500 }));
-    await onlyEndpoint('/both-ok');
+    const okId = await onlyEndpoint('/both-ok');
     const failId = (
       await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
         url: receiver.url('/both-fail'),
@@ -149,14 +174,26 @@ describe('workers', () => {
     await createCases(12);
     await receiver.waitFor('/both-ok', 12);
     await receiver.waitFor('/both-fail', 12 * 8, 60_000);
-    await eventually(async () => {
+    const failed = await eventually(async () => {
       const rows = await database.db
         .select()
         .from(webhookDeliveries)
         .where(eq(webhookDeliveries.endpointId, failId));
-      return rows.length === 12 && rows.every((r) => r.status === 'dead_letter');
+      return rows.length === 12 && rows.every((r) => r.status === 'dead_letter') ? rows : undefined;
     });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every attempt's job has run and none is left, for either endpoint: no attempt can still come.
+    const ok = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, okId));
+    const deliveryIds = new Set([...failed, ...ok].map((r) => r.id));
+    const jobs = await eventually(async () => {
+      const mine = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) =>
+        deliveryIds.has(String(job.data?.deliveryId)),
+      );
+      return unfinished(mine).length === 0 ? mine : undefined;
+    });
+    expect(jobs.length).toBeGreaterThanOrEqual(12 + 12 * 8);
     const perDelivery = (pathname: string) => {
       const counts = new Map<string, number>();
       for (const r of receiver.requestsTo(pathname)) {

@@ -31,6 +31,14 @@ export interface StripeStandIn {
   complete: (sessionId: string, outcome: StandInOutcome, name?: string) => Promise<void>;
   /** Where `complete` posts events (the app's /integrations/stripe); unset, no webhook is sent. */
   webhookUrl?: string;
+  /**
+   * While true, `complete` keeps its webhook instead of sending it (Stripe is late), so a test can
+   * have the subject come back first; `releaseWebhooks` sends what was kept.
+   */
+  holdWebhooks: boolean;
+  releaseWebhooks: () => Promise<void>;
+  /** Every webhook sent, with the app's answer, in order. */
+  webhookDeliveries: Array<{ sessionId: string; type: string; status: number }>;
   close: () => Promise<void>;
 }
 
@@ -81,11 +89,17 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   const stripeError = (res: ServerResponse, status: number, type: string, message: string, code?: string) =>
     json(res, status, { error: { type, message, ...(code ? { code } : {}) } });
 
+  const held: Array<() => Promise<void>> = [];
   const standIn: StripeStandIn = {
     url: '',
     secretKey,
     webhookSecret,
     sessions,
+    holdWebhooks: false,
+    webhookDeliveries: [],
+    async releaseWebhooks() {
+      for (const send of held.splice(0)) await send();
+    },
     async complete(sessionId, outcome, name = 'Ada Lovelace') {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
@@ -104,26 +118,34 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
           last_error: { code, reason: code.replace(/_/g, ' ') },
         });
       }
-      if (!standIn.webhookUrl) return;
+      const webhookUrl = standIn.webhookUrl;
+      if (!webhookUrl) return;
+      const type =
+        outcome === 'verified'
+          ? 'identity.verification_session.verified'
+          : 'identity.verification_session.requires_input';
       const payload = JSON.stringify({
         id: `evt_${randomBytes(12).toString('hex')}`,
         object: 'event',
         api_version: '2026-10-28.endive',
         created: Math.floor(Date.now() / 1000),
         livemode: false,
-        type:
-          outcome === 'verified'
-            ? 'identity.verification_session.verified'
-            : 'identity.verification_session.requires_input',
+        type,
         // Like Stripe, the event's object is not expanded: verified_outputs is absent.
         data: { object: { ...session, verified_outputs: null } },
       });
-      const signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
-      await fetch(standIn.webhookUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
-        body: payload,
-      });
+      const send = async () => {
+        // Signed when sent, as Stripe does: a late webhook carries a fresh timestamp.
+        const signature = signer.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });
+        const answer = await fetch(webhookUrl, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Stripe-Signature': signature },
+          body: payload,
+        });
+        standIn.webhookDeliveries.push({ sessionId, type, status: answer.status });
+      };
+      if (standIn.holdWebhooks) held.push(send);
+      else await send();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -1,0 +1,323 @@
+/**
+ * Issue 12: what an operator relies on — an idempotency key held by a request that died is
+ * released after 60 s; a bad configuration value stops start-up naming the variable; without
+ * DATABASE_URL the app runs its own PostgreSQL and stops it with itself; VERIFY_URL_BASE is the
+ * origin of every subject-facing link; the home page and /docs; the daily idempotency-purge
+ * schedule.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import path from 'node:path';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyKeys, mailOutbox } from '@/db/schema';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '../support/api-client';
+import { freePort, type RunningApp, startApp } from '../support/app';
+import { consoleClient, runCli } from '../support/console-client';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { latestSignInLink } from '../support/sign-in-links';
+import { openSubjectPage } from '../support/subject-page';
+
+let database: TestDatabase;
+let app: RunningApp;
+/** Where the subject's pages are served from: another origin than the API's. */
+let verifyBase: string;
+let teamId: string;
+let api: ReturnType<typeof apiClient>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  verifyBase = `http://verify.localhost:${await freePort()}`;
+  app = await startApp({ databaseUrl: database.url, env: { VERIFY_URL_BASE: verifyBase } });
+  const { team, key } = await createTeam(
+    database.db,
+    { name: 'Operations', adminEmail: 'owner@operations.test', planCode: 'enterprise' },
+    systemClock,
+  );
+  teamId = team.id;
+  api = apiClient(app.baseUrl, key.token);
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await database?.close();
+});
+
+describe('idempotency keys', () => {
+  it('a key held by a request that died is released after 60 s, not before', async () => {
+    const body = { subject_email: 'idem@operations.test', verification_methods: { sms: true } };
+    const headers = { 'Idempotency-Key': 'held-by-a-dead-request' };
+    const first = await api.post<{ id: string }>('/v1/cases/', body, headers);
+    expect(first.status).toBe(201);
+    // As if that request had claimed the key and its process died before answering: no response
+    // stored, the lock taken `seconds` ago.
+    const holdSince = async (seconds: number) => {
+      await database.db
+        .update(idempotencyKeys)
+        .set({
+          responseBody: null,
+          responseStatus: null,
+          lockedAt: sql`now() - make_interval(secs => ${seconds})`,
+        })
+        .where(and(eq(idempotencyKeys.teamId, teamId), eq(idempotencyKeys.key, headers['Idempotency-Key'])));
+    };
+
+    await holdSince(55);
+    const waiting = await api.post<{ code: string }>('/v1/cases/', body, headers);
+    expect(waiting.status).toBe(409);
+    expect(waiting.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(waiting.headers.get('retry-after')).toBe('1');
+
+    await holdSince(61);
+    const takenOver = await api.post<{ id: string }>('/v1/cases/', body, headers);
+    expect(takenOver.status).toBe(201);
+    expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
+    expect(takenOver.body.id).not.toBe(first.body.id);
+    // The request that took the key over is now the one replayed.
+    const replay = await api.post<{ id: string }>('/v1/cases/', body, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(takenOver.body.id);
+  });
+});
+
+describe('configuration', () => {
+  it.each([
+    ['CASE_TTL_SECONDS', 'abc'],
+    ['RATE_LIMIT_READ_PER_MINUTE', '-1'],
+    ['TRUSTED_PROXIES', 'not-an-address'],
+  ])(
+    '%s=%s stops start-up with a message naming the variable',
+    async (name, value) => {
+      const started = startApp({ databaseUrl: database.url, env: { [name]: value } });
+      const error = await started.then(
+        async (running) => {
+          await running.stop();
+          return null;
+        },
+        (e: unknown) => e as Error,
+      );
+      expect(error, `the app started with ${name}=${value}`).not.toBeNull();
+      expect(error?.message).toMatch(/^app exited with [1-9]\d*:/);
+      expect(error?.message).toContain(name);
+      expect(error?.message).toMatch(/refusing to start|Invalid configuration/);
+    },
+    90_000,
+  );
+});
+
+describe('the embedded PostgreSQL', () => {
+  /** `npm run serve`'s node arguments, as test/support/app.ts reads them. */
+  function serveArguments(): string[] {
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
+    const [, ...args] = manifest.scripts.serve.split(/\s+/);
+    return args.map((arg) =>
+      arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
+    );
+  }
+
+  function portAnswers(port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  }
+
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  it('without DATABASE_URL the app runs its own PostgreSQL, serves from it, and stops it on SIGTERM', async () => {
+    mkdirSync('.test-data', { recursive: true });
+    const dataDir = mkdtempSync(path.resolve('.test-data', 'embedded-app-'));
+    const pgPort = await freePort();
+    const port = await freePort();
+    const baseUrl = `http://localhost:${port}`;
+    const embeddedEnv = { EMBEDDED_PG_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: baseUrl,
+      LOG_LEVEL: 'warn',
+      ...embeddedEnv,
+    };
+    delete env.DATABASE_URL;
+    let output = '';
+    const child: ChildProcess = spawn(process.execPath, serveArguments(), {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const pidFile = path.join(dataDir, 'postmaster.pid');
+    try {
+      // A first start runs initdb: slower than the usual start.
+      const deadline = Date.now() + 150_000;
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
+        const ok = await fetch(`${baseUrl}/v1/ping`).then(
+          (res) => res.ok,
+          () => false,
+        );
+        if (ok) break;
+        if (Date.now() > deadline) throw new Error(`app did not answer:\n${output}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(existsSync(pidFile)).toBe(true);
+      const postgresPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      expect(alive(postgresPid)).toBe(true);
+      expect(await portAnswers(pgPort)).toBe(true);
+
+      // The CLI finds the same server through the same settings (and no DATABASE_URL).
+      const team = await runCli(
+        ['teams', 'create', '--name', 'Embedded', '--admin-email', 'owner@embedded.test'],
+        { ...embeddedEnv, DATABASE_URL: '', BASE_URL: baseUrl },
+      );
+      const rest = apiClient(baseUrl, String(team.api_key));
+      const created = await rest.post<{ id: string }>('/v1/cases/', {
+        subject_email: 'jane@embedded.test',
+        verification_methods: { sms: true },
+      });
+      expect(created.status, created.text).toBe(201);
+      expect((await rest.get<{ id: string }>(`/v1/cases/${created.body.id}/`)).body.id).toBe(created.body.id);
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(await portAnswers(pgPort)).toBe(false);
+      expect(existsSync(pidFile)).toBe(false);
+      expect(alive(postgresPid)).toBe(false);
+    } finally {
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      // A server the app failed to stop must not outlive the test.
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+        if (pid > 0 && alive(pid)) {
+          process.kill(pid, 'SIGINT');
+          const until = Date.now() + 15_000;
+          while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
+
+describe('VERIFY_URL_BASE', () => {
+  it("is the origin of a case's verification_url and of the links mailed about it", async () => {
+    expect(new URL(verifyBase).origin).not.toBe(new URL(app.baseUrl).origin);
+    const created = await api.post<{ public_id: string; verification_url: string }>('/v1/cases/', {
+      subject_email: 'subject@verify.test',
+      verification_methods: { email: true, manager: true },
+      manager_name: 'Maria Manager',
+      manager_email: 'manager@verify.test',
+    });
+    expect(created.status).toBe(201);
+    const { public_id } = created.body;
+    expect(created.body.verification_url).toBe(`${verifyBase}/v/${public_id}`);
+    const listed = await api.get<{ results: Array<{ verification_url: string }> }>(
+      '/v1/cases/?subject_email=subject@verify.test',
+    );
+    expect(listed.body.results[0]?.verification_url).toBe(`${verifyBase}/v/${public_id}`);
+
+    const linkIn = async (to: string) => {
+      const [mail] = await database.db
+        .select()
+        .from(mailOutbox)
+        .where(eq(mailOutbox.to, to))
+        .orderBy(desc(mailOutbox.createdAt))
+        .limit(1);
+      return mail?.text.match(/https?:\/\/\S+\/v\/\S+/)?.[0] ?? '';
+    };
+    const emailLink = await linkIn('subject@verify.test');
+    const managerLink = await linkIn('manager@verify.test');
+    expect(emailLink.startsWith(`${verifyBase}/v/${public_id}/email/`)).toBe(true);
+    expect(managerLink.startsWith(`${verifyBase}/v/${public_id}/manager/`)).toBe(true);
+
+    // The pages behind those links accept their forms from that origin (a proxy serves it here).
+    const onApp = (link: string) => `${app.baseUrl}${new URL(link).pathname}`;
+    const confirmPage = await openSubjectPage(onApp(emailLink));
+    expect(confirmPage.csrf).not.toBe('');
+    const confirm = (origin: string) =>
+      fetch(onApp(emailLink), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          Origin: origin,
+          Cookie: confirmPage.cookie,
+        },
+        body: new URLSearchParams({ csrf: confirmPage.csrf }),
+      });
+    expect((await confirm('https://elsewhere.example')).headers.get('location')).toContain('n=form-expired');
+    expect((await confirm(verifyBase)).headers.get('location')).toContain('n=email-verified');
+
+    // The console stays on the API's origin: its sign-in links do not move.
+    expect((await consoleClient(app.baseUrl).requestSignInLink('owner@operations.test')).status).toBe(200);
+    const signIn = await latestSignInLink(database.db, 'owner@operations.test');
+    expect(signIn.startsWith(`${app.baseUrl}/api/auth/magic-link/verify`)).toBe(true);
+  });
+});
+
+describe('pages', () => {
+  it('the home page names the service and links the reference', async () => {
+    const res = await fetch(`${app.baseUrl}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = (await res.text()).replace(/<!-- -->/g, '');
+    expect(html).toMatch(/<h1[^>]*>Vouch<\/h1>/);
+    expect(html).toContain('href="/docs"');
+    expect(html).toContain('href="/v1/openapi.json"');
+  });
+
+  it('/docs names the service and lists every operation of the OpenAPI document', async () => {
+    const doc = (await (await fetch(`${app.baseUrl}/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { summary?: string }>>;
+    };
+    const operations = Object.entries(doc.paths).flatMap(([p, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${p}`),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(10);
+    expect(operations).toContain('POST /v1/cases/');
+
+    const res = await fetch(`${app.baseUrl}/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = (await res.text()).replace(/<!-- -->/g, '');
+    expect(html).toMatch(/<h1[^>]*>Vouch API reference<\/h1>/);
+    const missing = operations.filter((operation) => !html.includes(`<code>${operation}</code>`));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('scheduled jobs', () => {
+  it('schedules the daily idempotency-purge at 03:17 in pg-boss at start-up', async () => {
+    const schedules = await database.sql<{ name: string; cron: string; timezone: string | null }[]>`
+      select name, cron, timezone from pgboss.schedule order by name`;
+    expect(schedules).toEqual([{ name: 'idempotency-purge', cron: '17 3 * * *', timezone: 'UTC' }]);
+    const [queue] = await database.sql<{ name: string }[]>`
+      select name from pgboss.queue where name = 'idempotency-purge'`;
+    expect(queue?.name).toBe('idempotency-purge');
+  });
+});
