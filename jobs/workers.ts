@@ -3,11 +3,13 @@ import type { Db } from '@/db/client';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
 import { systemClock } from '@/server/lib/clock';
+import { isDatabaseUnavailable } from '@/server/lib/database-unavailable';
 import type { Env } from '@/server/lib/env';
 import { logger } from '@/server/lib/logger';
 import { sendStoredMails } from '@/server/mail/send-mail';
 import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
 import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from './catalog';
+import { reportOutage } from './outage-log';
 
 /**
  * A job that runs every `seconds`. Every worker process queues the tick on its own timer, and
@@ -26,6 +28,7 @@ async function every(
   await boss.work(queue, { pollingIntervalSeconds: 1 }, run);
   const tick = () => {
     boss.send(queue, null).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) return reportOutage();
       logger.error('could not queue a periodic job', { queue, error: String(error) });
     });
   };

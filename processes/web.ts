@@ -17,15 +17,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import onHeaders from 'on-headers';
+import { bootRuntime } from '@/server/boot-runtime';
 import { CLIENT_ADDRESS_HEADER, clientAddressOf, compileProxyTrust } from '@/server/http/client-address';
 import { bodyLimitFor } from '@/server/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/http/security-headers';
-import { env } from '@/server/lib/env';
 import { errorFields, logger } from '@/server/lib/logger';
 import { newRequestId, runInRequestScope } from '@/server/lib/request-scope';
-import { assertStandInsAllowed } from '@/server/lib/stand-ins';
-import { runtime, shutdown as shutdownRuntime } from '@/server/runtime';
+import { shutdown as shutdownRuntime } from '@/server/runtime';
 import { AppError, toWireError } from '@/server/trpc/errors';
+import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
 
 /** A request, headers and body, must be in within this; then 408 (decisions: abuse limits). */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -36,17 +36,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const INTERNAL_HEADER_PREFIX = 'x-vouch-';
 
 const dev = process.argv.includes('--dev');
-const config = (() => {
-  try {
-    const parsed = env();
-    assertStandInsAllowed(parsed, logger.warn);
-    return parsed;
-  } catch (error) {
-    // A configuration the process must not run with: say why on one line and stop.
-    logger.error('refusing to start', { reason: error instanceof Error ? error.message : String(error) });
-    process.exit(1);
-  }
-})();
+const config = checkedConfig();
 const https = config.BASE_URL.startsWith('https:');
 const trustProxy = compileProxyTrust(config.TRUSTED_PROXIES);
 
@@ -109,6 +99,7 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     res.once('close', () =>
       logger.debug('request', {
         request_id: requestId,
+        pid: process.pid,
         method: req.method,
         path: loggablePath(pathname),
         status: res.writableFinished ? res.statusCode : 499,
@@ -144,16 +135,11 @@ const server = createServer(
   onRequest,
 );
 
-let stopping = false;
-
 /**
  * Stops taking connections, lets the requests in flight finish (at most DRAIN_TIMEOUT_MS), then
  * stops the process's background work and database (an embedded PostgreSQL this process started).
  */
-async function stop(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  logger.info('shutting down', { signal });
+async function drainAndStop(): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const idle = setInterval(() => server.closeIdleConnections(), 100);
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
@@ -161,15 +147,20 @@ async function stop(signal: NodeJS.Signals): Promise<void> {
   clearInterval(idle);
   server.closeAllConnections();
   await shutdownRuntime();
-  process.exit(0);
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void stop(signal));
+onStopSignal(drainAndStop);
 
 // The runtime (database, migrations, jobs) is booted before the first connection is taken; the
-// routes, which Next bundles apart from this file, find it through its globalThis holder.
-await runtime();
+// routes, which Next bundles apart from this file, find it through its globalThis holder. Under
+// the launcher the database is migrated already and the worker process runs the jobs.
+await bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched });
 await app.prepare();
-server.listen({ port: config.PORT, host: config.HOST }, () => {
-  logger.info('vouch is ready', { port: config.PORT, dev });
+// Under the launcher every web process listens on the same port (SO_REUSEPORT): the kernel
+// spreads new connections across them, and no process in between hands them on.
+server.listen({ port: config.PORT, host: config.HOST, reusePort: launched }, () => {
+  if (launched) {
+    logger.info('web process listening', { port: config.PORT, pid: process.pid });
+    tellLauncher({ type: 'ready', role: 'web', port: config.PORT });
+  } else logger.info('vouch is ready', { port: config.PORT, dev });
 });

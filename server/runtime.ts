@@ -1,68 +1,40 @@
-import { connectDatabase, type Database, migrateDatabase } from '@/db/client';
-import { startEmbeddedPostgres } from '@/db/embedded';
-import { env } from './lib/env';
+import type { Database } from '@/db/client';
 import { logger } from './lib/logger';
 
 /**
- * Everything a request or a job needs that lives for the whole process. The web process
- * (processes/web.ts) boots it; Next.js bundles each route apart from that process's own modules,
- * so module-level singletons would be created once per bundle. The runtime therefore lives on
- * `globalThis`, and its start-up promise is shared.
+ * Everything a request or a job needs that lives for the whole process, booted once by the
+ * process's entry (processes/web.ts, processes/worker.ts: see server/boot-runtime.ts).
+ *
+ * Kept on `globalThis`: Next.js bundles each route apart from the entry's own modules, so a
+ * module-level value would be a different, empty one in every bundle. This accessor is all a
+ * route imports; the boot (embedded PostgreSQL, migrations, pg-boss) stays out of the bundles.
  */
 export interface Runtime {
   database: Database;
   /** The database's URL, for clients that keep their own pool (pg-boss). */
   databaseUrl: string;
-  /** A small pool for rate-limit counters (see boot). */
+  /** A small pool for rate-limit counters (see the boot). */
   rateLimitDatabase: Database;
   /** Hooks run in reverse order on shutdown (workers first, the database last). */
   onShutdown: (hook: () => Promise<void>) => void;
 }
 
-type RuntimeHolder = { promise?: Promise<Runtime>; shutdownHooks: Array<() => Promise<void>> };
+interface RuntimeHolder {
+  promise?: Promise<Runtime>;
+  shutdownHooks: Array<() => Promise<void>>;
+}
 
 const globalScope = globalThis as { __vouchRuntime?: RuntimeHolder };
 globalScope.__vouchRuntime ??= { shutdownHooks: [] };
-const holder: RuntimeHolder = globalScope.__vouchRuntime;
+/** The process's one runtime holder (server/boot-runtime.ts fills it). */
+export const runtimeHolder: RuntimeHolder = globalScope.__vouchRuntime;
 
-/** Resolves the database URL: the operator's, or an embedded server under `.data/`. */
-export async function resolveDatabaseUrl(onShutdown: (hook: () => Promise<void>) => void): Promise<string> {
-  const config = env();
-  if (config.DATABASE_URL) return config.DATABASE_URL;
-  const embedded = await startEmbeddedPostgres({
-    dataDir: config.EMBEDDED_PG_DIR,
-    port: config.EMBEDDED_PG_PORT,
-  });
-  onShutdown(embedded.stop);
-  logger.info('using embedded PostgreSQL', { data_dir: config.EMBEDDED_PG_DIR });
-  return embedded.url;
-}
-
-async function boot(): Promise<Runtime> {
-  const onShutdown = (hook: () => Promise<void>) => {
-    holder.shutdownHooks.push(hook);
-  };
-  const url = await resolveDatabaseUrl(onShutdown);
-  const database = connectDatabase(url);
-  onShutdown(database.close);
-  await migrateDatabase(url);
-  // Rate-limit counters get a small pool of their own that does not wait for the WAL flush on
-  // commit: one upsert per request stays off the disk's latency, and a database crash loses at
-  // most the last fraction of a second of counts, which only makes a limit briefly more lenient.
-  const rateLimitDatabase = connectDatabase(url, { max: 4, settings: { synchronous_commit: 'off' } });
-  onShutdown(rateLimitDatabase.close);
-  const runtime: Runtime = { database, databaseUrl: url, rateLimitDatabase, onShutdown };
-  const { startBackgroundWork } = await import('@/jobs/boss');
-  await startBackgroundWork(runtime);
-  return runtime;
-}
-
+/** The process's runtime, as its entry booted it. */
 export function runtime(): Promise<Runtime> {
-  holder.promise ??= boot().catch((error: unknown) => {
-    holder.promise = undefined;
-    throw error;
-  });
-  return holder.promise;
+  if (!runtimeHolder.promise) {
+    return Promise.reject(new Error('the runtime is not booted: run the service through processes/web.ts'));
+  }
+  return runtimeHolder.promise;
 }
 
 let stopping = false;
@@ -71,7 +43,7 @@ let stopping = false;
 export async function shutdown(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  for (const hook of holder.shutdownHooks.reverse()) {
+  for (const hook of runtimeHolder.shutdownHooks.reverse()) {
     try {
       await hook();
     } catch (error) {

@@ -78,7 +78,7 @@ export async function handleConsoleRequest(incoming: Request): Promise<Response>
       return { headers: ctx.responseHeaders };
     },
     onError: ({ error, path }) => {
-      if (toWireError(error).status >= 500)
+      if (toWireError(error).status === 500)
         logger.error('console call failed', { path, ...errorFields(error.cause ?? error) });
     },
   });

@@ -62,6 +62,8 @@ const envSchema = z.object({
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().positive().default(128),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
+  /** Web processes `npm start` runs (besides one worker process); unset, one per CPU core. */
+  WEB_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */
   MAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).default(30),
   /** Seconds between runs of the periodic jobs (case expiry, delivery recovery). */

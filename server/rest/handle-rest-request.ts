@@ -201,8 +201,10 @@ async function answerRestRequest(incoming: Request, bytes: Uint8Array | null): P
     thrown = error;
     return errorResponse(toWireError(error), new Headers());
   } finally {
+    // Only what went wrong on our side is an error; a 503 (overload, a database outage) is the
+    // service saying "not now", which its own lines report once, not per request.
     const wire = thrown === undefined || isClientGone(thrown) ? null : toWireError(thrown);
-    if (wire && wire.status >= 500) {
+    if (wire && wire.status === 500) {
       const cause = thrown instanceof TRPCError && thrown.cause ? thrown.cause : thrown;
       logger.error('request failed', {
         method: incoming.method,

@@ -1,6 +1,15 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../lib/database-unavailable';
+
+const DATABASE_UNAVAILABLE_DETAIL = 'The service cannot reach its database right now; retry shortly.';
+const databaseRetryAfter = { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) };
+
+/** The error a request gets while the database cannot be reached. */
+export function databaseUnavailableError(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_DETAIL, databaseRetryAfter);
+}
 
 /**
  * The one table that knows how an application error looks on the wire. Domain code throws
@@ -165,6 +174,8 @@ const TRPC_CODE_TO_APP: Partial<Record<TRPC_ERROR_CODE_KEY, AppErrorCode>> = {
  */
 export function toWireError(error: unknown): WireError {
   if (error instanceof AppError) return wire(error.appCode, error.detail, error.headers);
+  if (isDatabaseUnavailable(error))
+    return wire('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_DETAIL, databaseRetryAfter);
   if (error instanceof ZodError) return wire('VALIDATION_ERROR', describeZodError(error));
   if (error instanceof TRPCError) {
     if (error.cause instanceof ZodError) {

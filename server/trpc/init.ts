@@ -4,9 +4,10 @@ import type { AuditActor } from '../audit/record-audit';
 import { authenticateApiKey, bearerToken } from '../auth/api-keys';
 import { consoleAuth } from '../auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '../auth/team-members';
+import { isDatabaseUnavailable } from '../lib/database-unavailable';
 import { currentRequestScope } from '../lib/request-scope';
 import type { RequestContext } from './context';
-import { AppError, ClientGoneError, toWireError } from './errors';
+import { AppError, ClientGoneError, databaseUnavailableError, toWireError } from './errors';
 
 /**
  * tRPC is the single source of behaviour: the REST facade publishes these procedures under /v1
@@ -34,6 +35,17 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * The base of every procedure: while the database cannot be reached, whatever failed on the way
+ * (a rate-limit count, a key lookup, the procedure's own statements) is answered 503 with
+ * Retry-After, over REST and to the console alike, instead of a 500.
+ */
+const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && isDatabaseUnavailable(result.error)) throw databaseUnavailableError();
+  return result;
+});
 
 /**
  * C0 control characters other than tab, line feed and carriage return, and DEL. PostgreSQL
@@ -80,7 +92,7 @@ function applyHeaders(ctx: RequestContext, headers: Record<string, string>): voi
 }
 
 /** Unauthenticated routes are limited per client address. */
-export const publicProcedure = t.procedure
+export const publicProcedure = procedure
   .use(async ({ ctx, next }) => {
     const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
     applyHeaders(ctx, limit.headers);
@@ -94,7 +106,7 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
  * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
  * draw on separate per-team budgets shared by all of the team's keys.
  */
-export const apiKeyProcedure = t.procedure
+export const apiKeyProcedure = procedure
   .use(async ({ ctx, next, type }) => {
     const token = bearerToken(ctx.requestHeaders.get('authorization'));
     const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
@@ -138,7 +150,7 @@ export function readConsoleTeamCookie(headers: Headers): string | null {
  * A console user signed in through better-auth (session cookie). Used alone only by the few calls
  * that work before a team is chosen or a one-time password is replaced.
  */
-export const signedInProcedure = t.procedure
+export const signedInProcedure = procedure
   .use(async ({ ctx, next }) => {
     const auth = await consoleAuth(ctx.db, ctx.env);
     const { headers: sessionHeaders, response: session } = await auth.api.getSession({

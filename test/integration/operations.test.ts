@@ -15,7 +15,7 @@ import { idempotencyKeys, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/lib/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '../support/api-client';
-import { freePort, type RunningApp, startApp } from '../support/app';
+import { freePort, type RunningApp, serveCommandArguments, startApp } from '../support/app';
 import { consoleClient, runCli } from '../support/console-client';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { latestSignInLink } from '../support/sign-in-links';
@@ -110,15 +110,6 @@ describe('configuration', () => {
 });
 
 describe('the embedded PostgreSQL', () => {
-  /** `npm run serve`'s node arguments, as test/support/app.ts reads them. */
-  function serveArguments(): string[] {
-    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
-    const [, ...args] = manifest.scripts.serve.split(/\s+/);
-    return args.map((arg) =>
-      arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
-    );
-  }
-
   function portAnswers(port: number): Promise<boolean> {
     return new Promise((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port });
@@ -157,7 +148,7 @@ describe('the embedded PostgreSQL', () => {
     };
     delete env.DATABASE_URL;
     let output = '';
-    const child: ChildProcess = spawn(process.execPath, serveArguments(), {
+    const child: ChildProcess = spawn(process.execPath, serveCommandArguments(), {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

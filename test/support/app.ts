@@ -31,10 +31,11 @@ const distDir = process.env.NEXT_DIST_DIR || '.next';
  * from package.json so the tests and benchmarks run the server exactly as operators do, without
  * an npm process in between (whose signals would not reach the server).
  */
-function serveCommandArguments(): string[] {
+export function serveCommandArguments(): string[] {
   const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
-  const [program, ...args] = manifest.scripts.serve.split(/\s+/);
-  if (program !== 'node') throw new Error(`the serve script must start with node: ${manifest.scripts.serve}`);
+  // `exec` makes npm's shell hand over to node, so npm's signals reach the server itself.
+  const [program, ...args] = manifest.scripts.serve.replace(/^exec\s+/, '').split(/\s+/);
+  if (program !== 'node') throw new Error(`the serve script must run node: ${manifest.scripts.serve}`);
   return args.map((arg) =>
     arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
   );

@@ -61,3 +61,13 @@ export function notFoundPage(): Response {
 <p>Check that you opened the whole link from your message. If it still does not work, ask the organisation that sent it for a new one.</p></main>`;
   return htmlResponse(documentHtml({ title: 'Link not valid', body }), { status: 404 });
 }
+
+/** While the database cannot be reached: a plain page that says to try again, never a 500. */
+export function unavailablePage(retryAfterSeconds: number): Response {
+  const body = html`<main id="main"><h1>Please try again in a moment</h1>
+<p>This page cannot be shown right now. Nothing is lost: reload it in a few seconds.</p></main>`;
+  return htmlResponse(documentHtml({ title: 'Try again shortly', body }), {
+    status: 503,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+}

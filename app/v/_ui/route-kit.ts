@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { readMultipartUpload, type UploadedFile } from '@/server/http/multipart-upload';
 import { API_BODY_LIMIT_BYTES, readRequestBody, UPLOAD_BODY_LIMIT_BYTES } from '@/server/http/request-body';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/lib/database-unavailable';
 import { env } from '@/server/lib/env';
 import { runtime } from '@/server/runtime';
 import { AppError } from '@/server/trpc/errors';
@@ -22,7 +23,7 @@ import {
 } from '@/server/verification/identity/identity-provider';
 import { type SmsSender, smsSenderFromEnv } from '@/server/verification/sms/sms-sender';
 import { withNotice } from './notices';
-import { notFoundPage, seeOther } from './respond';
+import { notFoundPage, seeOther, unavailablePage } from './respond';
 
 export async function database(): Promise<Db> {
   return (await runtime()).database.db;
@@ -137,14 +138,29 @@ export interface CaseRequest {
 }
 
 /**
+ * Every route handler under /v: while the database cannot be reached, the subject gets a plain
+ * "try again in a moment" page (503 with Retry-After) instead of an error.
+ */
+export function pageRoute<C>(handler: (request: Request, context: C) => Promise<Response>) {
+  return async (request: Request, context: C): Promise<Response> => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) return unavailablePage(DATABASE_RETRY_AFTER_SECONDS);
+      throw error;
+    }
+  };
+}
+
+/**
  * A route handler under /v/<id>: unknown and malformed ids get the same not-found page before the
  * handler runs.
  */
 export function caseRoute(handler: (req: CaseRequest) => Promise<Response>) {
-  return async (request: Request, context: { params: Promise<{ publicId: string }> }): Promise<Response> => {
+  return pageRoute(async (request: Request, context: { params: Promise<{ publicId: string }> }) => {
     const { publicId } = await context.params;
     const found = await loadCase(publicId);
     if (!found) return notFoundPage();
     return handler({ request, found, publicId, back: `/v/${publicId}` });
-  };
+  });
 }

@@ -1,27 +1,26 @@
 import { effectiveStatus } from '@/server/cases/wire';
 import { systemClock } from '@/server/lib/clock';
 import { pageVersion } from '../../_ui/case-page';
-import { loadCase } from '../../_ui/route-kit';
+import { loadCase, pageRoute } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
 const headers = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 /** What the page's live script polls: the case status and each step's state, nothing more. */
-export async function GET(
-  _request: Request,
-  context: { params: Promise<{ publicId: string }> },
-): Promise<Response> {
-  const { publicId } = await context.params;
-  const found = await loadCase(publicId);
-  if (!found) return Response.json({ error: 'not_found' }, { status: 404, headers });
-  const now = systemClock();
-  return Response.json(
-    {
-      status: effectiveStatus(found.record, now),
-      version: pageVersion(found, now),
-      steps: Object.fromEntries(found.record.steps.map((s) => [s.method, s.state])),
-    },
-    { headers },
-  );
-}
+export const GET = pageRoute(
+  async (_request: Request, context: { params: Promise<{ publicId: string }> }): Promise<Response> => {
+    const { publicId } = await context.params;
+    const found = await loadCase(publicId);
+    if (!found) return Response.json({ error: 'not_found' }, { status: 404, headers });
+    const now = systemClock();
+    return Response.json(
+      {
+        status: effectiveStatus(found.record, now),
+        version: pageVersion(found, now),
+        steps: Object.fromEntries(found.record.steps.map((s) => [s.method, s.state])),
+      },
+      { headers },
+    );
+  },
+);

@@ -3,7 +3,7 @@ import { confirmEmailLink, emailLinkState } from '@/server/verification/email-st
 import { renderEmailConfirmPage } from '../../../_ui/email-confirm-page';
 import { noticeFor, withNotice } from '../../../_ui/notices';
 import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
-import { csrfFor, database, loadCase, readProtectedForm } from '../../../_ui/route-kit';
+import { csrfFor, database, loadCase, pageRoute, readProtectedForm } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +14,7 @@ type Context = { params: Promise<{ publicId: string; token: string }> };
  * and link previews open links nobody clicked, and must not verify anything. A link that cannot
  * be confirmed (used, wrong, or its case ended) goes straight back to the case's page, which says why.
  */
-export async function GET(request: Request, context: Context): Promise<Response> {
+export const GET = pageRoute(async (request: Request, context: Context): Promise<Response> => {
   const { publicId, token } = await context.params;
   const found = await loadCase(publicId);
   if (!found) return notFoundPage();
@@ -30,10 +30,10 @@ export async function GET(request: Request, context: Context): Promise<Response>
     notice: noticeFor(new URL(request.url).searchParams.get('n'), null),
   });
   return htmlResponse(body, { setCookie: csrf.setCookie });
-}
+});
 
 /** The button on that page: the token proves the mailbox, once. */
-export async function POST(request: Request, context: Context): Promise<Response> {
+export const POST = pageRoute(async (request: Request, context: Context): Promise<Response> => {
   const { publicId, token } = await context.params;
   const found = await loadCase(publicId);
   if (!found) return notFoundPage();
@@ -44,4 +44,4 @@ export async function POST(request: Request, context: Context): Promise<Response
   if (result === 'verified') return seeOther(withNotice(back, 'email-verified'));
   if (result === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
   return seeOther(back);
-}
+});

@@ -3,14 +3,14 @@ import { decideManagerRequest, managerTokenValid } from '@/server/verification/m
 import { renderManagerPage } from '../../../_ui/manager-page';
 import { noticeFor, withNotice } from '../../../_ui/notices';
 import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
-import { csrfFor, database, field, loadCase, readProtectedForm } from '../../../_ui/route-kit';
+import { csrfFor, database, field, loadCase, pageRoute, readProtectedForm } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
 type Context = { params: Promise<{ publicId: string; token: string }> };
 
 /** The manager's page: a wrong token looks exactly like an unknown case. */
-export async function GET(request: Request, context: Context): Promise<Response> {
+export const GET = pageRoute(async (request: Request, context: Context): Promise<Response> => {
   const { publicId, token } = await context.params;
   const found = await loadCase(publicId);
   if (!found || !managerTokenValid(found, token)) return notFoundPage();
@@ -24,9 +24,9 @@ export async function GET(request: Request, context: Context): Promise<Response>
     now: systemClock(),
   });
   return htmlResponse(body, { setCookie: csrf.setCookie });
-}
+});
 
-export async function POST(request: Request, context: Context): Promise<Response> {
+export const POST = pageRoute(async (request: Request, context: Context): Promise<Response> => {
   const { publicId, token } = await context.params;
   const found = await loadCase(publicId);
   if (!found || !managerTokenValid(found, token)) return notFoundPage();
@@ -39,4 +39,4 @@ export async function POST(request: Request, context: Context): Promise<Response
   if (result === 'confirmed') return seeOther(withNotice(back, 'manager-confirmed'));
   if (result === 'declined') return seeOther(withNotice(back, 'manager-declined'));
   return seeOther(withNotice(back, 'unavailable'));
-}
+});

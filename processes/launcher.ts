@@ -1,0 +1,183 @@
+/**
+ * `npm start`: the production shape on one machine. The launcher builds the app (with
+ * `--build`), starts the embedded PostgreSQL when DATABASE_URL is unset, migrates once, then runs
+ * WEB_PROCESSES web processes sharing PORT and one worker process, each its own Node process:
+ *
+ * - a process that dies is started again, after a back-off that doubles from 1 s to 30 s (reset
+ *   once it has run for a minute), and each restart is logged;
+ * - SIGTERM or SIGINT to the launcher stops every process the way it stops itself (web processes
+ *   finish the requests in flight, the worker the jobs in hand), then the database, then the
+ *   launcher: nothing is left running. A process whose launcher is killed outright stops too.
+ *
+ * Why separate processes sharing the port with SO_REUSEPORT rather than node's cluster module: a
+ * web process here is exactly what `npm run web` runs in a container, with nothing in between
+ * (the cluster primary would accept every connection and pass it on), and the kernel spreads the
+ * connections.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { migrateDatabase } from '@/db/client';
+import { logger } from '@/server/lib/logger';
+import { checkedConfig } from './process-kit';
+
+const STOP_TIMEOUT_MS = 30_000;
+const BACKOFF_MAX_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+
+const config = checkedConfig();
+const webProcesses = config.WEB_PROCESSES ?? availableParallelism();
+
+/** The node arguments a child runs with: the serve script's memory cap, tsx, the entry. */
+function childArguments(entry: string): string[] {
+  return ['--max-old-space-size=512', '--import', 'tsx', path.resolve('processes', entry), '--launched'];
+}
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'inherit' });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`)),
+    );
+  });
+}
+
+/** The port must be free: every web process below binds it with SO_REUSEPORT, which would share it. */
+function portIsFree(port: number, host: string | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+interface Supervised {
+  name: string;
+  entry: string;
+  env: NodeJS.ProcessEnv;
+  child?: ChildProcess;
+  startedAt: number;
+  backoffMs: number;
+}
+
+let stopping = false;
+const supervised: Supervised[] = [];
+let ready = 0;
+
+function start(unit: Supervised): void {
+  unit.startedAt = Date.now();
+  const child = spawn(process.execPath, childArguments(unit.entry), {
+    env: unit.env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  unit.child = child;
+  child.on('message', (message: { type?: string }) => {
+    if (message?.type !== 'ready') return;
+    ready += 1;
+    if (ready === supervised.length) {
+      logger.info('vouch is ready', {
+        url: config.BASE_URL,
+        web_processes: webProcesses,
+        worker_processes: 1,
+      });
+    }
+  });
+  child.once('exit', (code, signal) => {
+    unit.child = undefined;
+    if (stopping) return void logger.info('process stopped', { process: unit.name, code, signal });
+    if (Date.now() - unit.startedAt > STABLE_AFTER_MS) unit.backoffMs = 1000;
+    logger.warn('process exited; starting it again', {
+      process: unit.name,
+      code,
+      signal,
+      restart_in_ms: unit.backoffMs,
+    });
+    const delay = unit.backoffMs;
+    unit.backoffMs = Math.min(unit.backoffMs * 2, BACKOFF_MAX_MS);
+    setTimeout(() => {
+      if (!stopping) start(unit);
+    }, delay).unref();
+  });
+}
+
+async function stopAll(signal: NodeJS.Signals, stopDatabase: () => Promise<void>): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info('shutting down', { signal });
+  const running = supervised.flatMap((unit) => (unit.child ? [unit.child] : []));
+  const exited = running.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+  for (const child of running) child.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    for (const child of running) child.kill('SIGKILL');
+  }, STOP_TIMEOUT_MS);
+  await Promise.all(exited);
+  clearTimeout(timer);
+  await stopDatabase();
+  logger.info('stopped');
+  process.exit(0);
+}
+
+if (process.argv.includes('--build')) {
+  await run(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
+}
+if (!(await portIsFree(config.PORT, config.HOST))) {
+  logger.error('refusing to start', { reason: `port ${config.PORT} is already in use` });
+  process.exit(1);
+}
+
+/**
+ * Starts the embedded PostgreSQL in its own process group (processes/embedded-database.ts) and
+ * returns its URL and how to stop it.
+ */
+function startEmbeddedDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const keeper = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.resolve('processes', 'embedded-database.ts')],
+    {
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => keeper.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    keeper.once('exit', (code) => reject(new Error(`the embedded PostgreSQL did not start (exit ${code})`)));
+    keeper.on('message', (message: { type?: string; url?: string }) => {
+      if (message?.type !== 'ready' || !message.url) return;
+      resolve({
+        url: message.url,
+        stop: async () => {
+          keeper.send({ type: 'stop' });
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+let databaseUrl = config.DATABASE_URL;
+let stopDatabase = async () => {};
+if (!databaseUrl) {
+  const embedded = await startEmbeddedDatabase();
+  databaseUrl = embedded.url;
+  stopDatabase = embedded.stop;
+  logger.info('using embedded PostgreSQL', { data_dir: config.EMBEDDED_PG_DIR });
+}
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => void stopAll(signal, stopDatabase));
+}
+await migrateDatabase(databaseUrl);
+
+const childEnv = { ...process.env, DATABASE_URL: databaseUrl };
+for (let i = 1; i <= webProcesses; i++) {
+  supervised.push({
+    name: `web-${i}`,
+    entry: 'web.ts',
+    env: { ...childEnv, RUN_WORKERS: 'false' },
+    startedAt: 0,
+    backoffMs: 1000,
+  });
+}
+supervised.push({ name: 'worker', entry: 'worker.ts', env: childEnv, startedAt: 0, backoffMs: 1000 });
+for (const unit of supervised) start(unit);

@@ -1,0 +1,235 @@
+/**
+ * Issue 13: `npm start`'s launcher runs the production shape on one machine (an embedded
+ * PostgreSQL, WEB_PROCESSES web processes sharing one port, a worker), restarts a process that
+ * dies, and on SIGTERM, or a Ctrl-C in the terminal, drains the requests in flight and stops
+ * everything: nothing is left running.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '@/db/client';
+import { systemClock } from '@/server/lib/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { freePort } from '../support/app';
+import { eventually } from '../support/https-receiver';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Launched {
+  process: ChildProcess;
+  port: number;
+  pgPort: number;
+  dataDir: string;
+  lines: () => Array<Record<string, unknown>>;
+  webPids: () => number[];
+  workerPids: () => number[];
+  cleanUp: () => void;
+}
+
+/**
+ * Runs the launcher on free ports with an embedded PostgreSQL of its own. `ownGroup` starts it
+ * as a terminal would start a job (a process group of its own), for a Ctrl-C to the whole group.
+ */
+async function launch(ownGroup: boolean): Promise<Launched> {
+  mkdirSync('.test-data', { recursive: true });
+  const dataDir = mkdtempSync(path.resolve('.test-data', 'launcher-'));
+  // PostgreSQL runs as the OS user `postgres` when the tests run as root: it must reach its folder.
+  chmodSync(dataDir, 0o755);
+  const port = await freePort();
+  const pgPort = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: `http://localhost:${port}`,
+    EMBEDDED_PG_DIR: path.join(dataDir, 'postgres'),
+    EMBEDDED_PG_PORT: String(pgPort),
+    WEB_PROCESSES: '2',
+    LOG_LEVEL: 'debug',
+  };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'processes/launcher.ts'], {
+    env,
+    detached: ownGroup,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const lines = () =>
+    output.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+  const pidsOf = (message: string) => () =>
+    lines()
+      .filter((l) => l.message === message)
+      .map((l) => Number(l.pid));
+  const launched: Launched = {
+    process: child,
+    port,
+    pgPort,
+    dataDir,
+    lines,
+    webPids: pidsOf('web process listening'),
+    workerPids: pidsOf('worker process running'),
+    cleanUp: () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      for (const pid of [...launched.webPids(), ...launched.workerPids()])
+        if (alive(pid)) process.kill(pid, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  await eventually(async () => {
+    if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
+    return lines().some((l) => l.message === 'vouch is ready');
+  }, 60_000);
+  return launched;
+}
+
+/** A GET on a connection of its own, so that the kernel may hand it to either web process. */
+function getOnNewConnection(port: number, pathname: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: pathname, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Stops the launched service with `stop` while a case creation is in flight (held on a row lock),
+ * and checks that the creation still succeeds, that no new connection is taken meanwhile, and that
+ * every process and the database are gone afterwards.
+ */
+async function expectDrainedStop(launched: Launched, stop: () => void): Promise<void> {
+  const database = connectDatabase(`postgres://postgres:postgres@127.0.0.1:${launched.pgPort}/vouch`, {
+    max: 2,
+  });
+  const { team, key } = await createTeam(
+    database.db,
+    { name: 'Drain', adminEmail: 'a@drain.test' },
+    systemClock,
+  );
+  const released = Promise.withResolvers<void>();
+  const holding = database.sql.begin(async (tx) => {
+    await tx`insert into rate_limits (key, points, expire) values (${`write:${team.id}`}, 0, now() + interval '1 minute')
+             on conflict (key) do nothing`;
+    await tx`select * from rate_limits where key = ${`write:${team.id}`} for update`;
+    await released.promise;
+  });
+  const creation = fetch(`http://127.0.0.1:${launched.port}/v1/cases/`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ subject_email: 'inflight@drain.test', verification_methods: { email: true } }),
+  });
+  await eventually(async () => {
+    const [row] = await database.sql<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`;
+    return (row?.n ?? 0) > 0;
+  });
+
+  const pids = [...launched.webPids(), ...launched.workerPids()].filter(alive);
+  const exited = new Promise<number | null>((resolve) =>
+    launched.process.once('exit', (code) => resolve(code)),
+  );
+  stop();
+  // The web processes stop taking connections at once...
+  await eventually(async () => {
+    try {
+      await getOnNewConnection(launched.port, '/v1/ping');
+      return false;
+    } catch {
+      return true;
+    }
+  }, 10_000);
+  // ...and the request they already had is finished, not cut off, the database still up for it.
+  released.resolve();
+  await holding;
+  expect((await creation).status).toBe(201);
+  await database.close();
+
+  expect(await exited).toBe(0);
+  expect(pids.filter(alive)).toEqual([]);
+  expect(existsSync(path.join(launched.dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  expect(launched.lines().some((l) => l.message === 'stopped')).toBe(true);
+}
+
+describe('the launcher', () => {
+  let launched: Launched;
+
+  beforeAll(async () => {
+    launched = await launch(false);
+  }, 90_000);
+
+  afterAll(() => launched?.cleanUp());
+
+  it('runs two web processes on one port and a worker, and spreads connections across them', async () => {
+    expect(new Set(launched.webPids()).size).toBe(2);
+    expect(launched.workerPids()).toHaveLength(1);
+    for (let i = 0; i < 40; i++) expect(await getOnNewConnection(launched.port, '/v1/ping')).toBe(200);
+    const served = new Set(
+      launched
+        .lines()
+        .filter((l) => l.message === 'request' && l.path === '/v1/ping')
+        .map((l) => Number(l.pid)),
+    );
+    expect(served).toEqual(new Set(launched.webPids()));
+  });
+
+  it('starts a web process or the worker again when it dies, while the others keep serving', async () => {
+    const [victim = 0] = launched.webPids();
+    process.kill(victim, 'SIGKILL');
+    // Once it is gone (a connection the kernel had already queued for it is lost with it, as with
+    // any process that dies), the other web process takes every new one.
+    await eventually(async () => !alive(victim));
+    for (let i = 0; i < 10; i++) expect(await getOnNewConnection(launched.port, '/v1/ping')).toBe(200);
+    await eventually(async () => launched.webPids().length === 3, 30_000);
+    expect(
+      launched
+        .lines()
+        .some((l) => l.message === 'process exited; starting it again' && /^web-/.test(String(l.process))),
+    ).toBe(true);
+
+    const [worker = 0] = launched.workerPids();
+    process.kill(worker, 'SIGKILL');
+    await eventually(async () => launched.workerPids().length === 2, 30_000);
+  });
+
+  it('on SIGTERM finishes the request in flight, then stops every process and the database', async () => {
+    await expectDrainedStop(launched, () => launched.process.kill('SIGTERM'));
+  }, 60_000);
+});
+
+describe('Ctrl-C in the terminal', () => {
+  let launched: Launched;
+
+  beforeAll(async () => {
+    launched = await launch(true);
+  }, 90_000);
+
+  afterAll(() => launched?.cleanUp());
+
+  it('(SIGINT to every process of the job) drains the same way: the database stops last', async () => {
+    await expectDrainedStop(launched, () => process.kill(-(launched.process.pid ?? 0), 'SIGINT'));
+  }, 60_000);
+});

