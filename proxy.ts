@@ -1,5 +1,6 @@
 import { NextResponse } from 'next/server';
-import { AppError, toWireError } from '@/server/trpc/errors';
+import { toWireError } from '@/server/api/error-table';
+import { AppError } from '@/server/platform/errors';
 
 /**
  * Next.js decodes a dynamic route's path segments before any route handler runs, and answers a

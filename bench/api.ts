@@ -132,16 +132,7 @@ function newestMtime(entry: string): number {
 
 async function buildIfNeeded(): Promise<string> {
   const buildId = path.join(DIST_DIR, 'BUILD_ID');
-  const sources = [
-    'app',
-    'server',
-    'db',
-    'jobs',
-    'processes',
-    'proxy.ts',
-    'next.config.mjs',
-    'package-lock.json',
-  ];
+  const sources = ['app', 'server', 'db', 'processes', 'proxy.ts', 'next.config.mjs', 'package-lock.json'];
   if (existsSync(buildId)) {
     const builtAt = statSync(buildId).mtimeMs;
     if (Math.max(...sources.map(newestMtime)) < builtAt) return 'up to date';

@@ -110,11 +110,11 @@ async function main(): Promise<void> {
   await admin.end();
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, '/vouch_bench_pages');
 
-  const { connectDatabase, migrateDatabase } = await import('../db/client');
-  const { createTeam } = await import('../server/teams/manage-teams');
-  const { createCase, prepareCase } = await import('../server/cases/create-case');
-  const { systemClock } = await import('../server/lib/clock');
-  const { startApp } = await import('../test/support/app');
+  const { connectDatabase, migrateDatabase } = await import('@/db/client');
+  const { createTeam } = await import('@/server/teams/manage-teams');
+  const { createCase, prepareCase } = await import('@/server/cases/create-case');
+  const { systemClock } = await import('@/server/platform/clock');
+  const { startApp } = await import('@/test/support/app');
   await migrateDatabase(databaseUrl);
 
   log(`seeding ${CASES} cases`);

@@ -56,13 +56,13 @@ async function main(): Promise<void> {
   const { startEmbeddedPostgres } = await import('@/db/embedded');
   const { cases, events, webhookDeliveries } = await import('@/db/schema');
   const { PgBoss } = await import('pg-boss');
-  const { setJobQueue } = await import('@/jobs/enqueue');
-  const { recordEvents } = await import('@/server/events/record-event');
-  const { systemClock } = await import('@/server/lib/clock');
+  const { setJobQueue } = await import('@/server/platform/jobs/producers');
+  const { recordEvents } = await import('@/server/platform/outbox/record-events');
+  const { systemClock } = await import('@/server/platform/clock');
   const { createTeam } = await import('@/server/teams/manage-teams');
-  const { startApp } = await import('../test/support/app');
-  const { apiClient } = await import('../test/support/api-client');
-  const { makeCertificate, startReceiver } = await import('../test/support/https-receiver');
+  const { startApp } = await import('@/test/support/app');
+  const { apiClient } = await import('@/test/support/api-client');
+  const { makeCertificate, startReceiver } = await import('@/test/support/https-receiver');
 
   try {
     if (!existsSync(path.join(DIST_DIR, 'BUILD_ID'))) {

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { connectDatabase, migrateDatabase } from '@/db/client';
 import { teams } from '@/db/schema';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
-import { resolveDatabaseUrl } from '@/server/boot-runtime';
-import { systemClock } from '@/server/lib/clock';
-import { env } from '@/server/lib/env';
+import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
+import { systemClock } from '@/server/platform/clock';
+import { env } from '@/server/platform/env';
 import { createTeam, SUBSCRIPTION_STATUSES, updateTeam } from '@/server/teams/manage-teams';
 
 /**

@@ -6,8 +6,8 @@
  * too if the launcher is gone (the IPC channel closes), so it never outlives the launcher.
  */
 import { startEmbeddedPostgres } from '@/db/embedded';
-import { env } from '@/server/lib/env';
-import { logger } from '@/server/lib/logger';
+import { env } from '@/server/platform/env';
+import { logger } from '@/server/platform/logger';
 
 const config = env();
 const server = await startEmbeddedPostgres({

@@ -19,7 +19,7 @@ import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { migrateDatabase } from '@/db/client';
-import { logger } from '@/server/lib/logger';
+import { logger } from '@/server/platform/logger';
 import { checkedConfig } from './process-kit';
 
 const STOP_TIMEOUT_MS = 30_000;

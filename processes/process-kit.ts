@@ -3,9 +3,9 @@
  * stand-in serving live traffic in production, stops it with one line saying why), and stop
  * cleanly on SIGTERM/SIGINT, or when the launcher that started it is gone.
  */
-import { type Env, env } from '@/server/lib/env';
-import { logger } from '@/server/lib/logger';
-import { assertStandInsAllowed } from '@/server/lib/stand-ins';
+import { type Env, env } from '@/server/platform/env';
+import { logger } from '@/server/platform/logger';
+import { assertStandInsAllowed } from '@/server/platform/stand-ins';
 
 /**
  * Whether the launcher started this process (`--launched`): the database is then migrated, the

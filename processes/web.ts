@@ -17,14 +17,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import onHeaders from 'on-headers';
-import { bootRuntime } from '@/server/boot-runtime';
-import { CLIENT_ADDRESS_HEADER, clientAddressOf, compileProxyTrust } from '@/server/http/client-address';
-import { bodyLimitFor } from '@/server/http/request-body';
-import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/http/security-headers';
-import { errorFields, logger } from '@/server/lib/logger';
-import { newRequestId, runInRequestScope } from '@/server/lib/request-scope';
-import { shutdown as shutdownRuntime } from '@/server/runtime';
-import { AppError, toWireError } from '@/server/trpc/errors';
+import { toWireError } from '@/server/api/error-table';
+import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-address';
+import { bodyLimitFor } from '@/server/api/http/request-body';
+import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
+import { bootRuntime } from '@/server/platform/boot-runtime';
+import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
+import { AppError } from '@/server/platform/errors';
+import { errorFields, logger } from '@/server/platform/logger';
+import { newRequestId, runInRequestScope } from '@/server/platform/request-scope';
+import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
+import { startWorkers } from '@/server/workers/start-workers';
 import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
 
 /** A request, headers and body, must be in within this; then 408 (decisions: abuse limits). */
@@ -154,7 +157,8 @@ onStopSignal(drainAndStop);
 // The runtime (database, migrations, jobs) is booted before the first connection is taken; the
 // routes, which Next bundles apart from this file, find it through its globalThis holder. Under
 // the launcher the database is migrated already and the worker process runs the jobs.
-await bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched });
+const booted = await bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched });
+if (config.RUN_WORKERS) await startWorkers(booted);
 await app.prepare();
 // Under the launcher every web process listens on the same port (SO_REUSEPORT): the kernel
 // spreads new connections across them, and no process in between hands them on.

@@ -4,14 +4,15 @@
  * beside its web processes. Any number may run at once: each job goes to one of them.
  */
 
-import { bootRuntime } from '@/server/boot-runtime';
-import { logger } from '@/server/lib/logger';
-import { shutdown as shutdownRuntime } from '@/server/runtime';
+import { bootRuntime } from '@/server/platform/boot-runtime';
+import { logger } from '@/server/platform/logger';
+import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
+import { startWorkers } from '@/server/workers/start-workers';
 import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
 
 checkedConfig();
 // Stopping lets the jobs in hand finish (pg-boss's graceful stop), then closes the database.
 onStopSignal(shutdownRuntime);
-await bootRuntime({ workers: true, migrate: !launched });
+await startWorkers(await bootRuntime({ workers: true, migrate: !launched }));
 logger.info('worker process running', { pid: process.pid });
 tellLauncher({ type: 'ready', role: 'worker' });

@@ -1,7 +1,8 @@
 import type { Metadata } from 'next';
-import { env } from '@/server/lib/env';
-import { buildOpenApiDocument } from '@/server/rest/openapi-document';
-import { ERROR_TABLE } from '@/server/trpc/errors';
+import { ERROR_TABLE } from '@/server/api/error-table';
+import { buildOpenApiDocument } from '@/server/api/rest/openapi-document';
+import { env } from '@/server/platform/env';
+import { APP_ERRORS } from '@/server/platform/errors';
 
 export const metadata: Metadata = { title: 'API reference' };
 export const dynamic = 'force-dynamic';
@@ -115,7 +116,7 @@ export default function DocsPage() {
                 <td>
                   <code>{code}</code>
                 </td>
-                <td>{entry.detail}</td>
+                <td>{APP_ERRORS[code as keyof typeof APP_ERRORS]}</td>
               </tr>
             ))}
           </tbody>

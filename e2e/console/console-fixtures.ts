@@ -8,7 +8,7 @@ import { desc, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { connectDatabase, type Database, migrateDatabase } from '../../db/client';
 import { devMailbox } from '../../db/schema';
-import { systemClock } from '../../server/lib/clock';
+import { systemClock } from '../../server/platform/clock';
 import { createTeam } from '../../server/teams/manage-teams';
 import { type RunningApp, startApp } from '../../test/support/app';
 import { runCli } from '../../test/support/console-client';

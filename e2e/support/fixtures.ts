@@ -4,7 +4,7 @@ import { test as base, expect, type Page } from '@playwright/test';
 import { eq } from 'drizzle-orm';
 import { connectDatabase, type Database } from '../../db/client';
 import { cases } from '../../db/schema';
-import { systemClock } from '../../server/lib/clock';
+import { systemClock } from '../../server/platform/clock';
 import { createTeam } from '../../server/teams/manage-teams';
 import { apiClient } from '../../test/support/api-client';
 import type { ReceivedRequest } from '../../test/support/https-receiver';

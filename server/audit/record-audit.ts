@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '@/db/client';
 import { auditLog } from '@/db/schema';
-import type { Clock } from '../lib/clock';
+import type { Clock } from '@/server/platform/clock';
 
 /** Who did something in the console, and from where. */
 export interface AuditActor {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { router, sessionProcedure } from '../trpc/init';
+import { router, sessionProcedure } from '@/server/api/trpc/init';
 import { listAudit } from './record-audit';
 
 const cursor = z.object({ created_at: z.iso.datetime({ offset: true }), id: z.uuid() });

@@ -2,9 +2,9 @@ import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { apiKeys } from '@/db/schema';
-import type { Clock } from '../lib/clock';
-import { sha256Hex } from '../lib/crypto';
-import { randomBase62 } from '../lib/ids';
+import type { Clock } from '@/server/platform/clock';
+import { sha256Hex } from '@/server/platform/crypto';
+import { randomBase62 } from '@/server/platform/ids';
 
 export const API_KEY_PREFIX = 'vouch_live_';
 const RANDOM_LENGTH = 40;

@@ -12,8 +12,8 @@ import {
   authUsers,
   authVerifications,
 } from '@/db/schema';
-import { CLIENT_ADDRESS_HEADER } from '../http/client-address';
-import type { Env } from '../lib/env';
+import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
+import type { Env } from '@/server/platform/env';
 import { sendSignInLink } from './console-mail';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */

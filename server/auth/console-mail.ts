@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { authUsers } from '@/db/schema';
-import { enqueueMail } from '../mail/enqueue-mail';
+import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 
 const LINK_LIFETIME = '15 minutes';
 

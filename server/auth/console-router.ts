@@ -1,9 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiKeys, TEAM_ROLES } from '@/db/schema';
-import { auditedChange } from '../audit/record-audit';
-import { liveStandIns } from '../lib/stand-ins';
-import { AppError } from '../trpc/errors';
 import {
   CONSOLE_TEAM_COOKIE,
   managerProcedure,
@@ -11,7 +8,10 @@ import {
   router,
   sessionProcedure,
   signedInProcedure,
-} from '../trpc/init';
+} from '@/server/api/trpc/init';
+import { auditedChange } from '@/server/audit/record-audit';
+import { AppError } from '@/server/platform/errors';
+import { liveStandIns } from '@/server/platform/stand-ins';
 import { createApiKey, revokeApiKey } from './api-keys';
 import { consoleAuth, MIN_PASSWORD_LENGTH } from './console-auth';
 import { confirmCurrentPassword, signedInRecently } from './reauthentication';

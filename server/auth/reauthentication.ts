@@ -1,6 +1,6 @@
 import type { Queryable } from '@/db/client';
-import type { RateLimiters } from '../rate-limits/limiters';
-import { AppError } from '../trpc/errors';
+import { AppError } from '@/server/platform/errors';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { checkPassword } from './team-members';
 
 /** How recent a sign-in must be to stand in for the current password (decisions: 10 minutes). */

@@ -2,8 +2,8 @@ import { hashPassword, verifyPassword } from 'better-auth/crypto';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { authAccounts, authUsers, type TeamRole, teamMembers, teams } from '@/db/schema';
-import { randomBase62, randomUUID } from '../lib/ids';
-import { AppError } from '../trpc/errors';
+import { AppError } from '@/server/platform/errors';
+import { randomBase62, randomUUID } from '@/server/platform/ids';
 
 /** Roles that may change things; `viewer` only reads. */
 export const MANAGING_ROLES: readonly TeamRole[] = ['owner', 'admin'];

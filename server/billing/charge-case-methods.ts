@@ -2,8 +2,8 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
-import { AppError } from '../trpc/errors';
-import type { VerificationMethod } from '../verification/methods';
+import { AppError } from '@/server/platform/errors';
+import type { VerificationMethod } from '@/server/verification/methods';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
 
 type Team = typeof teams.$inferSelect;

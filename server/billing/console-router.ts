@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { plans } from '@/db/schema';
-import { router, sessionProcedure } from '../trpc/init';
+import { router, sessionProcedure } from '@/server/api/trpc/init';
 import { dailyCaseCounts } from './daily-case-counts';
 import { readAccount, readUsage } from './read-account';
 

@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { plans, teams, usageCounters } from '@/db/schema';
-import { AppError } from '../trpc/errors';
-import { VERIFICATION_METHODS, type VerificationMethod } from '../verification/methods';
+import { AppError } from '@/server/platform/errors';
+import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import { billingPeriodAt } from './billing-period';
 
 export async function readAccount(db: Queryable, teamId: string) {

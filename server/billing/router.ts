@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { apiKeyProcedure, router } from '../trpc/init';
-import { VERIFICATION_METHODS } from '../verification/methods';
+import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { VERIFICATION_METHODS } from '@/server/verification/methods';
 import { readAccount, readUsage } from './read-account';
 
 const accountOutput = z

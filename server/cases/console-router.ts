@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { events, webhookDeliveries } from '@/db/schema';
-import { eventWireId } from '../lib/ids';
-import { AppError } from '../trpc/errors';
-import { router, sessionProcedure } from '../trpc/init';
+import { router, sessionProcedure } from '@/server/api/trpc/init';
+import { AppError } from '@/server/platform/errors';
+import { eventWireId } from '@/server/platform/ids';
 import { findTeamCase } from './case-record';
 import { listCases } from './list-cases';
 import { listCasesInput, toCaseWire } from './wire';

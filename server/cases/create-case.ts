@@ -7,13 +7,14 @@ import {
   chargeStatements,
   lockTeamForCharges,
   priceCaseMethods,
-} from '../billing/charge-case-methods';
-import { caseEventData, recordEvent } from '../events/record-event';
-import type { Clock } from '../lib/clock';
-import { newPublicId, randomUUID } from '../lib/ids';
-import { hashAnswer } from '../verification/custom-answer';
-import { expandRequestedMethods, type VerificationMethod } from '../verification/methods';
-import { issueVerificationLinks, sendVerificationMails } from '../verification/start-verification';
+} from '@/server/billing/charge-case-methods';
+import type { Clock } from '@/server/platform/clock';
+import { newPublicId, randomUUID } from '@/server/platform/ids';
+import { recordEvent } from '@/server/platform/outbox/record-events';
+import { hashAnswer } from '@/server/verification/custom-answer';
+import { expandRequestedMethods, type VerificationMethod } from '@/server/verification/methods';
+import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
+import { caseEventData } from './case-event-data';
 import type { CaseRecord, CaseStatus } from './case-record';
 import type { CreateCaseInput } from './wire';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../trpc/errors';
+import { AppError } from '@/server/platform/errors';
 
 /**
  * A keyset position in a newest-first list: the (created_at, id) of the item the page starts

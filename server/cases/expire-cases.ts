@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { caseEventData, recordEvents } from '../events/record-event';
-import type { Clock } from '../lib/clock';
+import type { Clock } from '@/server/platform/clock';
+import { recordEvents } from '@/server/platform/outbox/record-events';
+import { caseEventData } from './case-event-data';
 
 const BATCH_SIZE = 1000;
 

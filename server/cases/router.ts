@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { parseIdempotencyKey, runIdempotent } from '../idempotency/run-idempotent';
-import { pageUrl } from '../lib/page-url';
-import { AppError } from '../trpc/errors';
-import { apiKeyProcedure, router } from '../trpc/init';
+import { pageUrl } from '@/server/api/page-url';
+import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
+import { AppError } from '@/server/platform/errors';
 import { findTeamCase } from './case-record';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { env } from '../lib/env';
-import { VERIFICATION_METHODS, type VerificationMethod } from '../verification/methods';
+import { env } from '@/server/platform/env';
+import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import type { CaseRecord, CaseStatus } from './case-record';
 
 /**

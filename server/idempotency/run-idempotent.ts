@@ -1,9 +1,9 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
-import type { Clock } from '../lib/clock';
-import { sha256Hex } from '../lib/crypto';
-import { AppError } from '../trpc/errors';
+import type { Clock } from '@/server/platform/clock';
+import { sha256Hex } from '@/server/platform/crypto';
+import { AppError } from '@/server/platform/errors';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 64;
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -2,7 +2,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
 import { devMailbox, mailOutbox } from '@/db/schema';
-import { logger } from '../lib/logger';
+import { logger } from '@/server/platform/logger';
 
 export interface MailTransportConfig {
   smtpUrl?: string;

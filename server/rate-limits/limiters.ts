@@ -3,8 +3,8 @@ import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { rateLimits } from '@/db/schema';
-import type { Env } from '../lib/env';
-import { AppError } from '../trpc/errors';
+import type { Env } from '@/server/platform/env';
+import { AppError } from '@/server/platform/errors';
 import { addressLimitKey } from './address-key';
 
 /**

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { plans, teams } from '@/db/schema';
-import { createApiKey } from '../auth/api-keys';
-import { createTeamOwner } from '../auth/team-members';
-import type { Clock } from '../lib/clock';
+import { createApiKey } from '@/server/auth/api-keys';
+import { createTeamOwner } from '@/server/auth/team-members';
+import type { Clock } from '@/server/platform/clock';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];

@@ -1,8 +1,9 @@
 import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { caseSteps, cases } from '@/db/schema';
-import { attachSteps, type CaseRecord } from '../cases/case-record';
-import { caseEventData, recordEvent } from '../events/record-event';
+import { caseEventData } from '@/server/cases/case-event-data';
+import { attachSteps, type CaseRecord } from '@/server/cases/case-record';
+import { recordEvent } from '@/server/platform/outbox/record-events';
 import type { VerificationMethod } from './methods';
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import type { CaseRecord } from '../cases/case-record';
+import type { CaseRecord } from '@/server/cases/case-record';
 import { checkGuess, type GuessResult } from './check-guess';
 import { answerMatches } from './custom-answer';
 import { settingString } from './step-settings';

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import { effectiveStatus } from '../cases/wire';
+import { effectiveStatus } from '@/server/cases/wire';
 import { completeSteps } from './case-state';
 import type { VerificationCase } from './find-verification-case';
 import { linkTokenMatches } from './link-tokens';

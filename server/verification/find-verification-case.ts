@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { caseSteps, cases, teams } from '@/db/schema';
-import { type CaseRecord, groupJoinedSteps } from '../cases/case-record';
+import { type CaseRecord, groupJoinedSteps } from '@/server/cases/case-record';
 
 export interface VerificationCase {
   record: CaseRecord;

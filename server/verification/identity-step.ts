@@ -1,12 +1,12 @@
 import type { Db } from '@/db/client';
-import type { CaseRecord } from '../cases/case-record';
-import { completeSteps, failCase, isActionable, type TransitionResult } from './case-state';
+import type { CaseRecord } from '@/server/cases/case-record';
 import type {
   IdentityResult,
   RedirectIdentityProvider,
   UploadedImage,
   UploadIdentityProvider,
-} from './identity/identity-provider';
+} from '@/server/platform/providers/identity/identity-provider';
+import { completeSteps, failCase, isActionable, type TransitionResult } from './case-state';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
 
 /** Largest picture accepted from a phone camera. */

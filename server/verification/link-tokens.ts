@@ -1,5 +1,5 @@
-import { constantTimeEqual, sha256Hex } from '../lib/crypto';
-import { randomBase62 } from '../lib/ids';
+import { constantTimeEqual, sha256Hex } from '@/server/platform/crypto';
+import { randomBase62 } from '@/server/platform/ids';
 
 /**
  * Tokens for links sent by e-mail (the subject's confirmation link, the manager's request). Only

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Db } from '@/db/client';
-import type { CaseRecord } from '../cases/case-record';
+import type { CaseRecord } from '@/server/cases/case-record';
+import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import { isActionable, lockCase } from './case-state';
 import { checkGuess, type GuessResult } from './check-guess';
-import type { SmsSender } from './sms/sms-sender';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
 
 export const SMS_CODE_TTL_SECONDS = 600;

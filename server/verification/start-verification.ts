@@ -1,6 +1,6 @@
 import type { Tx } from '@/db/client';
-import { verificationUrl } from '../cases/wire';
-import { enqueueMail, type OutgoingMail } from '../mail/enqueue-mail';
+import { verificationUrl } from '@/server/cases/wire';
+import { enqueueMail, type OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
 import { newLinkToken } from './link-tokens';
 import type { VerificationMethod } from './methods';
 

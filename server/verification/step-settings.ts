@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { caseSteps } from '@/db/schema';
-import type { CaseRecord } from '../cases/case-record';
+import type { CaseRecord } from '@/server/cases/case-record';
 import type { VerificationMethod } from './methods';
 
 export function stepOf(record: CaseRecord, method: VerificationMethod) {

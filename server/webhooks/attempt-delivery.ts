@@ -1,9 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
-import { enqueueJobs } from '@/jobs/enqueue';
-import type { Clock } from '../lib/clock';
+import type { Clock } from '@/server/platform/clock';
+import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
 import { serviceSignature, standardWebhookSignature } from './signature';
@@ -158,9 +157,7 @@ async function recordFailure(
     error: result.error,
   });
   if (nextAttemptAt) {
-    await enqueueJobs(tx, QUEUES.webhookDeliver, [
-      { data: { deliveryId: delivery.id }, startAfter: nextAttemptAt },
-    ]);
+    await enqueueWebhookAttempt(tx, delivery.id, { startAfter: nextAttemptAt });
   } else await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
 }
 
@@ -207,10 +204,9 @@ export async function recoverStalledDeliveries(db: Db): Promise<number> {
        where claimed_until < now() and status in ('pending', 'failed')
       returning id, next_attempt_at
     `)) as unknown as Array<{ id: string; next_attempt_at: Date | string }>;
-    await enqueueJobs(
+    await enqueueWebhookAttempts(
       tx,
-      QUEUES.webhookDeliver,
-      released.map((row) => ({ data: { deliveryId: row.id }, startAfter: new Date(row.next_attempt_at) })),
+      released.map((row) => ({ deliveryId: row.id, startAfter: new Date(row.next_attempt_at) })),
     );
     return released.length;
   });

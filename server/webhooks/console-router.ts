@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { auditedChange, recordAudit } from '../audit/record-audit';
-import { confirmCurrentPassword } from '../auth/reauthentication';
-import { readPasswordHash } from '../auth/team-members';
-import { CASE_EVENT_TYPES } from '../events/record-event';
-import type { Clock } from '../lib/clock';
-import { AppError } from '../trpc/errors';
-import { managerProcedure, router, sessionProcedure } from '../trpc/init';
+import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
+import { auditedChange, recordAudit } from '@/server/audit/record-audit';
+import { confirmCurrentPassword } from '@/server/auth/reauthentication';
+import { readPasswordHash } from '@/server/auth/team-members';
+import type { Clock } from '@/server/platform/clock';
+import { AppError } from '@/server/platform/errors';
+import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,

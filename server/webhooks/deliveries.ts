@@ -1,11 +1,10 @@
 import { and, asc, desc, eq, gt, inArray, lt, or, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
-import { enqueueJobs } from '@/jobs/enqueue';
-import { type Cursor, decodeCursor, encodeCursor } from '../cases/cursor';
-import type { Clock } from '../lib/clock';
-import { AppError } from '../trpc/errors';
+import { type Cursor, decodeCursor, encodeCursor } from '@/server/cases/cursor';
+import type { Clock } from '@/server/platform/clock';
+import { AppError } from '@/server/platform/errors';
+import { enqueueWebhookAttempt } from '@/server/platform/jobs/producers';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
 const PAGE_SIZE = 50;
@@ -114,7 +113,7 @@ export async function retryDelivery(db: Queryable, teamId: string, id: string, c
         `Only failed or dead-lettered deliveries can be retried; this one is ${delivery.status}.`,
       );
     }
-    await enqueueJobs(tx, QUEUES.webhookDeliver, [{ data: { deliveryId: row.id } }]);
+    await enqueueWebhookAttempt(tx, row.id);
     return row;
   });
 }

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { webhookEndpoints } from '@/db/schema';
-import { listTeamAdminEmails } from '../auth/team-members';
-import { enqueueMail } from '../mail/enqueue-mail';
+import { listTeamAdminEmails } from '@/server/auth/team-members';
+import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 
 /** "15 consecutive delivery failures" (spec part 3), counted in dead-lettered deliveries. */
 export const DISABLE_AFTER_FAILURES = 15;

@@ -1,13 +1,11 @@
 import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
-import { enqueueJobs } from '@/jobs/enqueue';
-import { CASE_EVENT_TYPES, recordEvent } from '../events/record-event';
-import type { Clock } from '../lib/clock';
-import { AppError } from '../trpc/errors';
+import type { Clock } from '@/server/platform/clock';
+import { AppError } from '@/server/platform/errors';
+import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
 import { literalAddress, refusedAddressReason } from './destination-guard';
-import { deliveryBody } from './fan-out';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
 
@@ -175,11 +173,10 @@ async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Prom
         isNull(webhookDeliveries.claimedUntil),
       ),
     );
-  await enqueueJobs(
+  await enqueueWebhookAttempts(
     tx,
-    QUEUES.webhookDeliver,
     held.map((d) => ({
-      data: { deliveryId: d.id },
+      deliveryId: d.id,
       startAfter: d.nextAttemptAt && d.nextAttemptAt > now ? d.nextAttemptAt : now,
     })),
   );
@@ -229,7 +226,7 @@ export async function sendTestPing(db: Queryable, teamId: string, id: string, cl
       })
       .returning();
     if (!delivery) throw new Error('delivery insert returned nothing');
-    await enqueueJobs(tx, QUEUES.webhookDeliver, [{ data: { deliveryId: delivery.id } }]);
+    await enqueueWebhookAttempt(tx, delivery.id);
     return delivery;
   });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { pageUrl } from '../lib/page-url';
-import { apiKeyProcedure, router } from '../trpc/init';
+import { pageUrl } from '@/server/api/page-url';
+import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,

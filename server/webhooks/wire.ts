@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from '@/db/schema';
-import { jsonBoolean } from '../cases/wire';
-import { eventWireId } from '../lib/ids';
+import { jsonBoolean } from '@/server/cases/wire';
+import { eventWireId } from '@/server/platform/ids';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;

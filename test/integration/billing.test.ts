@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { expectError } from '../support/errors';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { expectError } from '@/test/support/errors';
 
 let database: TestDatabase;
 let app: RunningApp;

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '@/server/cases/cursor';
 import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/cases/list-cases';
 import type { ListCasesInput } from '@/server/cases/wire';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { expectError } from '../support/errors';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { expectError } from '@/test/support/errors';
 
 const CASE_COUNT = 240;
 const API_CASES = 40;

@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '@/db/schema';
-import { systemClock } from '@/server/lib/clock';
+import { appRouter } from '@/server/api/trpc/root';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { appRouter } from '@/server/trpc/root';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { latestSignInLink } from '../support/sign-in-links';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { latestSignInLink } from '@/test/support/sign-in-links';
 
 let database: TestDatabase;
 let app: RunningApp;

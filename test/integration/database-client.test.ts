@@ -2,8 +2,8 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reusableQuery } from '@/db/reusable-query';
 import { teams } from '@/db/schema';
-import { randomUUID } from '@/server/lib/ids';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { randomUUID } from '@/server/platform/ids';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 let database: TestDatabase;
 

@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, migrateDatabase } from '@/db/client';
 import { devMailbox } from '@/db/schema';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { eventually } from '../support/https-receiver';
-import { type StoppablePostgres, startStoppablePostgres } from '../support/stoppable-postgres';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { eventually } from '@/test/support/https-receiver';
+import { type StoppablePostgres, startStoppablePostgres } from '@/test/support/stoppable-postgres';
 
 let postgres: StoppablePostgres;
 let app: RunningApp;

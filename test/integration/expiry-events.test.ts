@@ -2,22 +2,22 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases, events } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
 import { expireDueCases } from '@/server/cases/expire-cases';
-import { type Clock, systemClock } from '@/server/lib/clock';
-import { newPublicId } from '@/server/lib/ids';
+import { type Clock, systemClock } from '@/server/platform/clock';
+import { newPublicId } from '@/server/platform/ids';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
   makeCertificate,
   type Receiver,
   startReceiver,
-} from '../support/https-receiver';
-import { jobsOf } from '../support/jobs';
+} from '@/test/support/https-receiver';
+import { jobsOf } from '@/test/support/jobs';
 
 let database: TestDatabase;
 let app: RunningApp;

@@ -10,14 +10,19 @@ import path from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseSteps, webhookDeliveries } from '@/db/schema';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { type Certificate, makeCertificate, type Receiver, startReceiver } from '../support/https-receiver';
-import { openSubjectPage, postSubjectForm } from '../support/subject-page';
-import { startTwilioStandIn, type TwilioStandIn } from '../support/twilio-stand-in';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import {
+  type Certificate,
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+} from '@/test/support/https-receiver';
+import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
+import { startTwilioStandIn, type TwilioStandIn } from '@/test/support/twilio-stand-in';
 
 let database: TestDatabase;
 let app: RunningApp;

@@ -6,7 +6,7 @@ import {
   purgeIdempotencyKeys,
 } from '@/server/idempotency/purge-idempotency-keys';
 import { createTeam } from '@/server/teams/manage-teams';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 let database: TestDatabase;
 

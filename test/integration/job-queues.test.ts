@@ -1,8 +1,8 @@
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES, queueOptions } from '@/jobs/catalog';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { QUEUES, queueOptions } from '@/server/platform/jobs/catalog';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 let database: TestDatabase;
 let app: RunningApp | undefined;

@@ -10,10 +10,10 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { freePort } from '../support/app';
-import { eventually } from '../support/https-receiver';
+import { freePort } from '@/test/support/app';
+import { eventually } from '@/test/support/https-receiver';
 
 function alive(pid: number): boolean {
   try {

@@ -2,12 +2,12 @@ import { eq } from 'drizzle-orm';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox, mailOutbox } from '@/db/schema';
-import { setJobQueue } from '@/jobs/enqueue';
-import { enqueueMail } from '@/server/mail/enqueue-mail';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { eventually } from '../support/https-receiver';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
+import { setJobQueue } from '@/server/platform/jobs/producers';
+import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { eventually } from '@/test/support/https-receiver';
+import { type SmtpSink, startSmtpSink } from '@/test/support/smtp-sink';
 
 let smtpDatabase: TestDatabase;
 let devDatabase: TestDatabase;

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import type { ApiResponse } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { expectErrorShape } from '../support/errors';
+import type { ApiResponse } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { expectErrorShape } from '@/test/support/errors';
 
 /**
  * Property-based: thousands of random and malformed requests against every /v1 route, unknown

@@ -5,12 +5,12 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { postChunked, postDeclared, residentMb } from '../support/abuse';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { postChunked, postDeclared, residentMb } from '@/test/support/abuse';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 const MB = 1_000_000;
 const ATTEMPT = 300 * MB;

@@ -7,11 +7,11 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, authSessions, authUsers, mailOutbox } from '@/db/schema';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { type RunningApp, startApp } from '../support/app';
-import { type ConsoleClient, consoleClient } from '../support/console-client';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 const forged = (i: number) => ({ 'X-Forwarded-For': `198.51.100.${i}` });
 

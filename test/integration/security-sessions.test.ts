@@ -8,13 +8,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authSessions, authUsers } from '@/db/schema';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
 import { CONSOLE_CALLS_PER_MINUTE } from '@/server/rate-limits/limiters';
 import { createTeam } from '@/server/teams/manage-teams';
-import { type RunningApp, startApp } from '../support/app';
-import { type ConsoleClient, consoleClient } from '../support/console-client';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { latestSignInLink } from '../support/sign-in-links';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { latestSignInLink } from '@/test/support/sign-in-links';
 
 let database: TestDatabase;
 let app: RunningApp;

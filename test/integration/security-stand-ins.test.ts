@@ -5,11 +5,11 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox } from '@/db/schema';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { type ConsoleClient, consoleClient, runCli } from '../support/console-client';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { openSubjectPage, postSubjectForm } from '../support/subject-page';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
 
 let database: TestDatabase;
 

@@ -1,21 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailOutbox, webhookDeliveries } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
   makeCertificate,
   type Receiver,
   startReceiver,
-} from '../support/https-receiver';
-import { jobsOf } from '../support/jobs';
-import { type SmtpSink, startSmtpSink } from '../support/smtp-sink';
+} from '@/test/support/https-receiver';
+import { jobsOf } from '@/test/support/jobs';
+import { type SmtpSink, startSmtpSink } from '@/test/support/smtp-sink';
 
 type Endpoint = {
   id: string;

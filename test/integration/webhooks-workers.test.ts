@@ -3,21 +3,21 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
-import { QUEUES } from '@/jobs/catalog';
-import { systemClock } from '@/server/lib/clock';
+import { systemClock } from '@/server/platform/clock';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
-import { apiClient } from '../support/api-client';
-import { type RunningApp, startApp } from '../support/app';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
   makeCertificate,
   type Receiver,
   startReceiver,
-} from '../support/https-receiver';
-import { jobsOf, unfinished } from '../support/jobs';
+} from '@/test/support/https-receiver';
+import { jobsOf, unfinished } from '@/test/support/jobs';
 
 let database: TestDatabase;
 let certificate: Certificate;

@@ -1,8 +1,8 @@
 'use client';
 
 import { type FormEvent, useState } from 'react';
-import { api } from '../_lib/trpc';
-import { ErrorNote } from '../_lib/ui';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote } from '@/app/console/_lib/ui';
 
 export function ChangePassword({
   required,

@@ -3,11 +3,11 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { type ReactNode, useEffect } from 'react';
-import { signOut } from '../_lib/auth-client';
-import { SessionContext } from '../_lib/session';
-import { api, errorCode } from '../_lib/trpc';
-import { ErrorNote, Loading } from '../_lib/ui';
-import { useLoad } from '../_lib/use-load';
+import { signOut } from '@/app/console/_lib/auth-client';
+import { SessionContext } from '@/app/console/_lib/session';
+import { api, errorCode } from '@/app/console/_lib/trpc';
+import { ErrorNote, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 import { ChangePassword } from './change-password';
 
 const NAV = [

@@ -1,8 +1,8 @@
 'use client';
 
-import { api } from '../_lib/trpc';
-import { ErrorNote, formatCents, formatDate, Loading } from '../_lib/ui';
-import { useLoad } from '../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 const METHOD_NAMES: Record<string, string> = {
   email: 'E-mail',

@@ -2,7 +2,7 @@
 
 import type { inferRouterOutputs } from '@trpc/server';
 import { createContext, useContext } from 'react';
-import type { AppRouter } from '@/server/trpc/root';
+import type { AppRouter } from '@/server/api/trpc/root';
 
 export type Me = inferRouterOutputs<AppRouter>['console']['session']['me'];
 

@@ -1,7 +1,7 @@
 'use client';
 
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import type { AppRouter } from '@/server/trpc/root';
+import type { AppRouter } from '@/server/api/trpc/root';
 
 /** The console's tRPC client: plain fetch to /api/trpc with the session cookie, no batching. */
 export const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: '/api/trpc' })] });

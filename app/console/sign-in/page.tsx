@@ -1,7 +1,7 @@
 'use client';
 
 import { type FormEvent, useEffect, useState } from 'react';
-import { sendSignInLink, signInWithPassword } from '../_lib/auth-client';
+import { sendSignInLink, signInWithPassword } from '@/app/console/_lib/auth-client';
 
 const LINK_ERRORS: Record<string, string> = {
   INVALID_TOKEN: 'That sign-in link is not valid. Ask for a new one below.',

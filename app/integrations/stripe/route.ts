@@ -1,10 +1,9 @@
 import { eq } from 'drizzle-orm';
+import { clockNow, database, loadCase, providers } from '@/app/v/_ui/route-kit';
 import { cases } from '@/db/schema';
-import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/http/request-body';
-import { systemClock } from '@/server/lib/clock';
-import { errorFields, logger } from '@/server/lib/logger';
+import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
+import { errorFields, logger } from '@/server/platform/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
-import { database, identityProvider, loadCase } from '../../v/_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +13,7 @@ export const dynamic = 'force-dynamic';
  * event cannot set an outcome of its own.
  */
 export async function POST(request: Request): Promise<Response> {
-  const provider = identityProvider();
+  const provider = (await providers()).identity;
   if (provider.kind !== 'redirect') return new Response(null, { status: 404 });
   let raw: string;
   try {
@@ -36,7 +35,7 @@ export async function POST(request: Request): Promise<Response> {
   const found = row ? await loadCase(row.publicId) : null;
   if (!found) return Response.json({ received: true });
   try {
-    await syncIdentitySession(db, { record: found.record, provider, now: systemClock() });
+    await syncIdentitySession(db, { record: found.record, provider, now: await clockNow() });
   } catch (error) {
     logger.error('stripe webhook could not be applied', { case_id: caseId, ...errorFields(error) });
     // Stripe retries non-2xx deliveries.

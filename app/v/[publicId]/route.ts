@@ -1,10 +1,9 @@
-import { systemClock } from '@/server/lib/clock';
-import { env } from '@/server/lib/env';
-import { subjectStandInNotes } from '@/server/lib/stand-ins';
-import { renderCasePage } from '../_ui/case-page';
-import { noticeFor } from '../_ui/notices';
-import { htmlResponse, notFoundPage } from '../_ui/respond';
-import { csrfFor, identityProvider, loadCase, pageRoute } from '../_ui/route-kit';
+import { renderCasePage } from '@/app/v/_ui/case-page';
+import { noticeFor } from '@/app/v/_ui/notices';
+import { htmlResponse, notFoundPage } from '@/app/v/_ui/respond';
+import { clockNow, csrfFor, loadCase, pageRoute, providers } from '@/app/v/_ui/route-kit';
+import { env } from '@/server/platform/env';
+import { subjectStandInNotes } from '@/server/platform/stand-ins';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,12 +19,12 @@ export const GET = pageRoute(
       found,
       csrf: csrf.token,
       notice: noticeFor(query.get('n'), query.get('l')),
-      identityFlow: identityProvider().kind,
+      identityFlow: (await providers()).identity.kind,
       standInNotes: subjectStandInNotes(
         env(),
         found.record.steps.map((step) => step.method),
       ),
-      now: systemClock(),
+      now: await clockNow(),
     });
     return htmlResponse(body, { setCookie: csrf.setCookie });
   },

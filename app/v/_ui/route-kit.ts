@@ -1,10 +1,16 @@
 import type { Db } from '@/db/client';
-import { readMultipartUpload, type UploadedFile } from '@/server/http/multipart-upload';
-import { API_BODY_LIMIT_BYTES, readRequestBody, UPLOAD_BODY_LIMIT_BYTES } from '@/server/http/request-body';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/lib/database-unavailable';
-import { env } from '@/server/lib/env';
-import { runtime } from '@/server/runtime';
-import { AppError } from '@/server/trpc/errors';
+import { readMultipartUpload, type UploadedFile } from '@/server/api/http/multipart-upload';
+import {
+  API_BODY_LIMIT_BYTES,
+  readRequestBody,
+  UPLOAD_BODY_LIMIT_BYTES,
+} from '@/server/api/http/request-body';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
+import { env } from '@/server/platform/env';
+import { isAppError } from '@/server/platform/errors';
+import type { IdentityProvider } from '@/server/platform/providers/identity/identity-provider';
+import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
+import { runtime } from '@/server/platform/runtime';
 import {
   CSRF_COOKIE,
   csrfCookieHeader,
@@ -17,11 +23,6 @@ import {
   UPLOAD_CSRF_PARAM,
 } from '@/server/verification/csrf';
 import { findVerificationCase, type VerificationCase } from '@/server/verification/find-verification-case';
-import {
-  type IdentityProvider,
-  identityProviderFromEnv,
-} from '@/server/verification/identity/identity-provider';
-import { type SmsSender, smsSenderFromEnv } from '@/server/verification/sms/sms-sender';
 import { withNotice } from './notices';
 import { notFoundPage, seeOther, unavailablePage } from './respond';
 
@@ -33,15 +34,14 @@ export async function loadCase(publicId: string): Promise<VerificationCase | nul
   return findVerificationCase(await database(), publicId);
 }
 
-let identity: IdentityProvider | undefined;
-
-export function smsSender(db: Db): SmsSender {
-  return smsSenderFromEnv(env(), db);
+/** The process's vendors' adapters (or their development stand-ins), from its runtime. */
+export async function providers(): Promise<{ identity: IdentityProvider; sms: SmsSender }> {
+  return (await runtime()).providers;
 }
 
-export function identityProvider(): IdentityProvider {
-  identity ??= identityProviderFromEnv(env());
-  return identity;
+/** The process's clock: the instant every step's decision takes. */
+export async function clockNow(): Promise<Date> {
+  return (await runtime()).clock();
 }
 
 function allowedOrigins(): string[] {
@@ -68,7 +68,7 @@ async function readForm(request: Request, limit: number): Promise<FormData | 'to
   try {
     body = await readRequestBody(request, limit);
   } catch (error) {
-    return error instanceof AppError && error.appCode === 'PAYLOAD_TOO_LARGE' ? 'too-large' : 'unreadable';
+    return isAppError(error) && error.appCode === 'PAYLOAD_TOO_LARGE' ? 'too-large' : 'unreadable';
   }
   try {
     const type = request.headers.get('content-type') ?? '';

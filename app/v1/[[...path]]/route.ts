@@ -1,4 +1,4 @@
-import { handleRestRequest } from '@/server/rest/handle-rest-request';
+import { handleRestRequest } from '@/server/api/rest/handle-rest-request';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,7 @@
-import { env } from '@/server/lib/env';
-import { buildOpenApiDocument } from '@/server/rest/openapi-document';
-import { AppError, toWireError } from '@/server/trpc/errors';
+import { toWireError } from '@/server/api/error-table';
+import { buildOpenApiDocument } from '@/server/api/rest/openapi-document';
+import { env } from '@/server/platform/env';
+import { AppError } from '@/server/platform/errors';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,4 +1,4 @@
-import { handleAuthRequest } from '@/server/console/handle-auth-request';
+import { handleAuthRequest } from '@/server/api/console/handle-auth-request';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,4 +1,4 @@
-import { handleConsoleRequest } from '@/server/console/handle-console-request';
+import { handleConsoleRequest } from '@/server/api/console/handle-console-request';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,9 +1,9 @@
 'use client';
 
 import { useState } from 'react';
-import { api } from '../../_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading } from '../../_lib/ui';
-import { useLoad } from '../../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 type Before = { created_at: string; id: string } | undefined;
 

@@ -1,9 +1,9 @@
 'use client';
 
 import { Fragment } from 'react';
-import { api } from '../../_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading } from '../../_lib/ui';
-import { useLoad } from '../../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 const URL_PATTERN = /(https?:\/\/[^\s<>"]+)/g;
 

@@ -1,10 +1,10 @@
 'use client';
 
 import { type FormEvent, useState } from 'react';
-import { useSession } from '../../_lib/session';
-import { api } from '../../_lib/trpc';
-import { ErrorNote, formatDate, Loading } from '../../_lib/ui';
-import { useLoad } from '../../_lib/use-load';
+import { useSession } from '@/app/console/_lib/session';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 type Role = 'owner' | 'admin' | 'viewer';
 

@@ -1,7 +1,7 @@
 'use client';
 
-import { useSession } from '../../_lib/session';
-import { ChangePassword } from '../change-password';
+import { useSession } from '@/app/console/_lib/session';
+import { ChangePassword } from '@/app/console/(signed-in)/change-password';
 
 export default function PasswordPage() {
   const { me } = useSession();

@@ -1,9 +1,9 @@
 'use client';
 
 import { type FormEvent, useState } from 'react';
-import { api } from '../../_lib/trpc';
-import { ErrorNote } from '../../_lib/ui';
-import { useLoad } from '../../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 export interface EndpointFields {
   url: string;

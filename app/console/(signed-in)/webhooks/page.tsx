@@ -2,10 +2,10 @@
 
 import Link from 'next/link';
 import { useState } from 'react';
-import { useSession } from '../../_lib/session';
-import { api } from '../../_lib/trpc';
-import { Empty, ErrorNote, Loading } from '../../_lib/ui';
-import { useLoad } from '../../_lib/use-load';
+import { useSession } from '@/app/console/_lib/session';
+import { api } from '@/app/console/_lib/trpc';
+import { Empty, ErrorNote, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 import { EndpointForm } from './endpoint-form';
 import { SecretBox } from './secret-box';
 

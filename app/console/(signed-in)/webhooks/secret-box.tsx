@@ -1,6 +1,6 @@
 'use client';
 
-import { CopyButton } from '../../_lib/ui';
+import { CopyButton } from '@/app/console/_lib/ui';
 
 /** A signing secret shown once (after create, rotate or a password-checked reveal). */
 export function SecretBox({ secret, title, onDone }: { secret: string; title: string; onDone: () => void }) {

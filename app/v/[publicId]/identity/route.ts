@@ -1,9 +1,8 @@
-import { systemClock } from '@/server/lib/clock';
-import { errorFields, logger } from '@/server/lib/logger';
+import { withNotice } from '@/app/v/_ui/notices';
+import { seeOther } from '@/app/v/_ui/respond';
+import { caseRoute, clockNow, database, providers, readProtectedUpload } from '@/app/v/_ui/route-kit';
+import { errorFields, logger } from '@/server/platform/logger';
 import { MAX_IMAGE_BYTES, submitIdentityUploads } from '@/server/verification/identity-step';
-import { withNotice } from '../../_ui/notices';
-import { seeOther } from '../../_ui/respond';
-import { caseRoute, database, identityProvider, readProtectedUpload } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +11,7 @@ export const dynamic = 'force-dynamic';
  * nothing is written to disk or the database.
  */
 export const POST = caseRoute(async ({ request, found, back }) => {
-  const provider = identityProvider();
+  const provider = (await providers()).identity;
   if (provider.kind !== 'upload') return seeOther(back);
   const tooLarge = seeOther(withNotice(back, 'identity-too-large'));
   if (Number(request.headers.get('content-length') ?? 0) > 2 * MAX_IMAGE_BYTES + 64 * 1024) return tooLarge;
@@ -26,7 +25,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
       document,
       selfie,
       provider,
-      now: systemClock(),
+      now: await clockNow(),
     });
     if (result.outcome === 'verified') return seeOther(withNotice(back, 'identity-verified'));
     if (result.outcome === 'rejected') return seeOther(withNotice(back, 'identity-rejected'));

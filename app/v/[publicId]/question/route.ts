@@ -1,8 +1,7 @@
-import { systemClock } from '@/server/lib/clock';
+import { withNotice } from '@/app/v/_ui/notices';
+import { seeOther } from '@/app/v/_ui/respond';
+import { caseRoute, clockNow, database, field, readProtectedForm } from '@/app/v/_ui/route-kit';
 import { answerCustomQuestion } from '@/server/verification/custom-question-step';
-import { withNotice } from '../../_ui/notices';
-import { seeOther } from '../../_ui/respond';
-import { caseRoute, database, field, readProtectedForm } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +12,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
     await database(),
     found.record,
     field(form, 'answer'),
-    systemClock(),
+    await clockNow(),
   );
   switch (result.result) {
     case 'verified':

@@ -1,9 +1,8 @@
-import { systemClock } from '@/server/lib/clock';
+import { type NoticeCode, withNotice } from '@/app/v/_ui/notices';
+import { seeOther } from '@/app/v/_ui/respond';
+import { caseRoute, clockNow, database, field, providers, readProtectedForm } from '@/app/v/_ui/route-kit';
 import { checkSmsCode, sendSmsCode } from '@/server/verification/sms-step';
 import { settingString } from '@/server/verification/step-settings';
-import { type NoticeCode, withNotice } from '../../_ui/notices';
-import { seeOther } from '../../_ui/respond';
-import { caseRoute, database, field, readProtectedForm, smsSender } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +11,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
   const form = await readProtectedForm(request, found, back);
   if (form instanceof Response) return form;
   const db = await database();
-  const now = systemClock();
+  const now = await clockNow();
   const action = field(form, 'action');
 
   if (action === 'send' || action === 'resend') {
@@ -23,7 +22,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
       phoneInput,
       teamName: found.teamName,
       now,
-      sender: smsSender(db),
+      sender: (await providers()).sms,
     });
     if (sent.ok) return seeOther(withNotice(back, 'sms-sent'));
     const codes: Record<typeof sent.why, NoticeCode> = {

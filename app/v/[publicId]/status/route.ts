@@ -1,7 +1,6 @@
+import { pageVersion } from '@/app/v/_ui/case-page';
+import { clockNow, loadCase, pageRoute } from '@/app/v/_ui/route-kit';
 import { effectiveStatus } from '@/server/cases/wire';
-import { systemClock } from '@/server/lib/clock';
-import { pageVersion } from '../../_ui/case-page';
-import { loadCase, pageRoute } from '../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +12,7 @@ export const GET = pageRoute(
     const { publicId } = await context.params;
     const found = await loadCase(publicId);
     if (!found) return Response.json({ error: 'not_found' }, { status: 404, headers });
-    const now = systemClock();
+    const now = await clockNow();
     return Response.json(
       {
         status: effectiveStatus(found.record, now),

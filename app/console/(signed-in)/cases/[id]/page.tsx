@@ -2,9 +2,9 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { api } from '../../../_lib/trpc';
-import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '../../../_lib/ui';
-import { useLoad } from '../../../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 const METHOD_NAMES: Record<string, string> = {
   email: 'E-mail',

@@ -3,12 +3,12 @@
 import Link from 'next/link';
 import { useParams, useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
-import { useSession } from '../../../_lib/session';
-import { api } from '../../../_lib/trpc';
-import { ErrorNote, formatDate, Loading } from '../../../_lib/ui';
-import { useLoad } from '../../../_lib/use-load';
-import { EndpointForm } from '../endpoint-form';
-import { SecretBox } from '../secret-box';
+import { useSession } from '@/app/console/_lib/session';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
+import { EndpointForm } from '@/app/console/(signed-in)/webhooks/endpoint-form';
+import { SecretBox } from '@/app/console/(signed-in)/webhooks/secret-box';
 
 export default function EndpointPage() {
   const { id } = useParams<{ id: string }>();

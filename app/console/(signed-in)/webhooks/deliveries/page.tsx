@@ -2,9 +2,9 @@
 
 import Link from 'next/link';
 import { type FormEvent, useEffect, useState } from 'react';
-import { api } from '../../../_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading } from '../../../_lib/ui';
-import { useLoad } from '../../../_lib/use-load';
+import { api } from '@/app/console/_lib/trpc';
+import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 type Status = 'pending' | 'success' | 'failed' | 'dead_letter';
 

@@ -1,9 +1,8 @@
-import { systemClock } from '@/server/lib/clock';
+import { renderEmailConfirmPage } from '@/app/v/_ui/email-confirm-page';
+import { noticeFor, withNotice } from '@/app/v/_ui/notices';
+import { htmlResponse, notFoundPage, seeOther } from '@/app/v/_ui/respond';
+import { clockNow, csrfFor, database, loadCase, pageRoute, readProtectedForm } from '@/app/v/_ui/route-kit';
 import { confirmEmailLink, emailLinkState } from '@/server/verification/email-step';
-import { renderEmailConfirmPage } from '../../../_ui/email-confirm-page';
-import { noticeFor, withNotice } from '../../../_ui/notices';
-import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
-import { csrfFor, database, loadCase, pageRoute, readProtectedForm } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,7 +18,7 @@ export const GET = pageRoute(async (request: Request, context: Context): Promise
   const found = await loadCase(publicId);
   if (!found) return notFoundPage();
   const back = `/v/${publicId}`;
-  const state = emailLinkState(found, token, systemClock());
+  const state = emailLinkState(found, token, await clockNow());
   if (state === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
   if (state !== 'confirmable') return seeOther(back);
   const csrf = csrfFor(request, found);
@@ -40,7 +39,7 @@ export const POST = pageRoute(async (request: Request, context: Context): Promis
   const back = `/v/${publicId}`;
   const form = await readProtectedForm(request, found, `/v/${publicId}/email/${token}`);
   if (form instanceof Response) return form;
-  const result = await confirmEmailLink(await database(), found, token, systemClock());
+  const result = await confirmEmailLink(await database(), found, token, await clockNow());
   if (result === 'verified') return seeOther(withNotice(back, 'email-verified'));
   if (result === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
   return seeOther(back);

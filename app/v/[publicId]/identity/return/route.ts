@@ -1,9 +1,8 @@
-import { systemClock } from '@/server/lib/clock';
-import { errorFields, logger } from '@/server/lib/logger';
+import { withNotice } from '@/app/v/_ui/notices';
+import { seeOther } from '@/app/v/_ui/respond';
+import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
+import { errorFields, logger } from '@/server/platform/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
-import { withNotice } from '../../../_ui/notices';
-import { seeOther } from '../../../_ui/respond';
-import { caseRoute, database, identityProvider } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,13 +12,13 @@ export const dynamic = 'force-dynamic';
  * webhook settles it and the page's live updates show it.
  */
 export const GET = caseRoute(async ({ found, back }) => {
-  const provider = identityProvider();
+  const provider = (await providers()).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
     const result = await syncIdentitySession(await database(), {
       record: found.record,
       provider,
-      now: systemClock(),
+      now: await clockNow(),
     });
     if (result?.outcome === 'verified') return seeOther(withNotice(back, 'identity-verified'));
     if (result?.outcome === 'rejected') return seeOther(withNotice(back, 'identity-rejected'));

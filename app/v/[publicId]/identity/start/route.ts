@@ -1,10 +1,9 @@
-import { systemClock } from '@/server/lib/clock';
-import { env } from '@/server/lib/env';
-import { errorFields, logger } from '@/server/lib/logger';
+import { withNotice } from '@/app/v/_ui/notices';
+import { seeOther } from '@/app/v/_ui/respond';
+import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
+import { env } from '@/server/platform/env';
+import { errorFields, logger } from '@/server/platform/logger';
 import { startIdentitySession } from '@/server/verification/identity-step';
-import { withNotice } from '../../../_ui/notices';
-import { seeOther } from '../../../_ui/respond';
-import { caseRoute, database, identityProvider } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,14 +12,14 @@ export const dynamic = 'force-dynamic';
  * there. A plain link, not a form: it changes nothing on our side but the stored session id.
  */
 export const GET = caseRoute(async ({ found, back, publicId }) => {
-  const provider = identityProvider();
+  const provider = (await providers()).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
     const url = await startIdentitySession(await database(), {
       record: found.record,
       provider,
       returnUrl: `${env().VERIFY_URL_BASE}/v/${publicId}/identity/return`,
-      now: systemClock(),
+      now: await clockNow(),
     });
     return seeOther(url ?? back);
   } catch (error) {

@@ -1,9 +1,16 @@
-import { systemClock } from '@/server/lib/clock';
+import { renderManagerPage } from '@/app/v/_ui/manager-page';
+import { noticeFor, withNotice } from '@/app/v/_ui/notices';
+import { htmlResponse, notFoundPage, seeOther } from '@/app/v/_ui/respond';
+import {
+  clockNow,
+  csrfFor,
+  database,
+  field,
+  loadCase,
+  pageRoute,
+  readProtectedForm,
+} from '@/app/v/_ui/route-kit';
 import { decideManagerRequest, managerTokenValid } from '@/server/verification/manager-step';
-import { renderManagerPage } from '../../../_ui/manager-page';
-import { noticeFor, withNotice } from '../../../_ui/notices';
-import { htmlResponse, notFoundPage, seeOther } from '../../../_ui/respond';
-import { csrfFor, database, field, loadCase, pageRoute, readProtectedForm } from '../../../_ui/route-kit';
 
 export const dynamic = 'force-dynamic';
 
@@ -21,7 +28,7 @@ export const GET = pageRoute(async (request: Request, context: Context): Promise
     action: `/v/${publicId}/manager/${token}`,
     csrf: csrf.token,
     notice: noticeFor(query.get('n'), null),
-    now: systemClock(),
+    now: await clockNow(),
   });
   return htmlResponse(body, { setCookie: csrf.setCookie });
 });
@@ -35,7 +42,7 @@ export const POST = pageRoute(async (request: Request, context: Context): Promis
   if (form instanceof Response) return form;
   const decision = field(form, 'decision');
   if (decision !== 'confirm' && decision !== 'decline') return seeOther(back);
-  const result = await decideManagerRequest(await database(), found, token, decision, systemClock());
+  const result = await decideManagerRequest(await database(), found, token, decision, await clockNow());
   if (result === 'confirmed') return seeOther(withNotice(back, 'manager-confirmed'));
   if (result === 'declined') return seeOther(withNotice(back, 'manager-declined'));
   return seeOther(withNotice(back, 'unavailable'));

@@ -3,10 +3,10 @@
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
-import { useSession } from '../../../../_lib/session';
-import { api } from '../../../../_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading } from '../../../../_lib/ui';
-import { useLoad } from '../../../../_lib/use-load';
+import { useSession } from '@/app/console/_lib/session';
+import { api } from '@/app/console/_lib/trpc';
+import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { useLoad } from '@/app/console/_lib/use-load';
 
 export default function DeliveryPage() {
   const { id } = useParams<{ id: string }>();

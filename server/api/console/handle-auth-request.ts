@@ -1,0 +1,100 @@
+import { toWireError } from '@/server/api/error-table';
+import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
+import { createRequestContext } from '@/server/api/trpc/context';
+import { consoleAuth } from '@/server/auth/console-auth';
+import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from '@/server/auth/team-members';
+import { systemClock } from '@/server/platform/clock';
+import { env } from '@/server/platform/env';
+import { AppError, isAppError } from '@/server/platform/errors';
+import { runtime } from '@/server/platform/runtime';
+
+/**
+ * The better-auth routes a browser may call; the rest of better-auth's HTTP surface (changing a
+ * password or e-mail, revoking sessions, ...) answers 404. Those changes go through the console's
+ * own procedures, where the re-authentication and session rules live.
+ */
+const PUBLIC_ROUTES = new Set([
+  'POST /sign-in/email',
+  'POST /sign-in/magic-link',
+  'POST /sign-out',
+  'GET /magic-link/verify',
+]);
+
+/** better-auth's error shape, so the console's sign-in page reads these like its own. */
+function authError(error: AppError): Response {
+  const wire = toWireError(error);
+  const headers = new Headers({
+    ...wire.headers,
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+  });
+  const retryAfter = wire.headers['Retry-After'];
+  if (retryAfter) headers.set('X-Retry-After', retryAfter);
+  return new Response(JSON.stringify({ code: wire.body.code, message: wire.body.detail }), {
+    status: wire.status,
+    headers,
+  });
+}
+
+function expiredOneTimePassword(): Response {
+  return Response.json(
+    {
+      code: 'ONE_TIME_PASSWORD_EXPIRED',
+      message: `This one-time password has expired (it worked for ${ONE_TIME_PASSWORD_DAYS} days). Ask for a sign-in link instead, then choose a password.`,
+    },
+    { status: 401, headers: { 'Cache-Control': 'no-store' } },
+  );
+}
+
+function accountOf(body: Uint8Array): string | null {
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as { email?: unknown };
+    return typeof parsed.email === 'string' && parsed.email.trim() !== '' ? parsed.email : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * better-auth's routes (sign-in, sign-out, e-mail links). Its own limits count per client address
+ * (the web process's header, which no client can set); on top of them each account allows 5
+ * wrong passwords and 5 sign-in links per 15 minutes, wherever the attempts come from.
+ */
+export async function handleAuthRequest(incoming: Request): Promise<Response> {
+  const route = `${incoming.method} ${new URL(incoming.url).pathname.replace(/^\/api\/auth/, '')}`;
+  if (!PUBLIC_ROUTES.has(route)) return authError(new AppError('NOT_FOUND'));
+  let body: Uint8Array<ArrayBuffer> | undefined;
+  if (incoming.method === 'POST') {
+    try {
+      body = await readRequestBody(incoming, API_BODY_LIMIT_BYTES);
+    } catch (error) {
+      return authError(isAppError(error) ? error : new AppError('INVALID_REQUEST'));
+    }
+  }
+  const rt = await runtime();
+  const { rateLimiters } = createRequestContext(rt, incoming);
+  const auth = await consoleAuth(rt.database.db, env());
+  const forward = async () => {
+    const request = new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body });
+    const response = await auth.handler(request);
+    response.headers.set('Cache-Control', 'no-store');
+    return response;
+  };
+  const account = body ? accountOf(body) : null;
+  try {
+    if (route === 'POST /sign-in/email' && account) {
+      const signIn = async () =>
+        (await oneTimePasswordExpired(rt.database.db, account, systemClock()))
+          ? expiredOneTimePassword()
+          : forward();
+      return await rateLimiters.attempt('password_failures', account, signIn, (response) => response.ok);
+    }
+    if (route === 'POST /sign-in/magic-link' && account) {
+      await rateLimiters.consume('sign_in_links', account);
+    }
+  } catch (error) {
+    if (isAppError(error)) return authError(error);
+    throw error;
+  }
+  return forward();
+}

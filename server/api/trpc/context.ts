@@ -1,0 +1,51 @@
+import type { Db } from '@/db/client';
+import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
+import type { Clock } from '@/server/platform/clock';
+import type { Env } from '@/server/platform/env';
+import type { Runtime } from '@/server/platform/runtime';
+import { createRateLimiters, type RateLimiters } from '@/server/rate-limits/limiters';
+
+/**
+ * What every procedure sees. Built once per request by the REST facade (and later the console
+ * route); `responseHeaders` carries headers a procedure adds (rate limits, replays) back out.
+ */
+export interface RequestContext {
+  db: Db;
+  env: Env;
+  clock: Clock;
+  rateLimiters: RateLimiters;
+  requestHeaders: Headers;
+  responseHeaders: Headers;
+  /** The caller's address, as the web process established it (socket, or trusted proxies). */
+  clientAddress: string;
+  /**
+   * Aborts when the client disconnects (the request's own signal: trpc-to-openapi calls the
+   * procedures without it).
+   */
+  clientGone: AbortSignal;
+}
+
+/**
+ * Limiters are built here, once per database handle, rather than at boot: they are plain
+ * objects of the route's bundle, like the procedures that use them.
+ */
+const limiterCache = new WeakMap<Db, RateLimiters>();
+
+export function createRequestContext(runtime: Runtime, request: Request): RequestContext {
+  const limiterDb = runtime.rateLimitDatabase.db;
+  let rateLimiters = limiterCache.get(limiterDb);
+  if (!rateLimiters) {
+    rateLimiters = createRateLimiters(limiterDb, runtime.env);
+    limiterCache.set(limiterDb, rateLimiters);
+  }
+  return {
+    db: runtime.database.db,
+    env: runtime.env,
+    clock: runtime.clock,
+    rateLimiters,
+    requestHeaders: request.headers,
+    responseHeaders: new Headers(),
+    clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER) ?? 'unknown',
+    clientGone: request.signal,
+  };
+}

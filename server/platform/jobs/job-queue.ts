@@ -1,0 +1,62 @@
+import { inspect } from 'node:util';
+import { PgBoss } from 'pg-boss';
+import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
+import { env } from '@/server/platform/env';
+import { logger } from '@/server/platform/logger';
+import type { Runtime } from '@/server/platform/runtime';
+import { QUEUES, type QueueName, queueOptions, TICK_QUEUES } from './catalog';
+import { reportOutage } from './outage-log';
+import { setJobQueue } from './producers';
+
+/**
+ * Starts the one pg-boss instance of this process on the app database (schema `pgboss`) and
+ * creates every queue, so any process can queue jobs. In a process that runs the workers
+ * (server/workers, started by the process entry) pg-boss also supervises and keeps schedules;
+ * a web-only process just produces jobs.
+ */
+export async function startJobQueue(runtime: Runtime, options: { workers: boolean }): Promise<void> {
+  const config = env();
+  const runWorkers = options.workers;
+  const boss = new PgBoss({
+    connectionString: runtime.databaseUrl,
+    schema: 'pgboss',
+    max: runWorkers ? 10 : 4,
+    application_name: 'vouch-jobs',
+    useListenNotify: runWorkers,
+    supervise: runWorkers,
+    schedule: runWorkers,
+  });
+  // pg-boss also emits errors that are not `Error` instances (pg's, from the worker's pool): log
+  // their message, or the log would say only "[object Object]".
+  boss.on('error', (error: unknown) => {
+    if (isDatabaseUnavailable(error)) return reportOutage();
+    const message = (error as { message?: unknown } | null)?.message;
+    logger.error('job queue error', {
+      error: typeof message === 'string' ? message : inspect(error, { depth: 3, breakLength: Infinity }),
+    });
+  });
+  await boss.start();
+  for (const name of Object.values(QUEUES) as QueueName[]) {
+    const options = queueOptions(name, {
+      webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      mailRetryDelaySeconds: config.MAIL_RETRY_DELAY_SECONDS,
+    });
+    const existing = await boss.getQueue(name);
+    if (!existing) await boss.createQueue(name, options);
+    else if (existing.policy !== options.policy && TICK_QUEUES.includes(name)) {
+      // A queue's policy is fixed at creation. A tick queue holds nothing worth keeping, so one
+      // created with an older policy is made again with the current one.
+      await boss.deleteQueue(name);
+      await boss.createQueue(name, options);
+    } else {
+      // The rest follows the current configuration.
+      const { policy: _fixed, ...changeable } = options;
+      await boss.updateQueue(name, changeable);
+    }
+  }
+  setJobQueue(boss);
+  runtime.onShutdown(async () => {
+    setJobQueue(undefined);
+    await boss.stop({ graceful: true, timeout: 10_000 });
+  });
+}

@@ -1,0 +1,159 @@
+import { sql } from 'drizzle-orm';
+import type { Tx } from '@/db/client';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
+import { events } from '@/db/schema';
+import { eventWireId, randomUUID } from '@/server/platform/ids';
+import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+
+export const CASE_EVENT_TYPES = [
+  'case.created',
+  'case.closed',
+  'case.failed',
+  'case.expired',
+  'verification.step_completed',
+] as const;
+
+export type CaseEventType = (typeof CASE_EVENT_TYPES)[number];
+export type EventType = CaseEventType | 'ping';
+
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+export interface RecordedEvent {
+  id: string;
+  teamId: string;
+  envelope: EventEnvelope;
+}
+
+export interface EventInput {
+  teamId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  caseId?: string;
+  now: Date;
+}
+
+/** The exact bytes every attempt of a delivery sends (and signs). */
+export function deliveryBody(envelope: EventEnvelope): string {
+  return JSON.stringify(envelope);
+}
+
+const fanOut = reusableQuery((db) =>
+  prepareSql<{ id: string }>(
+    db,
+    sql`
+      with inserted as (
+        insert into webhook_deliveries (team_id, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
+        select e.team_id, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
+        from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
+          as e(event_id uuid, team_id uuid, type text, body text, created_at timestamptz)
+        join webhook_endpoints ep
+          on ep.team_id = e.team_id
+         and e.type = any(ep.events)
+         and (ep.is_active or ep.disabled_at is not null)
+        returning id, endpoint_id
+      )
+      select inserted.id from inserted
+      join webhook_endpoints ep on ep.id = inserted.endpoint_id
+      where ep.is_active
+    `,
+    'fan_out_events',
+  ),
+);
+
+/**
+ * One delivery per endpoint subscribed to each event's type, and a job for each delivery whose
+ * endpoint is active, all in the event's transaction. An endpoint the service disabled still gets
+ * its deliveries, held as `pending` until reactivation (nothing is lost); an endpoint its team
+ * switched off (`is_active` false without `disabled_at`) gets none.
+ */
+async function fanOutEvents(
+  tx: Tx,
+  recorded: Array<{ id: string; teamId: string; envelope: EventEnvelope }>,
+): Promise<void> {
+  if (recorded.length === 0) return;
+  const rows = recorded.map((event) => ({
+    event_id: event.id,
+    team_id: event.teamId,
+    type: event.envelope.type,
+    body: deliveryBody(event.envelope),
+    created_at: event.envelope.created_at,
+  }));
+  const created = await fanOut(tx).execute({ events: JSON.stringify(rows) });
+  await enqueueWebhookAttempts(
+    tx,
+    created.map((row) => ({ deliveryId: row.id })),
+  );
+}
+
+/**
+ * Writes an event to the outbox. Takes a transaction on purpose: an event exists exactly when the
+ * change that caused it committed. Its webhook deliveries (one per subscribed endpoint) and their
+ * jobs are created in the same transaction, so nothing is lost if the process dies after commit.
+ */
+export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEvent> {
+  const [recorded] = await recordEvents(tx, [input]);
+  if (!recorded) throw new Error('event insert returned nothing');
+  return recorded;
+}
+
+/**
+ * Any number of events in one statement, built once: the events travel as one JSON parameter, so
+ * the text is the same for one event (every case change) and for thousands (the expiry sweep).
+ */
+const insertEvents = reusableQuery((db) =>
+  prepareSql(
+    db,
+    sql`
+      insert into ${events} (id, team_id, type, data, case_id, created_at)
+      select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
+      from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
+        as e(id uuid, team_id uuid, type text, data jsonb, case_id uuid, created_at timestamptz)
+    `,
+    'insert_events',
+  ),
+);
+
+/** Many events in one statement (the expiry sweep records thousands at a time). */
+export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  const recorded: RecordedEvent[] = inputs.map((input) => {
+    const id = randomUUID();
+    return {
+      id,
+      teamId: input.teamId,
+      envelope: {
+        id: eventWireId(id),
+        type: input.type,
+        created_at: input.now.toISOString(),
+        data: input.data,
+      },
+    };
+  });
+  // Sent together (pipelined), in this order (hence `.execute()`: a builder would only be sent
+  // when awaited): the deliveries' insert runs after the events' and sees them.
+  await Promise.all([
+    insertEvents(tx).execute({
+      events: JSON.stringify(
+        inputs.map((input, index) => ({
+          id: recorded[index]?.id,
+          team_id: input.teamId,
+          type: input.type,
+          data: input.data,
+          case_id: input.caseId ?? null,
+          created_at: input.now.toISOString(),
+        })),
+      ),
+    }),
+    // `ping` reaches an endpoint only through its test operation, never by subscription.
+    fanOutEvents(
+      tx,
+      recorded.filter((event) => event.envelope.type !== 'ping'),
+    ),
+  ]);
+  return recorded;
+}

@@ -1,0 +1,33 @@
+/** What an ID check concluded. `name` is the name printed on the document, when the provider read it. */
+export type IdentityResult =
+  | { outcome: 'verified'; name: string | null }
+  | { outcome: 'rejected'; step: 'government_id' | 'selfie'; detail: string }
+  | { outcome: 'pending' };
+
+export interface UploadedImage {
+  fileName: string;
+  bytes: Uint8Array;
+}
+
+/** The subject uploads both pictures to us and the provider answers at once. */
+export interface UploadIdentityProvider {
+  kind: 'upload';
+  check(input: { document: UploadedImage; selfie: UploadedImage }): Promise<IdentityResult>;
+}
+
+/** The subject is sent to the provider's own pages and comes back; the result arrives later. */
+export interface RedirectIdentityProvider {
+  kind: 'redirect';
+  /** Opens (or reopens) the provider's session for a case and says where to send the subject. */
+  startSession(input: {
+    caseId: string;
+    publicId: string;
+    returnUrl: string;
+    existingSessionId: string | null;
+  }): Promise<{ sessionId: string; url: string }>;
+  fetchResult(sessionId: string): Promise<IdentityResult>;
+  /** Verifies a provider webhook; null when it is not about an identity session. Throws on a bad signature. */
+  parseWebhook(rawBody: string, signature: string): { sessionId: string; caseId: string } | null;
+}
+
+export type IdentityProvider = UploadIdentityProvider | RedirectIdentityProvider;

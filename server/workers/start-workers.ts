@@ -1,0 +1,126 @@
+import type { PgBoss } from 'pg-boss';
+import { expireDueCases } from '@/server/cases/expire-cases';
+import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
+import { sendStoredMails } from '@/server/mail/send-mail';
+import { systemClock } from '@/server/platform/clock';
+import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
+import { env } from '@/server/platform/env';
+import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
+import { reportOutage } from '@/server/platform/jobs/outage-log';
+import { jobQueue } from '@/server/platform/jobs/producers';
+import { logger } from '@/server/platform/logger';
+import type { Runtime } from '@/server/platform/runtime';
+import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
+
+/**
+ * A job that runs every `seconds`. Every worker process queues the tick on its own timer, and
+ * whichever worker is free runs it. The queue's `short` policy keeps at most one tick waiting, so
+ * ticks never pile up, and nothing depends on any one process: a worker that dies mid-run leaves
+ * its tick `active` (until pg-boss expires it) but holds the next one back neither by policy nor
+ * by owing the send of the next (a chain of self-rescheduling runs broke there).
+ */
+async function every(
+  boss: PgBoss,
+  queue: QueueName,
+  seconds: number,
+  run: () => Promise<void>,
+  onShutdown: (hook: () => Promise<void>) => void,
+): Promise<void> {
+  await boss.work(queue, { pollingIntervalSeconds: 1 }, run);
+  const tick = () => {
+    boss.send(queue, null).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) return reportOutage();
+      logger.error('could not queue a periodic job', { queue, error: String(error) });
+    });
+  };
+  tick();
+  const timer = setInterval(tick, seconds * 1000);
+  onShutdown(async () => clearInterval(timer));
+}
+
+/**
+ * The consumers, started by a process entry that runs jobs (the worker process, or the
+ * single-process web with RUN_WORKERS on), after the runtime booted with `workers: true`.
+ */
+export async function startWorkers(runtime: Runtime): Promise<void> {
+  const boss = jobQueue();
+  const db = runtime.database.db;
+  const config = env();
+  const { onShutdown } = runtime;
+  const deliveryDeps = {
+    db,
+    clock: systemClock,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  };
+  await boss.work<{ deliveryId: string }>(
+    QUEUES.webhookDeliver,
+    {
+      batchSize: 50,
+      localConcurrency: 4,
+      // Retries come due without a NOTIFY, so the idle poll stays short even with LISTEN/NOTIFY on.
+      pollingIntervalSeconds: 1,
+      notifyPollingIntervalSeconds: 1,
+      burstWhenBatchFull: true,
+    },
+    (jobs) =>
+      attemptDeliveries(
+        deliveryDeps,
+        jobs.map((job) => job.data.deliveryId),
+      ),
+  );
+
+  const mailConfig = {
+    smtpUrl: config.SMTP_URL,
+    from: `Vouch <no-reply@${new URL(config.BASE_URL).hostname}>`,
+  };
+  await boss.work<{ mailId: string }>(
+    QUEUES.mailSend,
+    // In batches, fetched at once again while full: under load one fetch, one statement and one
+    // completion serve many mails.
+    { batchSize: 50, burstWhenBatchFull: true, perJobResults: true, pollingIntervalSeconds: 1 },
+    async (jobs) => {
+      const failures = await sendStoredMails(
+        db,
+        jobs.map((job) => ({ mailId: job.data.mailId, isLastTry: job.retryCount >= MAIL_RETRY_LIMIT })),
+        mailConfig,
+      );
+      const failed = new Map(failures.map((failure) => [failure.mailId, failure.error]));
+      return jobs.map((job) => {
+        const error = failed.get(job.data.mailId);
+        return error === undefined
+          ? { id: job.id, status: 'completed' as const }
+          : { id: job.id, status: 'failed' as const, output: { message: error } };
+      });
+    },
+  );
+
+  await every(
+    boss,
+    QUEUES.webhookRecover,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      const recovered = await recoverStalledDeliveries(db);
+      if (recovered > 0)
+        logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
+    },
+    onShutdown,
+  );
+  await every(
+    boss,
+    QUEUES.casesExpire,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      const expired = await expireDueCases(db, systemClock);
+      if (expired > 0) logger.info('cases expired', { expired });
+    },
+    onShutdown,
+  );
+
+  await boss.work(QUEUES.idempotencyPurge, async () => {
+    const purged = await purgeIdempotencyKeys(db, systemClock);
+    if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
+  });
+  await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
+}
