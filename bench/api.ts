@@ -1,11 +1,13 @@
 /**
  * `npm run bench:api`: latency and throughput of the public API on this machine, with the load
- * generator, one app process (`next start`) and PostgreSQL all on the same host.
+ * generator, the app as `npm start` runs it (the launcher, its web processes and worker) and
+ * PostgreSQL all on the same host.
  *
  * Seeds 10,000 and 1,000,000 cases (100 teams each, in two databases), runs the built app against
  * each with the rate limits raised through its configuration, measures the two list/get reads at a
  * steady open-loop 200 requests/s, case creation, and a bare `node:http` server answering the same
- * body (the ceiling), then prints one table. It reports; it does not fail on a missed target.
+ * body (the ceiling), and the database doing a creation's statements with no HTTP (the write
+ * ceiling), then prints one table. It reports; it does not fail on a missed target.
  *
  * Environment: BENCH_DATABASE_URL (use that server instead of an embedded one; two databases are
  * created and dropped on it), BENCH_LARGE_CASES / BENCH_SMALL_CASES (dataset sizes),
@@ -20,7 +22,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { explainReads } from './explain';
 import { closedLoop, type LoadResult, openLoop, type Target } from './load';
-import { CLOCK_TICK_MS, processCpuMs } from './process-cpu';
+import { CLOCK_TICK_MS, childNamed, descendants, processCpuMs, treeCpuMs, treeMemory } from './process-cpu';
 import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
 import { floorTarget, getTarget, listTarget, postTarget } from './workloads';
 
@@ -42,53 +44,6 @@ const log = (message: string) =>
 
 // ---------------------------------------------------------------------------------------------
 // Processes: CPU time from /proc, so each phase can say where its time went.
-
-/** pid → parent pid for every process, to find the descendants of our own PostgreSQL. */
-function processTree(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return children;
-}
-
-function descendants(root: number): number[] {
-  const tree = processTree();
-  const out: number[] = [];
-  const stack = [root];
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    out.push(pid);
-    stack.push(...(tree.get(pid) ?? []));
-  }
-  return out;
-}
-
-/** The postmaster our embedded server runs: a child of this process named postgres. */
-function findPostmaster(): number | null {
-  const mine = processTree().get(process.pid) ?? [];
-  for (const pid of mine) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') return pid;
-    } catch {
-      // gone
-    }
-  }
-  return null;
-}
-
-function rssMb(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
 
 interface CpuSnapshot {
   app: number;
@@ -112,9 +67,10 @@ function machineBusyMs(): number {
 function cpuSnapshot(appPid: number | null, postmaster: number | null): CpuSnapshot {
   const usage = process.cpuUsage();
   return {
-    app: appPid ? processCpuMs(appPid) : 0,
+    app: appPid ? treeCpuMs(appPid) : 0,
     pg: postmaster ? descendants(postmaster).reduce((sum, pid) => sum + processCpuMs(pid), 0) : Number.NaN,
-    generator: (usage.user + usage.system) / 1000,
+    // When the bench process is itself the thing measured (the database ceiling), it is the app.
+    generator: appPid === process.pid ? 0 : (usage.user + usage.system) / 1000,
     machine: machineBusyMs(),
     at: performance.now(),
   };
@@ -192,7 +148,9 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
     mkdirSync(profileDir, { recursive: true });
     env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profileDir}`;
   }
-  const app = await startApp({ databaseUrl, env });
+  // `npm start` as shipped (the launcher: WEB_PROCESSES web processes, default one per core, and
+  // a worker), here without its build step and against the seeded database.
+  const app = await startApp({ databaseUrl, env, script: 'launch' });
   const pid = app.process.pid as number;
   appPort.pid = pid;
   appPort.port = app.port;
@@ -337,6 +295,105 @@ async function sanityCheck(port: number, ds: SeededDataset): Promise<string> {
   return one.body;
 }
 
+/**
+ * The database's own ceiling for case creation in this run: 16 clients (the POST phase's
+ * concurrency) each doing what a POST does below HTTP (the key lookup, the write-limit count,
+ * the creation's transaction, through the same functions the procedure calls) in this process,
+ * back to back, with no HTTP, tRPC or Next.js in between.
+ */
+async function databaseCreationCeiling(
+  ds: SeededDataset,
+  run: string,
+  postmaster: number | null,
+): Promise<LoadResult> {
+  const { connectDatabase } = await import('@/db/client');
+  const { parseEnv } = await import('@/server/platform/env');
+  const { systemClock } = await import('@/server/platform/clock');
+  const { setJobQueue } = await import('@/server/platform/jobs/producers');
+  const { authenticateApiKey } = await import('@/server/auth/api-keys');
+  const { createRateLimiters } = await import('@/server/rate-limits/limiters');
+  const { createCase, prepareCase } = await import('@/server/cases/create-case');
+  const { PgBoss } = await import('pg-boss');
+  const env = parseEnv({
+    ...process.env,
+    DATABASE_URL: ds.url,
+    RATE_LIMIT_READ_PER_MINUTE: '100000000',
+    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+  });
+  const database = connectDatabase(ds.url, { max: 16 });
+  // A producer-only pg-boss, as in a web process: the creation queues its mail job through it.
+  const boss = new PgBoss({
+    connectionString: ds.url,
+    schema: 'pgboss',
+    max: 2,
+    supervise: false,
+    schedule: false,
+  });
+  await boss.start();
+  setJobQueue(boss);
+  const limiters = createRateLimiters(database.db, env);
+  const posts = postTarget(ds, run);
+  const createOne = async (i: number) => {
+    const target = posts(i);
+    const token = target.headers.authorization?.replace('Bearer ', '') ?? '';
+    const key = await authenticateApiKey(database.db, token, systemClock);
+    if (!key) throw new Error('unknown key');
+    await limiters.consume('write', key.teamId);
+    const prepared = await prepareCase(JSON.parse(target.body ?? '{}'));
+    await database.db.transaction((tx) =>
+      createCase(tx, key.teamId, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
+    );
+  };
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let i = 0;
+  let answered = 0;
+  const result = await measure(
+    'ceiling: creation statements, no HTTP',
+    human(LARGE),
+    'closed c=16',
+    { app: process.pid, postmaster },
+    async () => {
+      const begin = performance.now();
+      const measureFrom = begin + 1000;
+      const end = measureFrom + 10_000;
+      const client = async () => {
+        while (performance.now() < end) {
+          const started = performance.now();
+          try {
+            await createOne(i++);
+          } catch (error) {
+            if (started >= measureFrom) errors.push(String(error));
+          }
+          answered++;
+          const finished = performance.now();
+          if (started >= measureFrom && finished <= end) latencies.push(finished - started);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, client));
+      latencies.sort((a, b) => a - b);
+      const at = (p: number) =>
+        latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
+      return {
+        sent: latencies.length,
+        ok: latencies.length - errors.length,
+        errors: errors.length,
+        throughput: (latencies.length - errors.length) / 10,
+        p50: at(50),
+        p95: at(95),
+        p99: at(99),
+        max: latencies.at(-1) ?? Number.NaN,
+        errorSamples: errors.slice(0, 3),
+        answered,
+      };
+    },
+  );
+  await boss.stop({ graceful: false });
+  setJobQueue(undefined);
+  await database.close();
+  return result;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report.
 
@@ -387,9 +444,7 @@ function capacityLine(scenario: string, cases: string, load: string): string {
   if (!row) return '';
   const total =
     row.appCpuPerReq + (Number.isFinite(row.pgCpuPerReq) ? row.pgCpuPerReq : 0) + row.generatorCpuPerReq;
-  // The app is one Node.js process: its requests share one thread, whatever the cores.
-  const appCap = 1000 / row.appCpuPerReq;
-  return `  ${`${scenario} (${load})`.padEnd(50)} app ${fmt(row.appCpuPerReq, 2)} + pg ${fmt(row.pgCpuPerReq, 2)} + generator ${fmt(row.generatorCpuPerReq, 2)} = ${fmt(total, 2)} ms CPU/request -> at most ~${fmt(Math.min(appCap, (cpus().length * 1000) / total), 0)} req/s (${cpus().length} idle cores: ~${fmt((cpus().length * 1000) / total, 0)}; the app's one thread: ~${fmt(appCap, 0)})`;
+  return `  ${`${scenario} (${load})`.padEnd(50)} app ${fmt(row.appCpuPerReq, 2)} + pg ${fmt(row.pgCpuPerReq, 2)} + generator ${fmt(row.generatorCpuPerReq, 2)} = ${fmt(total, 2)} ms CPU/request -> at most ~${fmt((cpus().length * 1000) / total, 0)} req/s on ${cpus().length} idle cores`;
 }
 
 function verdict(ok: boolean): string {
@@ -405,7 +460,7 @@ async function main(): Promise<void> {
 
   log('starting PostgreSQL');
   const database = await startDatabase();
-  const postmaster = database.embedded ? findPostmaster() : null;
+  const postmaster = database.embedded ? childNamed('postgres') : null;
   log(`seeding ${human(SMALL)} and ${human(LARGE)} cases, building the app if needed`);
   const [small, large, build] = await Promise.all([
     seedDataset(database.adminUrl, 'vouch_bench_small', SMALL),
@@ -539,9 +594,12 @@ async function main(): Promise<void> {
       target: floorTarget(large, `${run}f`),
     }),
   );
-  const memory = rssMb(app.pid);
+  const memory = treeMemory(app.pid);
   await app.stop();
+  const creationCeiling = await databaseCreationCeiling(large, `${run}d`, postmaster);
 
+  const totalRss = memory.reduce((sum, m) => sum + m.rssMb, 0);
+  const webCount = memory.filter((m) => m.role === 'web.ts').length;
   const ratio = (a: number, b: number) => a / b;
   const listRatio50 = ratio(largeReads.list.p50, smallReads.list.p50);
   const listRatio99 = ratio(largeReads.list.p99, smallReads.list.p99);
@@ -557,9 +615,10 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(
         ' ',
-      )} at the end; generator, app (next start, 1 process) and PostgreSQL${database.embedded ? ' (embedded)' : ''} on one host.`,
+      )} at the end; generator, app (the launcher, as npm start runs it: ${webCount} web processes and a worker) and PostgreSQL${database.embedded ? ' (embedded)' : ''} on one host.`,
     `Latency in ms; open loop measured from each request's scheduled time (${SECONDS} s after ${WARMUP_MS / 1000} s warm-up).`,
-    'CPU columns: CPU time of next-server (for the ceiling rows: of the bare server) / of all PostgreSQL',
+    'CPU columns: CPU time of every app process (launcher, web processes, worker; for the ceiling rows: of the bare',
+    'server, or of this bench process for the database ceiling) / of all PostgreSQL',
     'processes over the phase, per request;',
     '"others": CPU used meanwhile by processes outside the bench, as a share of all cores (contention).',
     '',
@@ -570,7 +629,8 @@ async function main(): Promise<void> {
     '',
     `Latency ratio ${human(LARGE)} / ${human(SMALL)}:  list p50 ${fmt(listRatio50, 2)}x  p99 ${fmt(listRatio99, 2)}x   get p50 ${fmt(getRatio50, 2)}x  p99 ${fmt(getRatio99, 2)}x`,
     `Fraction of the ceiling (GET /v1/cases/{id}/ at ${human(LARGE)} vs bare node:http): max throughput ${fmt((100 * getMax.throughput) / ceilingMax.throughput)} %  (${fmt(getMax.throughput, 0)} vs ${fmt(ceilingMax.throughput, 0)} req/s); p50 at ${READ_RATE}/s ${fmt(largeReads.get.p50, 2)} vs ${fmt(ceilingOpen.p50, 2)} ms`,
-    `Server RSS after the run: ${fmt(memory.rss, 0)} MB (peak ${fmt(memory.peak, 0)} MB)`,
+    `RSS after the run: ${memory.map((m) => `${m.role} ${fmt(m.rssMb, 0)} MB (peak ${fmt(m.peakMb, 0)})`).join(', ')}; all together ${fmt(totalRss, 0)} MB`,
+    `POST against the database's own ceiling (same concurrency, no HTTP): ${fmt(postMax.throughput, 0)} of ${fmt(creationCeiling.throughput, 0)} cases/s = ${fmt((100 * postMax.throughput) / creationCeiling.throughput, 0)} %`,
     '',
     `CPU cost per answered request at ${human(LARGE)} (independent of contention; the ceiling for an uncontended machine):`,
     capacityLine('GET /v1/cases/?status=open', human(LARGE), `open ${READ_RATE}/s`),
@@ -578,6 +638,7 @@ async function main(): Promise<void> {
     capacityLine('POST /v1/cases/ (email only)', human(LARGE), 'closed c=16'),
     capacityLine(FLOOR_SCENARIO, '-', 'closed c=16'),
     capacityLine('ceiling: bare node:http, same body', '-', 'closed c=32'),
+    capacityLine('ceiling: creation statements, no HTTP', human(LARGE), 'closed c=16'),
     '',
     'Targets:',
     `  ${verdict(readsOk(largeReads.list))}  GET list  at ${human(LARGE)}: p50 ${fmt(largeReads.list.p50, 2)} < 10 ms, p99 ${fmt(largeReads.list.p99, 2)} < 40 ms`,
@@ -585,7 +646,7 @@ async function main(): Promise<void> {
     `  ${verdict(listRatio50 <= 1.3 && listRatio99 <= 1.3)}  GET list  ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(listRatio50, 2)}x, p99 ${fmt(listRatio99, 2)}x)`,
     `  ${verdict(getRatio50 <= 1.3 && getRatio99 <= 1.3)}  GET by id ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(getRatio50, 2)}x, p99 ${fmt(getRatio99, 2)}x)`,
     `  ${verdict(sustained >= 400 && postOpen.p99 < 100 && postOpen.errors === 0)}  POST: ${fmt(postOpen.throughput, 0)} cases/s at ${WRITE_RATE}/s offered (p99 ${fmt(postOpen.p99, 2)} < 100 ms), ${fmt(postMax.throughput, 0)} cases/s max (closed loop, p99 ${fmt(postMax.p99, 2)} ms)`,
-    `  ${verdict(memory.rss < 400)}  RSS ${fmt(memory.rss, 0)} MB < 400 MB`,
+    `  ${verdict(memory.every((m) => m.rssMb < 400) && totalRss < 1024)}  RSS: largest process ${fmt(Math.max(...memory.map((m) => m.rssMb)), 0)} MB < 400 MB, all ${fmt(totalRss, 0)} MB < 1 GB`,
     '',
     `Total bench time ${fmt((performance.now() - started) / 1000, 0)} s.`,
   ].join('\n');

@@ -1,7 +1,7 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from '@/db/schema';
-import { findTeamCase } from '@/server/cases/case-record';
+import { findCaseForTeam } from '@/server/cases/case-repository';
 import { listCases } from '@/server/cases/list-cases';
 
 export interface ExplainedQuery {
@@ -22,7 +22,7 @@ const logger = { logQuery: (query: string, params: unknown[]) => capturing.push(
 
 /**
  * EXPLAIN ANALYZE of exactly the SQL the app sends for the two benchmarked reads: the queries are
- * captured from the app's own listCases/findTeamCase through drizzle's logger, then explained
+ * captured from the app's own listCases/findCaseForTeam through drizzle's logger, then explained
  * (twice; the warm second run is kept).
  */
 export async function explainReads(url: string, teamId: string, caseId: string): Promise<ExplainedQuery[]> {
@@ -32,7 +32,7 @@ export async function explainReads(url: string, teamId: string, caseId: string):
   const db = drizzle(sql, { schema, logger });
   try {
     await listCases(db, teamId, { status: 'open' }, new Date());
-    await findTeamCase(db, teamId, caseId);
+    await findCaseForTeam(db, teamId, caseId);
     const explained: ExplainedQuery[] = [];
     for (const { query, params } of captured) {
       const run = () =>

@@ -1,20 +1,25 @@
 /**
  * `npm run bench:webhooks`: webhook delivery and case expiry on this machine, with PostgreSQL, the
- * built app (`next start`, workers on) and an HTTPS receiver on 127.0.0.1 all on one host.
+ * built app as `npm start` runs it (the launcher, its web processes and its worker) and an HTTPS
+ * receiver on 127.0.0.1 all on one host.
  *
- * 1. Throughput: 20,000 events fanned out to 3 endpoints (60,000 deliveries), recorded through the
+ * 1. Under creation: cases created through the API at its full rate (16 clients back to back) for
+ *    BENCH_SECONDS (default 20), 3 endpoints subscribed to `case.created`: deliveries per second
+ *    while creating (target ≥ 500/s), time from each POST being sent (so at or before its commit)
+ *    to the receiver getting each delivery (target p99 < 1 s), and every delivery accounted for.
+ * 2. Backlog: 20,000 events fanned out to 3 endpoints (60,000 deliveries), recorded through the
  *    outbox as fast as the bench can commit them; deliveries per second from the first commit to
- *    the last delivery received (target ≥ 500/s).
- * 2. Latency: 100 events/s for BENCH_LATENCY_SECONDS (default 20), 3 endpoints; time from each
+ *    the last delivery received.
+ * 3. Latency: 100 events/s for BENCH_LATENCY_SECONDS (default 20), 3 endpoints; time from each
  *    event's commit to the receiver getting it (targets p50 < 300 ms, p99 < 1 s).
- * 3. Expiry: 100,000 open cases reaching `expires_at` at the same instant; time until all are
+ * 4. Expiry: 100,000 open cases reaching `expires_at` at the same instant; time until all are
  *    `expired` with their `case.expired` events recorded and their deliveries queued (target 60 s).
  *
- * Events are recorded by the bench itself through `recordEvents` (the same function the app's
- * case and verification code calls), so the commit instant is known exactly. Only 127.0.0.1 is
- * contacted. Environment: BENCH_DATABASE_URL (else an embedded PostgreSQL under
- * .bench-data/webhooks), NEXT_DIST_DIR (default .next-bench-webhooks; built when missing).
- * It reports; it does not fail on a missed target.
+ * Phases 2 and 3 record events through `recordEvents` (the same outbox function the app's case and
+ * verification code calls), so the commit instant is known exactly. Only 127.0.0.1 is contacted.
+ * Environment: BENCH_DATABASE_URL (else an embedded PostgreSQL under .bench-data/webhooks),
+ * NEXT_DIST_DIR (default .next-bench-webhooks; built when missing). It reports; it does not fail
+ * on a missed target.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -30,6 +35,8 @@ const THROUGHPUT_EVENTS = 20_000;
 const ENDPOINTS = 3;
 const LATENCY_RATE = 100;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
+const CREATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CREATION_CLIENTS = 16;
 const EXPIRY_CASES = 100_000;
 
 const log = (message: string) =>
@@ -62,6 +69,8 @@ async function main(): Promise<void> {
   const { createTeam } = await import('@/server/teams/manage-teams');
   const { startApp } = await import('@/test/support/app');
   const { apiClient } = await import('@/test/support/api-client');
+  const { closedLoop } = await import('./load');
+  const { treeMemory } = await import('./process-cpu');
   const { makeCertificate, startReceiver } = await import('@/test/support/https-receiver');
 
   try {
@@ -98,6 +107,7 @@ async function main(): Promise<void> {
     cleanups.push(receiver.close);
     const app = await startApp({
       databaseUrl,
+      script: 'launch',
       env: {
         NODE_EXTRA_CA_CERTS: certificate.certPath,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -132,7 +142,7 @@ async function main(): Promise<void> {
       const res = await api.post('/v1/webhooks/endpoints/', {
         url: receiver.url(`/bench-${i}`),
         // One endpoint also takes case.expired: the expiry phase then queues 100,000 deliveries.
-        events: i === 0 ? ['case.closed', 'case.expired'] : ['case.closed'],
+        events: i === 0 ? ['case.created', 'case.closed', 'case.expired'] : ['case.created', 'case.closed'],
       });
       if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${res.text}`);
     }
@@ -149,8 +159,57 @@ async function main(): Promise<void> {
       },
     });
 
-    // 1. Throughput.
-    log(`throughput: recording ${THROUGHPUT_EVENTS} events for ${ENDPOINTS} endpoints`);
+    // 1. Deliveries while cases are created through the API at its full rate.
+    log(`under creation: ${CREATION_CLIENTS} clients creating cases for ${CREATION_SECONDS} s`);
+    const run = Date.now().toString(36);
+    const postSentAt: number[] = [];
+    const creationStarted = Date.now();
+    const creation = await closedLoop({
+      endpoint: { host: '127.0.0.1', port: app.port },
+      concurrency: CREATION_CLIENTS,
+      warmupMs: 0,
+      durationMs: CREATION_SECONDS * 1000,
+      target: (i) => {
+        postSentAt[i] = Date.now();
+        return {
+          method: 'POST',
+          path: '/v1/cases/',
+          headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            subject_email: `post-${run}-${i}@bench.test`,
+            verification_methods: { email: true },
+          }),
+        };
+      },
+    });
+    const creationEnded = Date.now();
+    const [createdRow] = await database.sql<{ n: number }[]>`
+      select count(*)::int as n from cases where team_id = ${team.id} and subject_email like ${`post-${run}-%`}`;
+    const created = createdRow?.n ?? 0;
+    const creationExpected = created * ENDPOINTS;
+    const duringCreation = () => receiver.received.filter((r) => r.receivedAt <= creationEnded).length;
+    const deliveredWhileCreating = duringCreation();
+    const drainDeadline = Date.now() + 120_000;
+    while (receiver.received.length < creationExpected && Date.now() < drainDeadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const creationDrainedMs = Math.max(...receiver.received.map((r) => r.receivedAt)) - creationEnded;
+    const creationLatencies = receiver.received
+      .map((r) => {
+        const email = String(
+          (JSON.parse(r.body) as { data?: { subject_email?: string } }).data?.subject_email,
+        );
+        const index = Number(email.match(/^post-[a-z0-9]+-(\d+)@/)?.[1] ?? Number.NaN);
+        return r.receivedAt - (postSentAt[index] ?? Number.NaN);
+      })
+      .filter(Number.isFinite)
+      .sort((a, b) => a - b);
+    const creationUnique = new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size;
+    const creationDuplicates = receiver.received.length - creationUnique;
+    receiver.received.length = 0;
+
+    // 2. Backlog.
+    log(`backlog: recording ${THROUGHPUT_EVENTS} events for ${ENDPOINTS} endpoints`);
     const started = performance.now();
     const startedWall = Date.now();
     for (let i = 0; i < THROUGHPUT_EVENTS; i += 500) {
@@ -182,7 +241,7 @@ async function main(): Promise<void> {
     );
     const duplicates = expected - new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size;
 
-    // 2. Latency at a steady rate.
+    // 3. Latency at a steady rate.
     receiver.received.length = 0;
     log(`latency: ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s`);
     const committedAt = new Map<string, number>();
@@ -209,7 +268,7 @@ async function main(): Promise<void> {
       .map((r) => r.receivedAt - (committedAt.get(JSON.parse(r.body).id) ?? r.receivedAt))
       .sort((a, b) => a - b);
 
-    // 3. Expiry.
+    // 4. Expiry.
     log(`expiry: ${EXPIRY_CASES} cases expiring at once`);
     const expiresAt = new Date(Date.now() + 8000);
     await database.db.execute(sql`
@@ -252,20 +311,28 @@ async function main(): Promise<void> {
       group by 1 order by 2 desc`;
     const failedAttempts = failures.reduce((sum, f) => sum + f.n, 0);
 
+    const memory = treeMemory(app.process.pid as number);
+    const totalRss = memory.reduce((sum, m) => sum + m.rssMb, 0);
     const rate = expected / (throughputMs / 1000);
+    const creationSeconds = (creationEnded - creationStarted) / 1000;
     const lines = [
       '',
       'bench:webhooks (service, PostgreSQL and HTTPS receiver on this machine, 127.0.0.1 only)',
       `  machine      ${cpus().length} cores, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' / ')} (1 / 5 / 15 min) at the end: other work on the machine slows every figure`,
-      `  throughput   ${THROUGHPUT_EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries in ${(throughputMs / 1000).toFixed(1)} s` +
+      `  creating     ${created} cases in ${creationSeconds.toFixed(1)} s through the API (${creation.throughput.toFixed(0)} cases/s, ${CREATION_CLIENTS} clients, POST p99 ${creation.p99.toFixed(0)} ms, ${creation.errors} errors);` +
+        ` ${deliveredWhileCreating} deliveries received meanwhile -> ${(deliveredWhileCreating / creationSeconds).toFixed(0)} deliveries/s while creating (target >= 500);` +
+        ` all ${creationExpected} in by ${(creationDrainedMs / 1000).toFixed(1)} s after the last POST; ${creationExpected - creationUnique} lost, ${creationDuplicates} duplicate requests;` +
+        ` POST sent -> receiver p50 ${percentile(creationLatencies, 50)} ms, p99 ${percentile(creationLatencies, 99)} ms, max ${creationLatencies.at(-1)} ms (target p99 < 1000)`,
+      `  backlog      ${THROUGHPUT_EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries in ${(throughputMs / 1000).toFixed(1)} s` +
         ` -> ${rate.toFixed(0)} deliveries/s (target >= 500); events recorded in ${(recordedMs / 1000).toFixed(1)} s;` +
         ` ${succeeded} marked success; ${duplicates} duplicate requests`,
       `  latency      ${LATENCY_RATE} events/s x ${LATENCY_SECONDS} s, ${ENDPOINTS} endpoints: ${latencies.length} of ${total * ENDPOINTS} received;` +
         ` commit -> receiver p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (targets p50 < 300, p99 < 1000)`,
       `  expiry       ${EXPIRY_CASES} cases expiring at once: all expired ${(expiredAfterMs / 1000).toFixed(1)} s after expires_at (target 60 s);` +
         ` ${expiredEvents?.n} case.expired events, ${expiryDeliveries?.n} deliveries queued, ${stillOpen?.n} still open`,
+      `  memory       ${memory.map((m) => `${m.role} ${m.rssMb.toFixed(0)} MB`).join(', ')}; all together ${totalRss.toFixed(0)} MB (targets < 400 MB each, < 1 GB in all)`,
       `  failures     ${failedAttempts} failed attempts${failedAttempts ? `: ${failures.map((f) => `${f.n} x ${f.why}`).join('; ')}` : ''}`,
       '',
     ];

@@ -2,15 +2,15 @@ import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { connectDatabase, migrateDatabase } from '@/db/client';
-import { teams } from '@/db/schema';
+import { SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
-import { createTeam, SUBSCRIPTION_STATUSES, updateTeam } from '@/server/teams/manage-teams';
+import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 
 /**
- * The operator's command line (decisions.md): `npm run --silent cli -- <command>`. The last line
+ * The operator's command line: `npm run --silent cli -- <command>`. The last line
  * of stdout is one JSON object; errors go to stderr with exit code 1.
  */
 const USAGE = `usage:

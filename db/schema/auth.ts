@@ -13,6 +13,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { createdAt, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
+import { oneOf, TEAM_ROLES, type TeamRole } from './values';
 
 /*
  * The console's people and sessions, in the shape better-auth's drizzle adapter expects: the
@@ -104,9 +105,6 @@ export const authRateLimits = pgTable('auth_rate_limits', {
   lastRequest: bigint('last_request', { mode: 'number' }).notNull(),
 });
 
-export const TEAM_ROLES = ['owner', 'admin', 'viewer'] as const;
-export type TeamRole = (typeof TEAM_ROLES)[number];
-
 export const teamMembers = pgTable(
   'team_members',
   {
@@ -121,7 +119,7 @@ export const teamMembers = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.teamId, t.userId] }),
-    check('team_members_role_check', sql`${t.role} in ('owner', 'admin', 'viewer')`),
+    check('team_members_role_check', oneOf(t.role, TEAM_ROLES)),
     // A signed-in user's teams.
     index('team_members_user_idx').on(t.userId),
   ],

@@ -2,6 +2,14 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
+import {
+  CASE_STATUSES,
+  type CaseStatus,
+  oneOf,
+  STEP_STATES,
+  type StepState,
+  type VerificationMethod,
+} from './values';
 
 export const cases = pgTable(
   'cases',
@@ -12,7 +20,7 @@ export const cases = pgTable(
       .references(() => teams.id, { onDelete: 'cascade' }),
     publicId: text('public_id').notNull().unique('cases_public_id_unique'),
     /** Stored state. An `open` case past `expires_at` reads as expired before the sweep marks it. */
-    status: text('status').notNull().default('open'),
+    status: text('status').$type<CaseStatus>().notNull().default('open'),
     subjectEmail: text('subject_email').notNull(),
     subjectName: text('subject_name'),
     notes: text('notes').notNull().default(''),
@@ -22,7 +30,7 @@ export const cases = pgTable(
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [
-    check('cases_status_check', sql`${t.status} in ('open', 'closed', 'failed', 'expired')`),
+    check('cases_status_check', oneOf(t.status, CASE_STATUSES)),
     // Keyset pagination: every list query walks one of these newest-first, (created_at, id) being
     // the cursor, so a page costs the same at a thousand cases or a million.
     index('cases_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
@@ -43,8 +51,8 @@ export const caseSteps = pgTable(
     caseId: uuid('case_id')
       .notNull()
       .references(() => cases.id, { onDelete: 'cascade' }),
-    method: text('method').notNull(),
-    state: text('state').notNull().default('pending'),
+    method: text('method').$type<VerificationMethod>().notNull(),
+    state: text('state').$type<StepState>().notNull().default('pending'),
     failedAttempts: integer('failed_attempts').notNull().default(0),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     verifiedAt: timestamptz('verified_at'),
@@ -52,6 +60,6 @@ export const caseSteps = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.caseId, t.method] }),
-    check('case_steps_state_check', sql`${t.state} in ('pending', 'verified', 'failed')`),
+    check('case_steps_state_check', oneOf(t.state, STEP_STATES)),
   ],
 );

@@ -5,4 +5,5 @@ export * from './cases';
 export * from './events';
 export * from './mail';
 export * from './teams';
+export * from './values';
 export * from './webhooks';

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryUuid, timestamptz } from './columns';
+import { MAIL_STATUSES, type MailStatus, oneOf } from './values';
 
 /**
  * Every e-mail the service sends, written in the transaction that decides to send it; the
@@ -14,14 +14,14 @@ export const mailOutbox = pgTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
-    status: text('status').notNull().default('queued'),
+    status: text('status').$type<MailStatus>().notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
     createdAt: createdAt(),
     sentAt: timestamptz('sent_at'),
   },
   (t) => [
-    check('mail_outbox_status_check', sql`${t.status} in ('queued', 'sent', 'failed')`),
+    check('mail_outbox_status_check', oneOf(t.status, MAIL_STATUSES)),
     index('mail_outbox_created_idx').on(t.createdAt),
   ],
 );

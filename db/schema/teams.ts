@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { plans } from './billing';
 import { createdAt, primaryUuid, timestamptz } from './columns';
+import { oneOf, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './values';
 
 export const teams = pgTable(
   'teams',
@@ -11,7 +12,7 @@ export const teams = pgTable(
     planCode: text('plan_code')
       .notNull()
       .references(() => plans.code),
-    subscriptionStatus: text('subscription_status').notNull(),
+    subscriptionStatus: text('subscription_status').$type<SubscriptionStatus>().notNull(),
     /** End of the trial for teams on a trial plan; null otherwise. */
     trialEndsAt: timestamptz('trial_ends_at'),
     topupBalanceCents: bigint('topup_balance_cents', { mode: 'number' }).notNull().default(0),
@@ -20,10 +21,7 @@ export const teams = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    check(
-      'teams_subscription_status_check',
-      sql`${t.subscriptionStatus} in ('trialing', 'active', 'past_due', 'canceled')`,
-    ),
+    check('teams_subscription_status_check', oneOf(t.subscriptionStatus, SUBSCRIPTION_STATUSES)),
     check('teams_topup_balance_nonnegative', sql`${t.topupBalanceCents} >= 0`),
   ],
 );

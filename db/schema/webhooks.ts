@@ -3,6 +3,7 @@ import { boolean, check, index, integer, pgTable, text, uuid } from 'drizzle-orm
 import { createdAt, primaryUuid, timestamptz } from './columns';
 import { events } from './events';
 import { teams } from './teams';
+import { DELIVERY_STATUSES, type DeliveryStatus, oneOf } from './values';
 
 /**
  * A team's webhook destination. `is_active` false with `disabled_at` set means the service disabled
@@ -50,7 +51,7 @@ export const webhookDeliveries = pgTable(
       .references(() => events.id, { onDelete: 'cascade' }),
     eventType: text('event_type').notNull(),
     body: text('body').notNull(),
-    status: text('status').notNull().default('pending'),
+    status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
     attemptCount: integer('attempt_count').notNull().default(0),
     nextAttemptAt: timestamptz('next_attempt_at'),
     lastAttemptAt: timestamptz('last_attempt_at'),
@@ -61,10 +62,7 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    check(
-      'webhook_deliveries_status_check',
-      sql`${t.status} in ('pending', 'success', 'failed', 'dead_letter')`,
-    ),
+    check('webhook_deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),
     // The delivery log: newest first per team, optionally per endpoint (keyset on created_at, id).
     index('webhook_deliveries_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),

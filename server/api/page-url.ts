@@ -2,7 +2,7 @@ import { env } from '@/server/platform/env';
 
 /**
  * The `next`/`previous` URL of a cursor-paginated list: every filter the client used is kept and
- * only the cursor is replaced (api-spec part 4, rule 3). Null when there is no such page.
+ * only the cursor is replaced. Null when there is no such page.
  */
 export function pageUrl(
   path: `/v1/${string}`,

@@ -1,7 +1,15 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '@/db/client';
 import { auditLog } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
+import {
+  type Cursor,
+  cursorPosition,
+  keysetAfter,
+  keysetOrder,
+  keysetPage,
+  PAGE_SIZE,
+} from '@/server/platform/pagination';
 
 /** Who did something in the console, and from where. */
 export interface AuditActor {
@@ -58,34 +66,33 @@ export function auditedChange<T>(
   });
 }
 
-export const AUDIT_PAGE_SIZE = 50;
+export const AUDIT_PAGE_SIZE = PAGE_SIZE;
 
-/** One page of a team's audit log, newest first, by keyset on (created_at, id). */
+/**
+ * One page of a team's audit log, newest first, after `before` (server/platform/pagination.ts, as
+ * every list; the console walks it forward only).
+ */
 export async function listAudit(
   db: Queryable,
   teamId: string,
   before: { createdAt: Date; id: string } | null,
 ) {
+  const cursor: Cursor | null = before ? { ...before, direction: 'next' } : null;
   const rows = await db
     .select()
     .from(auditLog)
     .where(
       and(
         eq(auditLog.teamId, teamId),
-        before
-          ? or(
-              lt(auditLog.createdAt, before.createdAt),
-              and(eq(auditLog.createdAt, before.createdAt), lt(auditLog.id, before.id)),
-            )
-          : undefined,
+        cursor ? keysetAfter(auditLog, 'next', cursorPosition(cursor)) : undefined,
       ),
     )
-    .orderBy(desc(auditLog.createdAt), desc(auditLog.id))
-    .limit(AUDIT_PAGE_SIZE + 1);
-  const page = rows.slice(0, AUDIT_PAGE_SIZE);
-  const last = page.at(-1);
+    .orderBy(...keysetOrder(auditLog, 'next'))
+    .limit(PAGE_SIZE + 1);
+  const page = keysetPage(rows, cursor);
+  const last = page.results.at(-1);
   return {
-    entries: page,
-    next: rows.length > AUDIT_PAGE_SIZE && last ? { createdAt: last.createdAt, id: last.id } : null,
+    entries: page.results,
+    next: page.nextCursor && last ? { createdAt: last.createdAt, id: last.id } : null,
   };
 }

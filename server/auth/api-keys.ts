@@ -1,10 +1,10 @@
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
 import { apiKeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { sha256Hex } from '@/server/platform/crypto';
 import { randomBase62 } from '@/server/platform/ids';
+import { keyLookup } from './queries';
 
 export const API_KEY_PREFIX = 'vouch_live_';
 const RANDOM_LENGTH = 40;
@@ -72,16 +72,6 @@ export function bearerToken(header: string | null): string | null {
   if (!header) return null;
   return BEARER.exec(header)?.[1] ?? null;
 }
-
-/** Runs on every API request: built once. */
-const keyLookup = reusableQuery((db) =>
-  db
-    .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
-    .limit(1)
-    .prepare('api_key_by_hash'),
-);
 
 /** The key's team, or null for an unknown, malformed or revoked key. */
 export async function authenticateApiKey(

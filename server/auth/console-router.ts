@@ -107,7 +107,7 @@ const sessionRouter = router({
         });
       }
       await auth.api.revokeOtherSessions({ headers: ctx.requestHeaders });
-      await clearPasswordChangeRequired(ctx.db, ctx.user.id);
+      await clearPasswordChangeRequired(ctx.db, ctx.user.id, ctx.clock());
       return { changed: true };
     }),
 });
@@ -131,7 +131,12 @@ const membersRouter = router({
     .mutation(async ({ ctx, input }) => {
       const member = await auditedChange(
         ctx,
-        (tx) => addMember(tx, { teamId: ctx.teamId, email: input.email, role: input.role }, ctx.role),
+        (tx) =>
+          addMember(
+            tx,
+            { teamId: ctx.teamId, email: input.email, role: input.role, now: ctx.clock() },
+            ctx.role,
+          ),
         (added) => ({ action: 'member.invited', target: added.email, details: { role: input.role } }),
       );
       const auth = await consoleAuth(ctx.db, ctx.env);

@@ -1,5 +1,5 @@
 import { hashPassword, verifyPassword } from 'better-auth/crypto';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { authAccounts, authUsers, type TeamRole, teamMembers, teams } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
@@ -64,8 +64,7 @@ async function findUserByEmail(db: Queryable, email: string) {
   return user ?? null;
 }
 
-async function insertUser(db: Queryable, email: string) {
-  const now = new Date();
+async function insertUser(db: Queryable, email: string, now: Date) {
   const [user] = await db
     .insert(authUsers)
     .values({
@@ -102,7 +101,7 @@ export async function createTeamOwner(
   let user = await findUserByEmail(db, email);
   let oneTimePassword: string | null = null;
   if (!user) {
-    user = await insertUser(db, email);
+    user = await insertUser(db, email, now);
     oneTimePassword = randomBase62(20);
     await db
       .update(authUsers)
@@ -156,13 +155,13 @@ export async function listMembers(db: Queryable, teamId: string): Promise<Member
  */
 export async function addMember(
   db: Queryable,
-  input: { teamId: string; email: string; role: TeamRole },
+  input: { teamId: string; email: string; role: TeamRole; now: Date },
   actorRole: TeamRole,
 ): Promise<MemberView> {
   if (input.role === 'owner' && actorRole !== 'owner') {
     throw new AppError('FORBIDDEN', 'Only an owner can make someone an owner.');
   }
-  const user = (await findUserByEmail(db, input.email)) ?? (await insertUser(db, input.email));
+  const user = (await findUserByEmail(db, input.email)) ?? (await insertUser(db, input.email, input.now));
   const inserted = await db
     .insert(teamMembers)
     .values({ teamId: input.teamId, userId: user.id, role: input.role })
@@ -237,10 +236,10 @@ export async function passwordChangeRequired(db: Queryable, userId: string): Pro
   return row?.required ?? false;
 }
 
-export async function clearPasswordChangeRequired(db: Queryable, userId: string): Promise<void> {
+export async function clearPasswordChangeRequired(db: Queryable, userId: string, now: Date): Promise<void> {
   await db
     .update(authUsers)
-    .set({ passwordChangeRequired: false, oneTimePasswordExpiresAt: null, updatedAt: sql`now()` })
+    .set({ passwordChangeRequired: false, oneTimePasswordExpiresAt: null, updatedAt: now })
     .where(eq(authUsers.id, userId));
 }
 

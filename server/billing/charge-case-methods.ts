@@ -1,10 +1,11 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
-import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
+import { pipelined } from '@/db/pipeline';
+import { teams } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import type { VerificationMethod } from '@/server/verification/methods';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
+import { addUsage, allPrices, lockTeam, planOfTeam, recentUsage } from './queries';
 
 type Team = typeof teams.$inferSelect;
 
@@ -20,51 +21,6 @@ export interface LockedTeam {
   used: Map<string, number>;
 }
 
-const lockTeam = reusableQuery((db) =>
-  db
-    .select()
-    .from(teams)
-    .where(eq(teams.id, sql.placeholder('teamId')))
-    .for('no key update')
-    .prepare('lock_team'),
-);
-
-const planOfTeam = reusableQuery((db) =>
-  db
-    .select({ includedUnits: plans.includedUnits })
-    .from(plans)
-    .where(
-      eq(
-        plans.code,
-        sql`(select ${teams.planCode} from ${teams} where ${teams.id} = ${sql.placeholder('teamId')})`,
-      ),
-    )
-    .prepare('plan_of_team'),
-);
-
-const allPrices = reusableQuery((db) => db.select().from(methodPrices).prepare('method_prices'));
-
-/**
- * The current period's rows, and at most the previous period's (filtered out by the caller): the
- * period's start is computed from the team's anchor, which is only known once the row is read.
- */
-const recentUsage = reusableQuery((db) =>
-  db
-    .select({
-      method: usageCounters.method,
-      periodStart: usageCounters.periodStart,
-      includedUsed: usageCounters.includedUsed,
-    })
-    .from(usageCounters)
-    .where(
-      and(
-        eq(usageCounters.teamId, sql.placeholder('teamId')),
-        gt(usageCounters.periodStart, sql.placeholder('since')),
-      ),
-    )
-    .prepare('recent_usage'),
-);
-
 /**
  * Locks the team row for the rest of the transaction and reads what a charge needs. Every charge
  * of a team goes through this lock, so two concurrent case creations can never both spend the
@@ -78,13 +34,14 @@ const recentUsage = reusableQuery((db) =>
  * lock is held, so they see everything the previous holder committed.
  */
 export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Promise<LockedTeam> {
-  const [[team], [plan], priceRows, usageRows] = await Promise.all([
-    lockTeam(tx).execute({ teamId }),
-    planOfTeam(tx).execute({ teamId }),
-    allPrices(tx).execute(),
+  const [[team], [plan], priceRows, usageRows] = await pipelined(
+    () => lockTeam(tx).execute({ teamId }),
+    () => planOfTeam(tx).execute({ teamId }),
+    () => allPrices(tx).execute(),
     // A placeholder compared with a column is passed as it is, not through the column's encoder.
-    recentUsage(tx).execute({ teamId, since: new Date(now.getTime() - LONGEST_PERIOD_MS).toISOString() }),
-  ]);
+    () =>
+      recentUsage(tx).execute({ teamId, since: new Date(now.getTime() - LONGEST_PERIOD_MS).toISOString() }),
+  );
   if (!team) throw new AppError('UNAUTHORIZED');
   if (!plan) throw new Error(`plan ${team.planCode} missing from the catalogue`);
   const period = billingPeriodAt(team.billingAnchor, now);
@@ -153,29 +110,6 @@ export function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod
   }
   return { charges, balanceCents: balance };
 }
-
-/** Counts one charge into its method's row of the period. */
-const addUsage = reusableQuery((db) =>
-  db
-    .insert(usageCounters)
-    .values({
-      teamId: sql.placeholder('teamId'),
-      periodStart: sql.placeholder('periodStart'),
-      method: sql.placeholder('method'),
-      includedUsed: sql.placeholder('included'),
-      topupUsed: sql.placeholder('topupUsed'),
-      topupCostCents: sql.placeholder('topupCents'),
-    })
-    .onConflictDoUpdate({
-      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.method],
-      set: {
-        includedUsed: sql`${usageCounters.includedUsed} + ${sql.placeholder('included')}`,
-        topupUsed: sql`${usageCounters.topupUsed} + ${sql.placeholder('topupUsed')}`,
-        topupCostCents: sql`${usageCounters.topupCostCents} + ${sql.placeholder('topupCents')}`,
-      },
-    })
-    .prepare('add_usage'),
-);
 
 /**
  * The statements that record the charges. They are returned unsent so the caller can pipeline

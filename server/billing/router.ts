@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { SUBSCRIPTION_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { VERIFICATION_METHODS } from '@/server/verification/methods';
 import { readAccount, readUsage } from './read-account';
 
 const accountOutput = z
@@ -8,7 +8,7 @@ const accountOutput = z
     id: z.uuid(),
     name: z.string(),
     plan: z.string(),
-    subscription_status: z.enum(['trialing', 'active', 'past_due', 'canceled']),
+    subscription_status: z.enum(SUBSCRIPTION_STATUSES),
     trial_ends_at: z.string().nullable(),
     topup_balance_cents: z.number().int(),
     created_at: z.string(),
@@ -50,7 +50,7 @@ export const accountRouter = router({
         id: team.id,
         name: team.name,
         plan: team.planCode,
-        subscription_status: team.subscriptionStatus as z.infer<typeof accountOutput>['subscription_status'],
+        subscription_status: team.subscriptionStatus,
         trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
         topup_balance_cents: team.topupBalanceCents,
         created_at: team.createdAt.toISOString(),

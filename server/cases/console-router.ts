@@ -4,7 +4,7 @@ import { events, webhookDeliveries } from '@/db/schema';
 import { router, sessionProcedure } from '@/server/api/trpc/init';
 import { AppError } from '@/server/platform/errors';
 import { eventWireId } from '@/server/platform/ids';
-import { findTeamCase } from './case-record';
+import { findCaseForTeam } from './case-repository';
 import { listCases } from './list-cases';
 import { listCasesInput, toCaseWire } from './wire';
 
@@ -23,7 +23,7 @@ export const consoleCasesRouter = router({
   /** One case with the events it caused and their webhook deliveries, oldest first. */
   get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
     const id = z.uuid().safeParse(input.id);
-    const record = id.success ? await findTeamCase(ctx.db, ctx.teamId, id.data) : null;
+    const record = id.success ? await findCaseForTeam(ctx.db, ctx.teamId, id.data) : null;
     if (!record) throw new AppError('NOT_FOUND', 'No case with this id in your team.');
     const timeline = await ctx.db
       .select()

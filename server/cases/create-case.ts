@@ -1,7 +1,5 @@
-import { sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
-import { caseSteps, cases } from '@/db/schema';
+import { pipelined } from '@/db/pipeline';
 import {
   assertMayCreateCases,
   chargeStatements,
@@ -15,7 +13,8 @@ import { hashAnswer } from '@/server/verification/custom-answer';
 import { expandRequestedMethods, type VerificationMethod } from '@/server/verification/methods';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { caseEventData } from './case-event-data';
-import type { CaseRecord, CaseStatus } from './case-record';
+import type { CaseRecord } from './case-record';
+import { insertCase, insertSteps } from './queries';
 import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {
@@ -41,54 +40,6 @@ async function stepSettings(
   return settings;
 }
 
-const insertCase = reusableQuery((db) =>
-  db
-    .insert(cases)
-    .values({
-      id: sql.placeholder('id'),
-      teamId: sql.placeholder('teamId'),
-      publicId: sql.placeholder('publicId'),
-      status: 'open',
-      subjectEmail: sql.placeholder('subjectEmail'),
-      subjectName: sql.placeholder('subjectName'),
-      notes: sql.placeholder('notes'),
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .returning()
-    .prepare('insert_case'),
-);
-
-/** One insert per number of steps (a case has one to six). */
-const stepInserts = new Map<number, ReturnType<typeof buildStepsInsert>>();
-
-function buildStepsInsert(count: number) {
-  return reusableQuery((db) =>
-    db
-      .insert(caseSteps)
-      .values(
-        Array.from({ length: count }, (_, index) => ({
-          caseId: sql.placeholder('caseId'),
-          method: sql.placeholder(`method${index}`),
-          settings: sql.placeholder(`settings${index}`),
-          updatedAt: sql.placeholder('now'),
-        })),
-      )
-      .returning()
-      .prepare(`insert_${count}_steps`),
-  );
-}
-
-function insertSteps(count: number) {
-  let insert = stepInserts.get(count);
-  if (!insert) {
-    insert = buildStepsInsert(count);
-    stepInserts.set(count, insert);
-  }
-  return insert;
-}
-
 /**
  * Opens a case: checks the subscription, charges one unit per method, inserts the case and its
  * steps, records `case.created` and queues the subject's and manager's mails, all in the caller's
@@ -106,65 +57,69 @@ export async function createCase(
   assertMayCreateCases(locked.team, now);
   const priced = priceCaseMethods(locked, methods);
 
-  // Every id is chosen here so that all the writes go out together: the transaction's connection
-  // pipelines them, one round trip instead of one per statement. Each statement is sent as its
-  // entry below is built (hence `.execute()`), and PostgreSQL runs them in that order, so the
-  // steps follow the case they reference and the deliveries their event.
+  // Every id is chosen here so that all the writes go out together, in this order: the steps
+  // follow the case they reference and the deliveries their event.
   const id = randomUUID();
   const publicId = newPublicId();
   const expiresAt = new Date(now.getTime() + deps.caseTtlSeconds * 1000);
   const links = issueVerificationLinks(methods);
-  const [, [row], steps] = await Promise.all([
-    Promise.all(chargeStatements(tx, locked, priced)),
-    insertCase(tx).execute({
-      id,
-      teamId,
-      publicId,
-      subjectEmail: input.subject_email,
-      subjectName: input.subject_name ?? null,
-      notes: input.notes,
-      now,
-      expiresAt,
-    }),
-    insertSteps(methods.length)(tx).execute({
-      caseId: id,
-      now,
-      ...Object.fromEntries(
-        methods.flatMap((method, index) => [
-          [`method${index}`, method],
-          [`settings${index}`, { ...settings[method], ...links.settings[method] }],
-        ]),
-      ),
-    }),
-    recordEvent(tx, {
-      teamId,
-      type: 'case.created',
-      data: caseEventData({
+  const [, [row], steps] = await pipelined(
+    () => Promise.all(chargeStatements(tx, locked, priced)),
+    () =>
+      insertCase(tx).execute({
         id,
-        publicId,
-        subjectEmail: input.subject_email,
-        status: 'open',
-        createdAt: now,
-      }),
-      caseId: id,
-      now,
-    }),
-    // Every way of creating a case sends the subject's and the manager's mails with it.
-    sendVerificationMails(
-      tx,
-      {
+        teamId,
         publicId,
         subjectEmail: input.subject_email,
         subjectName: input.subject_name ?? null,
+        notes: input.notes,
+        now,
         expiresAt,
-        manager: input.manager_email ? { name: input.manager_name ?? '', email: input.manager_email } : null,
-      },
-      locked.team.name,
-      links,
-    ),
-  ]);
+      }),
+    () =>
+      insertSteps(methods.length)(tx).execute({
+        caseId: id,
+        now,
+        ...Object.fromEntries(
+          methods.flatMap((method, index) => [
+            [`method${index}`, method],
+            [`settings${index}`, { ...settings[method], ...links.settings[method] }],
+          ]),
+        ),
+      }),
+    () =>
+      recordEvent(tx, {
+        teamId,
+        type: 'case.created',
+        data: caseEventData({
+          id,
+          publicId,
+          subjectEmail: input.subject_email,
+          status: 'open',
+          createdAt: now,
+        }),
+        caseId: id,
+        now,
+      }),
+    // Every way of creating a case sends the subject's and the manager's mails with it.
+    () =>
+      sendVerificationMails(
+        tx,
+        {
+          publicId,
+          subjectEmail: input.subject_email,
+          subjectName: input.subject_name ?? null,
+          expiresAt,
+          manager: input.manager_email
+            ? { name: input.manager_name ?? '', email: input.manager_email }
+            : null,
+        },
+        locked.team.name,
+        links,
+      ),
+  );
   if (!row) throw new Error('case insert returned nothing');
-  return { ...row, status: row.status as CaseStatus, steps };
+  return { ...row, steps };
 }
 
 export interface PreparedCase {

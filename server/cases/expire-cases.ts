@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import type { Clock } from '@/server/platform/clock';
 import { recordEvents } from '@/server/platform/outbox/record-events';
 import { caseEventData } from './case-event-data';
+import { expireDueBatch } from './queries';
 
 const BATCH_SIZE = 1000;
 
@@ -18,24 +18,7 @@ export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZ
     const now = clock();
     const at = now.toISOString();
     const expired = await db.transaction(async (tx) => {
-      const rows = (await tx.execute(sql`
-        with due as (
-          select id from cases
-           where status = 'open' and expires_at <= ${at}::timestamptz
-           order by expires_at
-           limit ${batchSize}
-           for update skip locked
-        )
-        update cases c set status = 'expired', updated_at = ${at}::timestamptz
-          from due where c.id = due.id
-        returning c.id, c.team_id, c.public_id, c.subject_email, c.created_at
-      `)) as unknown as Array<{
-        id: string;
-        team_id: string;
-        public_id: string;
-        subject_email: string;
-        created_at: Date | string;
-      }>;
+      const rows = await expireDueBatch(tx).execute({ at, limit: batchSize });
       await recordEvents(
         tx,
         rows.map((row) => ({

@@ -2,21 +2,21 @@ import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import {
-  type CaseRecord,
-  type CaseRecordsStatement,
-  caseRecordsStatement,
-  readCaseRecords,
-} from './case-record';
-import { type Cursor, decodeCursor, encodeCursor } from './cursor';
+  type Cursor,
+  decodeCursor,
+  type KeysetPage,
+  keysetAfter,
+  keysetOrder,
+  keysetPage,
+  PAGE_SIZE,
+} from '@/server/platform/pagination';
+import type { CaseRecord } from './case-record';
+import { type CaseRecordsStatement, caseRecordsStatement, readCaseRecords } from './queries';
 import type { ListCasesInput } from './wire';
 
-export const PAGE_SIZE = 50;
+export { PAGE_SIZE };
 
-export interface CasePage {
-  results: CaseRecord[];
-  nextCursor: string | null;
-  previousCursor: string | null;
-}
+export type CasePage = KeysetPage<CaseRecord>;
 
 /** Status as clients see it: an open case past `expires_at` counts as expired at once. */
 function statusCondition(status: NonNullable<ListCasesInput['status']>): SQL | undefined {
@@ -52,10 +52,8 @@ export function listShape(filters: ListCasesInput, cursor: Cursor | null): ListS
 
 /**
  * The keyset query behind one page, with its values as placeholders (`listCasesValues` gives
- * them): newest first by (created_at, id), starting after the cursor. The cursor condition is a
- * row comparison so that PostgreSQL uses it as an index bound (an `a < x OR (a = x AND b < y)`
- * form is only a filter, and deep pages would scan every row before them). Exported so that a
- * test can EXPLAIN exactly what runs.
+ * them): newest first by (created_at, id), starting after the cursor (server/platform/pagination.ts).
+ * Exported so that a test can EXPLAIN exactly what runs.
  */
 export function listCasesQuery(db: Queryable, shape: ListShape) {
   const conditions: Array<SQL | undefined> = [eq(cases.teamId, sql.placeholder('teamId'))];
@@ -64,21 +62,11 @@ export function listCasesQuery(db: Queryable, shape: ListShape) {
   if (shape.createdAfter) conditions.push(gt(cases.createdAt, sql.placeholder('createdAfter')));
   if (shape.createdBefore) conditions.push(lt(cases.createdAt, sql.placeholder('createdBefore')));
 
-  const walkingBack = shape.cursor === 'previous';
   if (shape.cursor) {
     const position = sql`(${sql.placeholder('cursorCreatedAt')}, ${sql.placeholder('cursorId')})`;
-    conditions.push(
-      walkingBack
-        ? sql`(${cases.createdAt}, ${cases.id}) > ${position}`
-        : sql`(${cases.createdAt}, ${cases.id}) < ${position}`,
-    );
+    conditions.push(keysetAfter(cases, shape.cursor, position));
   }
-  // The indexes are `DESC NULLS LAST` (drizzle-kit's default) while a plain `DESC` means NULLS
-  // FIRST in PostgreSQL; the order must match the index exactly (backwards for the previous page),
-  // or the planner sorts every row of the team instead of reading 51 from the index.
-  const order = walkingBack
-    ? [sql`${cases.createdAt} asc nulls first`, sql`${cases.id} asc nulls first`]
-    : [sql`${cases.createdAt} desc nulls last`, sql`${cases.id} desc nulls last`];
+  const order = keysetOrder(cases, shape.cursor);
   return db
     .select()
     .from(cases)
@@ -114,11 +102,10 @@ function listStatement(shape: ListShape): CaseRecordsStatement {
   if (!statement) {
     // The page and its cases' steps in one query (one round trip): the keyset query is a
     // subquery, and each of its at most 51 cases gets its steps through the steps' primary key.
-    const direction = shape.cursor === 'previous' ? sql`asc nulls first` : sql`desc nulls last`;
     statement = caseRecordsStatement(
       `list_cases_${listStatements.size}`,
       (db) => listCasesQuery(db, shape),
-      sql`c.created_at ${direction}, c.id ${direction}`,
+      sql.join(keysetOrder({ createdAt: sql`c.created_at`, id: sql`c.id` }, shape.cursor), sql`, `),
     );
     listStatements.set(key, statement);
   }
@@ -136,32 +123,10 @@ export async function listCases(
   now: Date,
 ): Promise<CasePage> {
   const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
-  const walkingBack = cursor?.direction === 'previous';
   const records = await readCaseRecords(
     db,
     listStatement(listShape(filters, cursor)),
     listCasesValues(teamId, filters, cursor, now),
   );
-
-  const hasMore = records.length > PAGE_SIZE;
-  const page = records.slice(0, PAGE_SIZE);
-  if (walkingBack) page.reverse();
-
-  const first = page[0];
-  const last = page[page.length - 1];
-  const at = (row: typeof first, direction: Cursor['direction']) =>
-    row ? encodeCursor({ createdAt: row.createdAt, id: row.id, direction }) : null;
-
-  // Walking forward, there is a previous page exactly when we came through a cursor; walking
-  // back, there is a next page (the one we came from) and a previous one if rows remained.
-  const nextCursor = walkingBack ? at(last, 'next') : hasMore ? at(last, 'next') : null;
-  const previousCursor = walkingBack
-    ? hasMore
-      ? at(first, 'previous')
-      : null
-    : cursor
-      ? at(first, 'previous')
-      : null;
-
-  return { results: page, nextCursor, previousCursor };
+  return keysetPage(records, cursor);
 }

@@ -3,7 +3,7 @@ import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
 import { AppError } from '@/server/platform/errors';
-import { findTeamCase } from './case-record';
+import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
 import {
@@ -100,7 +100,7 @@ export const casesRouter = router({
     .query(async ({ ctx, input }) => {
       // A malformed id is simply not a case of this team: 404, like any unknown id.
       const id = z.uuid().safeParse(input.id);
-      const record = id.success ? await findTeamCase(ctx.db, ctx.teamId, id.data) : null;
+      const record = id.success ? await findCaseForTeam(ctx.db, ctx.teamId, id.data) : null;
       if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
       return toCaseWire(record, ctx.clock());
     }),

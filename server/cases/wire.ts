@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { CASE_STATUSES, VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 import { env } from '@/server/platform/env';
-import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import type { CaseRecord, CaseStatus } from './case-record';
 
 /**
@@ -58,8 +58,6 @@ export const createCaseInput = z
 export type CreateCaseInput = z.infer<typeof createCaseInput>;
 
 const isoDateTime = z.iso.datetime({ offset: true });
-
-export const CASE_STATUSES = ['open', 'closed', 'failed', 'expired'] as const;
 
 export const listCasesInput = z.strictObject({
   status: z.enum(CASE_STATUSES).optional(),

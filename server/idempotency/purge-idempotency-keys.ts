@@ -3,7 +3,7 @@ import type { Db } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 
-/** decisions.md: keys are kept 30 days (replayable for the first 24 hours, refused as expired after). */
+/** Keys are kept 30 days: replayable for the first 24 hours, refused as expired after that. */
 export const IDEMPOTENCY_KEY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const BATCH = 5_000;
 

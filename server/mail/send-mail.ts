@@ -2,6 +2,7 @@ import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
 import { devMailbox, mailOutbox } from '@/db/schema';
+import type { Clock } from '@/server/platform/clock';
 import { logger } from '@/server/platform/logger';
 
 export interface MailTransportConfig {
@@ -38,12 +39,12 @@ type StoredMail = typeof mailOutbox.$inferSelect;
  * Dev mailbox: the copies and the outbox's `sent` mark in one statement, so a mail is in the
  * mailbox exactly when its row says sent, and a batch costs one round trip.
  */
-async function storeInDevMailbox(db: Db, mails: StoredMail[]): Promise<void> {
+async function storeInDevMailbox(db: Db, mails: StoredMail[], sentAt: Date): Promise<void> {
   const ids = mails.map((mail) => mail.id);
   await db.execute(sql`
     with sent as (
       update ${mailOutbox}
-         set status = 'sent', sent_at = now(), attempts = attempts + 1, last_error = null
+         set status = 'sent', sent_at = ${sentAt.toISOString()}::timestamptz, attempts = attempts + 1, last_error = null
        where id = any(${`{${ids.join(',')}}`}::uuid[]) and status <> 'sent'
       returning "to", subject, text, html
     )
@@ -59,6 +60,7 @@ async function sendOverSmtp(
   db: Db,
   mails: StoredMail[],
   config: MailTransportConfig & { smtpUrl: string },
+  clock: Clock,
 ): Promise<MailFailure[]> {
   const outcomes = await Promise.allSettled(
     mails.map((mail) =>
@@ -75,7 +77,7 @@ async function sendOverSmtp(
   if (sent.length > 0) {
     await db
       .update(mailOutbox)
-      .set({ status: 'sent', sentAt: new Date(), attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .set({ status: 'sent', sentAt: clock(), attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
       .where(inArray(mailOutbox.id, sent));
   }
   return mails.flatMap((mail, index) => {
@@ -87,7 +89,8 @@ async function sendOverSmtp(
 }
 
 /**
- * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox. Mails already sent are skipped (a job may run twice). A failure is written on its row
+ * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox. Mails
+ * already sent are skipped (a job may run twice). A failure is written on its row
  * (attempts, last_error) and returned so its job retries; after the last retry the row stays
  * `failed`, visible rather than silently dropped.
  */
@@ -95,6 +98,7 @@ export async function sendStoredMails(
   db: Db,
   batch: MailToSend[],
   config: MailTransportConfig,
+  clock: Clock,
 ): Promise<MailFailure[]> {
   if (batch.length === 0) return [];
   const mails = await db
@@ -112,9 +116,10 @@ export async function sendStoredMails(
   if (mails.length === 0) return [];
   let failures: MailFailure[];
   try {
-    if (config.smtpUrl) failures = await sendOverSmtp(db, mails, { ...config, smtpUrl: config.smtpUrl });
+    if (config.smtpUrl)
+      failures = await sendOverSmtp(db, mails, { ...config, smtpUrl: config.smtpUrl }, clock);
     else {
-      await storeInDevMailbox(db, mails);
+      await storeInDevMailbox(db, mails, clock());
       failures = [];
     }
   } catch (error) {

@@ -29,8 +29,9 @@ const trustedProxies = z
   );
 
 /**
- * The operator's configuration (decisions.md), validated once. A bad value stops the process at
- * start-up with a message naming the variable, instead of failing later on some request.
+ * The operator's configuration (the environment variables README lists), validated once. A bad
+ * value stops the process at start-up with a message naming the variable, instead of failing
+ * later on some request.
  */
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),

@@ -1,11 +1,10 @@
-import { sql } from 'drizzle-orm';
 import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
 import { rateLimits } from '@/db/schema';
 import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
 import { addressLimitKey } from './address-key';
+import { consumePoints } from './queries';
 
 /**
  * - `read`, `write`: an API team's budgets (all its keys share them);
@@ -88,26 +87,6 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
  * expired window restarts at the consumed points, a live one adds them. Placeholders inside the
  * CASE are compared with the column, so they go as ISO strings (see reusableQuery).
  */
-const consumePoints = reusableQuery((db) => {
-  const expired = sql`${rateLimits.expire} <= ${sql.placeholder('nowIso')}::timestamptz`;
-  return db
-    .insert(rateLimits)
-    .values({
-      key: sql.placeholder('key'),
-      points: sql.placeholder('points'),
-      expire: sql.placeholder('expire'),
-    })
-    .onConflictDoUpdate({
-      target: rateLimits.key,
-      set: {
-        points: sql`CASE WHEN ${expired} THEN ${sql.placeholder('points')}::integer ELSE ${rateLimits.points} + ${sql.placeholder('points')}::integer END`,
-        expire: sql`CASE WHEN ${expired} THEN ${sql.placeholder('expireIso')}::timestamptz ELSE ${rateLimits.expire} END`,
-      },
-    })
-    .returning()
-    .prepare('consume_rate_limit');
-});
-
 /**
  * rate-limiter-flexible's drizzle store with its increment prepared. `_upsert` is the method a
  * store implements (the library's README, "Any new limiter with storage"); forced expiry (`block`,
@@ -128,6 +107,8 @@ class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
       };
       return parent._upsert.call(this, key, points, msDuration, forceExpire);
     }
+    // The library measures a window's remaining time with its own Date.now(), so the window's
+    // edges are set from the same wall clock, not the runtime's: the two must agree.
     const now = new Date();
     const expire = new Date(now.getTime() + msDuration);
     const [row] = await consumePoints(this.#db).execute({

@@ -1,12 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '@/db/client';
-import { plans, teams } from '@/db/schema';
+import { plans, type SubscriptionStatus, teams } from '@/db/schema';
 import { createApiKey } from '@/server/auth/api-keys';
 import { createTeamOwner } from '@/server/auth/team-members';
 import type { Clock } from '@/server/platform/clock';
-
-export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 async function findPlan(db: Db, code: string) {
   const [plan] = await db.select().from(plans).where(eq(plans.code, code));

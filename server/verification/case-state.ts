@@ -2,7 +2,8 @@ import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { caseSteps, cases } from '@/db/schema';
 import { caseEventData } from '@/server/cases/case-event-data';
-import { attachSteps, type CaseRecord } from '@/server/cases/case-record';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import type { VerificationMethod } from './methods';
 
@@ -18,7 +19,7 @@ import type { VerificationMethod } from './methods';
  * transaction, so two steps completing at once serialise: neither is lost and the case closes once.
  */
 
-/** Why a case failed: the `failure_reason` clients read (decisions.md lists the causes). */
+/** Why a case failed: the `failure_reason` clients read, one per step that can fail a case. */
 export const FAILURE_REASONS = [
   'government_id_rejected',
   'selfie_rejected',
@@ -43,17 +44,6 @@ export function isActionable(record: { status: string; expiresAt: Date }, now: D
 }
 
 /**
- * The case and its steps, with the case row locked until the transaction ends. Two statements on
- * purpose (not `readCaseRecords`): a statement that waits for the lock keeps the snapshot it
- * started with, so steps read in the same statement could miss what the previous holder committed.
- */
-export async function lockCase(tx: Tx, caseId: string): Promise<CaseRecord | null> {
-  const rows = await tx.select().from(cases).where(eq(cases.id, caseId)).for('update');
-  const [record] = await attachSteps(tx, rows);
-  return record ?? null;
-}
-
-/**
  * Marks `methods` verified (government_id and selfie pass together, hence a list). Steps already
  * verified are left as they are, so a repeated completion (a double click, a webhook retried by
  * the provider) changes nothing and emits nothing. `subjectName` is the name the ID check read.
@@ -65,7 +55,7 @@ export async function completeSteps(
   now: Date,
   extra: { subjectName?: string } = {},
 ): Promise<TransitionResult> {
-  const record = await lockCase(tx, caseId);
+  const record = await lockCaseForUpdate(tx, caseId);
   if (!record) return { changed: false, record: null, why: 'no_case' };
   if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
   const pending = methods.filter((m) => record.steps.find((s) => s.method === m)?.state === 'pending');
@@ -116,7 +106,7 @@ export async function failCase(
   reason: FailureReason,
   now: Date,
 ): Promise<TransitionResult> {
-  const record = await lockCase(tx, caseId);
+  const record = await lockCaseForUpdate(tx, caseId);
   if (!record) return { changed: false, record: null, why: 'no_case' };
   if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
   const step = record.steps.find((s) => s.method === method);

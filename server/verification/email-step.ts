@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
 import { completeSteps } from './case-state';
-import type { VerificationCase } from './find-verification-case';
 import { linkTokenMatches } from './link-tokens';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
 

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { completeSteps, failCase } from './case-state';
-import type { VerificationCase } from './find-verification-case';
 import { linkTokenMatches } from './link-tokens';
 import { settingString, stepOf } from './step-settings';
 

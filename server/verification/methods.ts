@@ -1,14 +1,6 @@
-/** Every verification method, in the order the API lists them. */
-export const VERIFICATION_METHODS = [
-  'email',
-  'sms',
-  'government_id',
-  'selfie',
-  'custom_question',
-  'manager',
-] as const;
+import { VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 
-export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+export { VERIFICATION_METHODS, type VerificationMethod };
 
 /**
  * The methods a case actually runs: what the client asked for, plus `selfie` whenever

@@ -2,8 +2,9 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
+import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
-import { isActionable, lockCase } from './case-state';
+import { isActionable } from './case-state';
 import { checkGuess, type GuessResult } from './check-guess';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
 
@@ -44,7 +45,7 @@ export async function sendSmsCode(
   const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
 
   const issued = await db.transaction(async (tx): Promise<SendCodeResult> => {
-    const record = await lockCase(tx, caseId);
+    const record = await lockCaseForUpdate(tx, caseId);
     if (!record || !isActionable(record, now) || stepOf(record, 'sms')?.state !== 'pending') {
       return { ok: false, why: 'unavailable' };
     }

@@ -1,14 +1,24 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  recordSuccessfulAttempts,
+  releaseExpiredClaims,
+  type SuccessfulAttempt,
+} from './queries';
 import { serviceSignature, standardWebhookSignature } from './signature';
 
-/** Attempts per delivery (spec part 6); the last failure makes it `dead_letter`. */
+/** Attempts per delivery: the first and seven retries; the last failure makes it `dead_letter`. */
 export const MAX_ATTEMPTS = 8;
+
+/** How long a claim outlasts an attempt's timeout before the recovery sweep may take it over. */
+const LEASE_MARGIN_MS = 5000;
 
 export interface DeliveryDeps {
   db: Db;
@@ -17,39 +27,6 @@ export interface DeliveryDeps {
   retrySchedule: number[];
   timeoutMs: number;
   allowPrivateNetworks: boolean;
-}
-
-interface ClaimedDelivery {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  body: string;
-  attempt_count: number;
-  claim_token: string;
-  url: string;
-  secret: string;
-}
-
-/**
- * Takes the attempt of each due delivery for this worker: a single UPDATE whose row locks make two
- * workers' claims exclusive (the loser re-reads the row, sees the claim and skips it). The claim is
- * a lease: a worker that dies mid-attempt leaves it to expire, and the recovery sweep retries it.
- * Deliveries of a disabled endpoint are not claimed (held), except test pings.
- */
-async function claimDeliveries(db: Db, ids: string[], leaseMs: number): Promise<ClaimedDelivery[]> {
-  return (await db.execute(sql`
-    update webhook_deliveries d
-       set claim_token = gen_random_uuid(),
-           claimed_until = now() + ${leaseMs} * interval '1 millisecond'
-      from webhook_endpoints ep
-     where d.id = any(${`{${ids.join(',')}}`}::uuid[])
-       and ep.id = d.endpoint_id
-       and d.status in ('pending', 'failed')
-       and d.next_attempt_at <= now()
-       and (d.claimed_until is null or d.claimed_until < now())
-       and (ep.is_active or d.event_type = 'ping')
-    returning d.id, d.endpoint_id, d.event_type, d.body, d.attempt_count, d.claim_token, ep.url, ep.secret
-  `)) as unknown as ClaimedDelivery[];
 }
 
 function headersFor(delivery: ClaimedDelivery, now: Date): Record<string, string> {
@@ -77,14 +54,9 @@ interface Outcome {
   startedAt: Date;
 }
 
-/**
- * The hot path, one statement for a whole batch (atomic without a transaction round trip): the
- * deliveries become `success`, their attempts are logged, and their endpoints' failure counts are
- * reset where they were not 0. Fenced by the claim token: a worker whose lease was taken over
- * writes nothing for that delivery.
- */
+/** The successes of a batch, written together (one statement; see `recordSuccessfulAttempts`). */
 async function recordSuccesses(db: Db, outcomes: Outcome[]): Promise<void> {
-  const rows = outcomes.map(({ delivery, result, startedAt }) => ({
+  const attempts: SuccessfulAttempt[] = outcomes.map(({ delivery, result, startedAt }) => ({
     id: delivery.id,
     token: delivery.claim_token,
     attempt: delivery.attempt_count + 1,
@@ -93,25 +65,7 @@ async function recordSuccesses(db: Db, outcomes: Outcome[]): Promise<void> {
     status: result.status,
     body: result.body,
   }));
-  await db.execute(sql`
-    with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as x(id uuid, token uuid, attempt int, started_at timestamptz, duration_ms int, status int, body text)
-    ), done as (
-      update webhook_deliveries d
-         set status = 'success', attempt_count = i.attempt, last_attempt_at = i.started_at,
-             last_response_status = i.status, last_error = null, next_attempt_at = null,
-             claim_token = null, claimed_until = null
-        from input i
-       where d.id = i.id and d.claim_token = i.token
-      returning d.id, d.endpoint_id
-    ), logged as (
-      insert into webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, response_status, response_body)
-      select i.id, i.attempt, i.started_at, i.duration_ms, i.status, i.body from input i join done on done.id = i.id
-    )
-    update webhook_endpoints set consecutive_failures = 0
-     where id in (select endpoint_id from done) and consecutive_failures <> 0
-  `);
+  await recordSuccessfulAttempts(db).execute({ attempts: JSON.stringify(attempts) });
 }
 
 /**
@@ -164,7 +118,12 @@ async function recordFailure(
 /** Attempts the given deliveries once each (those that are due and not held), concurrently. */
 export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const claimed = await claimDeliveries(deps.db, ids, deps.timeoutMs + 5000);
+  const at = deps.clock();
+  const claimed = await claimDueDeliveries(deps.db).execute({
+    ids: uuidArray(ids),
+    at: at.toISOString(),
+    leaseUntil: new Date(at.getTime() + deps.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+  });
   const outcomes = await Promise.all(
     claimed.map(async (delivery): Promise<Outcome> => {
       const startedAt = deps.clock();
@@ -196,18 +155,18 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
  * Deliveries whose claim outlived its lease belong to a worker that died mid-attempt: release them
  * and queue a new attempt (at-least-once; the receiver may see the interrupted attempt too).
  */
-export async function recoverStalledDeliveries(db: Db): Promise<number> {
+export async function recoverStalledDeliveries(db: Db, clock: Clock): Promise<number> {
   return db.transaction(async (tx) => {
-    const released = (await tx.execute(sql`
-      update webhook_deliveries
-         set claim_token = null, claimed_until = null
-       where claimed_until < now() and status in ('pending', 'failed')
-      returning id, next_attempt_at
-    `)) as unknown as Array<{ id: string; next_attempt_at: Date | string }>;
+    const released = await releaseExpiredClaims(tx).execute({ at: clock().toISOString() });
     await enqueueWebhookAttempts(
       tx,
       released.map((row) => ({ deliveryId: row.id, startAfter: new Date(row.next_attempt_at) })),
     );
     return released.length;
   });
+}
+
+/** A uuid[] parameter as PostgreSQL's array text (`{a,b}`): ids are uuids, nothing to quote. */
+function uuidArray(ids: string[]): string {
+  return `{${ids.join(',')}}`;
 }

@@ -1,60 +1,34 @@
-import { and, asc, desc, eq, gt, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
-import { type Cursor, decodeCursor, encodeCursor } from '@/server/cases/cursor';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt } from '@/server/platform/jobs/producers';
+import {
+  cursorPosition,
+  decodeCursor,
+  keysetAfter,
+  keysetOrder,
+  keysetPage,
+  PAGE_SIZE,
+} from '@/server/platform/pagination';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
-const PAGE_SIZE = 50;
-
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-
-/** A page of the team's deliveries, newest first, by keyset on (created_at, id) as for cases. */
+/** A page of the team's deliveries, newest first (server/platform/pagination.ts, as every list). */
 export async function listDeliveries(db: Db, teamId: string, filters: ListDeliveriesInput) {
   const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
   const conditions: Array<SQL | undefined> = [eq(webhookDeliveries.teamId, teamId)];
   if (filters.endpoint_id) conditions.push(eq(webhookDeliveries.endpointId, filters.endpoint_id));
   if (filters.status) conditions.push(eq(webhookDeliveries.status, filters.status));
   if (filters.event_type !== undefined) conditions.push(eq(webhookDeliveries.eventType, filters.event_type));
-  const walkingBack = cursor?.direction === 'previous';
-  if (cursor) {
-    const cmp = walkingBack ? gt : lt;
-    conditions.push(
-      or(
-        cmp(webhookDeliveries.createdAt, cursor.createdAt),
-        and(eq(webhookDeliveries.createdAt, cursor.createdAt), cmp(webhookDeliveries.id, cursor.id)),
-      ),
-    );
-  }
-  const order = walkingBack
-    ? [asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id)]
-    : [desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)];
+  if (cursor) conditions.push(keysetAfter(webhookDeliveries, cursor.direction, cursorPosition(cursor)));
   const rows = await db
     .select()
     .from(webhookDeliveries)
     .where(and(...conditions))
-    .orderBy(...order)
+    .orderBy(...keysetOrder(webhookDeliveries, cursor?.direction ?? null))
     .limit(PAGE_SIZE + 1);
-  const hasMore = rows.length > PAGE_SIZE;
-  const page = rows.slice(0, PAGE_SIZE);
-  if (walkingBack) page.reverse();
-  const at = (row: DeliveryRow | undefined, direction: Cursor['direction']) =>
-    row ? encodeCursor({ createdAt: row.createdAt, id: row.id, direction }) : null;
-  const first = page[0];
-  const last = page[page.length - 1];
-  return {
-    results: page,
-    nextCursor: walkingBack || hasMore ? at(last, 'next') : null,
-    previousCursor: walkingBack
-      ? hasMore
-        ? at(first, 'previous')
-        : null
-      : cursor
-        ? at(first, 'previous')
-        : null,
-  };
+  return keysetPage(rows, cursor);
 }
 
 async function requireDelivery(db: Queryable, teamId: string, id: string) {

@@ -4,7 +4,7 @@ import { webhookEndpoints } from '@/db/schema';
 import { listTeamAdminEmails } from '@/server/auth/team-members';
 import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 
-/** "15 consecutive delivery failures" (spec part 3), counted in dead-lettered deliveries. */
+/** An endpoint is disabled after this many consecutive failed deliveries (dead-lettered ones). */
 export const DISABLE_AFTER_FAILURES = 15;
 
 /**

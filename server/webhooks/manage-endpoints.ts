@@ -1,6 +1,6 @@
-import { and, asc, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
-import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { teams, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
@@ -9,7 +9,7 @@ import { literalAddress, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
 
-/** Endpoints per team (spec part 8). */
+/** Endpoints per team: one more answers ENDPOINT_LIMIT_REACHED. */
 export const MAX_ENDPOINTS_PER_TEAM = 10;
 
 export interface EndpointPolicy {
@@ -92,7 +92,7 @@ export async function createEndpoint(
   const now = deps.clock();
   return db.transaction(async (tx) => {
     // The team row lock serialises creates, so two at once cannot both take the tenth place.
-    await tx.execute(sql`select 1 from teams where id = ${teamId} for update`);
+    await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for('update');
     const [existing] = await tx
       .select({ n: count() })
       .from(webhookEndpoints)

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 const SECRET_PREFIX = 'whsec_';
 
-/** `whsec_` + 32 random bytes in base64url (decisions.md). */
+/** `whsec_` + 32 random bytes in base64url: the Standard Webhooks secret format. */
 export function newSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
 }

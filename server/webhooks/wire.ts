@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import {
+  DELIVERY_STATUSES,
+  type webhookAttempts,
+  type webhookDeliveries,
+  type webhookEndpoints,
+} from '@/db/schema';
 import { jsonBoolean } from '@/server/cases/wire';
 import { eventWireId } from '@/server/platform/ids';
 
@@ -11,8 +16,6 @@ type AttemptRow = typeof webhookAttempts.$inferSelect;
 export function isUuid(value: string): boolean {
   return z.uuid().safeParse(value).success;
 }
-
-export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'dead_letter'] as const;
 
 /**
  * `url` and `events` are checked by the domain (they answer INVALID_URL / INVALID_EVENTS, not a
@@ -118,7 +121,7 @@ export function toDeliveryWire(row: DeliveryRow): z.infer<typeof deliveryOutput>
     endpoint_id: row.endpointId,
     event_id: eventWireId(row.eventId),
     event_type: row.eventType,
-    status: row.status as (typeof DELIVERY_STATUSES)[number],
+    status: row.status,
     attempt_count: row.attemptCount,
     next_attempt_at:
       row.status === 'success' || row.status === 'dead_letter'

@@ -2,9 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
 import { sendStoredMails } from '@/server/mail/send-mail';
-import { systemClock } from '@/server/platform/clock';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { env } from '@/server/platform/env';
 import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { jobQueue } from '@/server/platform/jobs/producers';
@@ -45,11 +43,10 @@ async function every(
 export async function startWorkers(runtime: Runtime): Promise<void> {
   const boss = jobQueue();
   const db = runtime.database.db;
-  const config = env();
-  const { onShutdown } = runtime;
+  const { env: config, clock, onShutdown } = runtime;
   const deliveryDeps = {
     db,
-    clock: systemClock,
+    clock,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -85,6 +82,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
         db,
         jobs.map((job) => ({ mailId: job.data.mailId, isLastTry: job.retryCount >= MAIL_RETRY_LIMIT })),
         mailConfig,
+        clock,
       );
       const failed = new Map(failures.map((failure) => [failure.mailId, failure.error]));
       return jobs.map((job) => {
@@ -101,7 +99,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     QUEUES.webhookRecover,
     config.JOB_TICK_SECONDS,
     async () => {
-      const recovered = await recoverStalledDeliveries(db);
+      const recovered = await recoverStalledDeliveries(db, clock);
       if (recovered > 0)
         logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
     },
@@ -112,14 +110,14 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     QUEUES.casesExpire,
     config.JOB_TICK_SECONDS,
     async () => {
-      const expired = await expireDueCases(db, systemClock);
+      const expired = await expireDueCases(db, clock);
       if (expired > 0) logger.info('cases expired', { expired });
     },
     onShutdown,
   );
 
   await boss.work(QUEUES.idempotencyPurge, async () => {
-    const purged = await purgeIdempotencyKeys(db, systemClock);
+    const purged = await purgeIdempotencyKeys(db, clock);
     if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
   });
   await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');

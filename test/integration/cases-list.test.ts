@@ -1,9 +1,9 @@
 import { fillPlaceholders } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '@/server/cases/cursor';
 import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/cases/list-cases';
 import type { ListCasesInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/platform/clock';
+import { decodeCursor, encodeCursor } from '@/server/platform/pagination';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';

@@ -2,13 +2,13 @@ import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases } from '@/db/schema';
+import { findCaseByPublicId } from '@/server/cases/case-repository';
 import { createCase, prepareCase } from '@/server/cases/create-case';
 import type { CreateCaseInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/platform/clock';
 import type { RedirectIdentityProvider } from '@/server/platform/providers/identity/identity-provider';
 import { createStripeIdentityProvider } from '@/server/platform/providers/identity/stripe-identity-provider';
 import { createTeam } from '@/server/teams/manage-teams';
-import { findVerificationCase } from '@/server/verification/find-verification-case';
 import { startIdentitySession, syncIdentitySession } from '@/server/verification/identity-step';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
@@ -51,7 +51,7 @@ async function newIdCase() {
 }
 
 async function current(publicId: string) {
-  const found = await findVerificationCase(database.db, publicId);
+  const found = await findCaseByPublicId(database.db, publicId);
   if (!found) throw new Error('case vanished');
   return found.record;
 }

@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseSteps, cases, events } from '@/db/schema';
 import type { CaseRecord } from '@/server/cases/case-record';
+import { findCaseByPublicId } from '@/server/cases/case-repository';
 import { createCase, prepareCase } from '@/server/cases/create-case';
 import type { CreateCaseInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/platform/clock';
@@ -10,7 +11,6 @@ import { createTeam } from '@/server/teams/manage-teams';
 import { completeSteps, failCase, spendAttempt } from '@/server/verification/case-state';
 import { checkGuess } from '@/server/verification/check-guess';
 import { answerCustomQuestion } from '@/server/verification/custom-question-step';
-import { findVerificationCase } from '@/server/verification/find-verification-case';
 import { submitIdentityUploads } from '@/server/verification/identity-step';
 import { checkSmsCode, SMS_RESEND_INTERVAL_SECONDS, sendSmsCode } from '@/server/verification/sms-step';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -313,7 +313,7 @@ describe('sms', () => {
       phoneLast4: '2671',
     });
     const code = codeOf(sent[1]?.body);
-    const fresh = (await findVerificationCase(database.db, record.publicId))?.record as CaseRecord;
+    const fresh = (await findCaseByPublicId(database.db, record.publicId))?.record as CaseRecord;
     expect(fresh.steps[0]?.settings.phone_last4).toBe('2671');
     expect(JSON.stringify(fresh.steps[0]?.settings)).not.toContain(code);
 
@@ -338,7 +338,7 @@ describe('sms', () => {
       phoneInput: '+447911123456',
       now,
     });
-    const fresh = (await findVerificationCase(database.db, record.publicId))?.record as CaseRecord;
+    const fresh = (await findCaseByPublicId(database.db, record.publicId))?.record as CaseRecord;
     const code = codeOf(sent[0]?.body);
     const elevenMinutes = new Date(now.getTime() + 11 * 60_000);
     expect(await checkSmsCode(database.db, fresh, code, elevenMinutes)).toEqual({ result: 'expired' });

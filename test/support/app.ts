@@ -31,23 +31,27 @@ const distDir = process.env.NEXT_DIST_DIR || '.next';
  * from package.json so the tests and benchmarks run the server exactly as operators do, without
  * an npm process in between (whose signals would not reach the server).
  */
-export function serveCommandArguments(): string[] {
-  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { serve: string } };
+export function serveCommandArguments(script = 'serve'): string[] {
+  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+  const command = manifest.scripts[script] ?? '';
   // `exec` makes npm's shell hand over to node, so npm's signals reach the server itself.
-  const [program, ...args] = manifest.scripts.serve.replace(/^exec\s+/, '').split(/\s+/);
-  if (program !== 'node') throw new Error(`the serve script must run node: ${manifest.scripts.serve}`);
+  const [program, ...args] = command.replace(/^exec\s+/, '').split(/\s+/);
+  if (program !== 'node') throw new Error(`the ${script} script must run node: ${command}`);
   return args.map((arg) =>
     arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
   );
 }
 
 /**
- * Starts the built app (`npm run serve`: one web process) on a free port against `databaseUrl`, exactly as an operator
- * runs it, and waits until /v1/ping answers. Needs a prior `next build` (npm test does it).
+ * Starts the built app on a free port against `databaseUrl`, exactly as an operator runs it, and
+ * waits until /v1/ping answers. `script` picks the shape: `serve` (default) is one web process;
+ * `launch` is what `npm start` runs after building, the launcher with its web processes
+ * (WEB_PROCESSES in `env`) and worker. Needs a prior `next build` (npm test does it).
  */
 export async function startApp(options: {
   databaseUrl: string;
   env?: Record<string, string>;
+  script?: 'serve' | 'launch';
 }): Promise<RunningApp> {
   if (!existsSync(path.join(distDir, 'BUILD_ID'))) {
     throw new Error(
@@ -57,7 +61,7 @@ export async function startApp(options: {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = '';
-  const child = spawn(process.execPath, serveCommandArguments(), {
+  const child = spawn(process.execPath, serveCommandArguments(options.script), {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -108,7 +112,8 @@ export async function startApp(options: {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // The launcher stops its processes one after another, each within its drain time.
+      const timer = setTimeout(() => child.kill('SIGKILL'), options.script === 'launch' ? 40_000 : 10_000);
       await exited;
       clearTimeout(timer);
     },

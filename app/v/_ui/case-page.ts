@@ -1,7 +1,7 @@
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
 import { ATTEMPT_LIMITS } from '@/server/verification/case-state';
 import { CSRF_FIELD, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
-import type { VerificationCase } from '@/server/verification/find-verification-case';
 import type { VerificationMethod } from '@/server/verification/methods';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { type Html, html } from './html';

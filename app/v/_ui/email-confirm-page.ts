@@ -1,5 +1,5 @@
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { CSRF_FIELD } from '@/server/verification/csrf';
-import type { VerificationCase } from '@/server/verification/find-verification-case';
 import { maskEmail } from './case-page';
 import { html } from './html';
 import { documentHtml } from './respond';

@@ -1,6 +1,6 @@
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
 import { CSRF_FIELD } from '@/server/verification/csrf';
-import type { VerificationCase } from '@/server/verification/find-verification-case';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { html } from './html';
 import { documentHtml } from './respond';

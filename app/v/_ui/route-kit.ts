@@ -5,6 +5,7 @@ import {
   readRequestBody,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@/server/api/http/request-body';
+import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { env } from '@/server/platform/env';
 import { isAppError } from '@/server/platform/errors';
@@ -22,7 +23,6 @@ import {
   sameOriginRequest,
   UPLOAD_CSRF_PARAM,
 } from '@/server/verification/csrf';
-import { findVerificationCase, type VerificationCase } from '@/server/verification/find-verification-case';
 import { withNotice } from './notices';
 import { notFoundPage, seeOther, unavailablePage } from './respond';
 
@@ -31,7 +31,7 @@ export async function database(): Promise<Db> {
 }
 
 export async function loadCase(publicId: string): Promise<VerificationCase | null> {
-  return findVerificationCase(await database(), publicId);
+  return findCaseByPublicId(await database(), publicId);
 }
 
 /** The process's vendors' adapters (or their development stand-ins), from its runtime. */

@@ -3,8 +3,6 @@ import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request
 import { createRequestContext } from '@/server/api/trpc/context';
 import { consoleAuth } from '@/server/auth/console-auth';
 import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from '@/server/auth/team-members';
-import { systemClock } from '@/server/platform/clock';
-import { env } from '@/server/platform/env';
 import { AppError, isAppError } from '@/server/platform/errors';
 import { runtime } from '@/server/platform/runtime';
 
@@ -73,7 +71,7 @@ export async function handleAuthRequest(incoming: Request): Promise<Response> {
   }
   const rt = await runtime();
   const { rateLimiters } = createRequestContext(rt, incoming);
-  const auth = await consoleAuth(rt.database.db, env());
+  const auth = await consoleAuth(rt.database.db, rt.env);
   const forward = async () => {
     const request = new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body });
     const response = await auth.handler(request);
@@ -84,7 +82,7 @@ export async function handleAuthRequest(incoming: Request): Promise<Response> {
   try {
     if (route === 'POST /sign-in/email' && account) {
       const signIn = async () =>
-        (await oneTimePasswordExpired(rt.database.db, account, systemClock()))
+        (await oneTimePasswordExpired(rt.database.db, account, rt.clock()))
           ? expiredOneTimePassword()
           : forward();
       return await rateLimiters.attempt('password_failures', account, signIn, (response) => response.ok);

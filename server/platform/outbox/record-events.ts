@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
-import { prepareSql, reusableQuery } from '@/db/reusable-query';
-import { events } from '@/db/schema';
+import { pipelined } from '@/db/pipeline';
 import { eventWireId, randomUUID } from '@/server/platform/ids';
 import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { insertDeliveries, insertEvents } from './queries';
 
 export const CASE_EVENT_TYPES = [
   'case.created',
@@ -42,29 +41,6 @@ export function deliveryBody(envelope: EventEnvelope): string {
   return JSON.stringify(envelope);
 }
 
-const fanOut = reusableQuery((db) =>
-  prepareSql<{ id: string }>(
-    db,
-    sql`
-      with inserted as (
-        insert into webhook_deliveries (team_id, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-        select e.team_id, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
-        from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-          as e(event_id uuid, team_id uuid, type text, body text, created_at timestamptz)
-        join webhook_endpoints ep
-          on ep.team_id = e.team_id
-         and e.type = any(ep.events)
-         and (ep.is_active or ep.disabled_at is not null)
-        returning id, endpoint_id
-      )
-      select inserted.id from inserted
-      join webhook_endpoints ep on ep.id = inserted.endpoint_id
-      where ep.is_active
-    `,
-    'fan_out_events',
-  ),
-);
-
 /**
  * One delivery per endpoint subscribed to each event's type, and a job for each delivery whose
  * endpoint is active, all in the event's transaction. An endpoint the service disabled still gets
@@ -83,7 +59,7 @@ async function fanOutEvents(
     body: deliveryBody(event.envelope),
     created_at: event.envelope.created_at,
   }));
-  const created = await fanOut(tx).execute({ events: JSON.stringify(rows) });
+  const created = await insertDeliveries(tx).execute({ events: JSON.stringify(rows) });
   await enqueueWebhookAttempts(
     tx,
     created.map((row) => ({ deliveryId: row.id })),
@@ -101,23 +77,6 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
   return recorded;
 }
 
-/**
- * Any number of events in one statement, built once: the events travel as one JSON parameter, so
- * the text is the same for one event (every case change) and for thousands (the expiry sweep).
- */
-const insertEvents = reusableQuery((db) =>
-  prepareSql(
-    db,
-    sql`
-      insert into ${events} (id, team_id, type, data, case_id, created_at)
-      select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
-      from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-        as e(id uuid, team_id uuid, type text, data jsonb, case_id uuid, created_at timestamptz)
-    `,
-    'insert_events',
-  ),
-);
-
 /** Many events in one statement (the expiry sweep records thousands at a time). */
 export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
@@ -134,26 +93,27 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
       },
     };
   });
-  // Sent together (pipelined), in this order (hence `.execute()`: a builder would only be sent
-  // when awaited): the deliveries' insert runs after the events' and sees them.
-  await Promise.all([
-    insertEvents(tx).execute({
-      events: JSON.stringify(
-        inputs.map((input, index) => ({
-          id: recorded[index]?.id,
-          team_id: input.teamId,
-          type: input.type,
-          data: input.data,
-          case_id: input.caseId ?? null,
-          created_at: input.now.toISOString(),
-        })),
-      ),
-    }),
+  // Sent together, in this order: the deliveries' insert runs after the events' and sees them.
+  await pipelined(
+    () =>
+      insertEvents(tx).execute({
+        events: JSON.stringify(
+          inputs.map((input, index) => ({
+            id: recorded[index]?.id,
+            team_id: input.teamId,
+            type: input.type,
+            data: input.data,
+            case_id: input.caseId ?? null,
+            created_at: input.now.toISOString(),
+          })),
+        ),
+      }),
     // `ping` reaches an endpoint only through its test operation, never by subscription.
-    fanOutEvents(
-      tx,
-      recorded.filter((event) => event.envelope.type !== 'ping'),
-    ),
-  ]);
+    () =>
+      fanOutEvents(
+        tx,
+        recorded.filter((event) => event.envelope.type !== 'ping'),
+      ),
+  );
   return recorded;
 }

@@ -1,0 +1,41 @@
+/**
+ * The values each status-like column may hold, listed once: the columns are typed from them
+ * (`$type`), their CHECK constraints are built from them (`oneOf`), and the domains and the API
+ * take the types and lists from here, so no code casts a status.
+ */
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+
+/** A CHECK constraint's condition: `column in ('a', 'b', …)`, with the values written as SQL text. */
+export function oneOf(column: SQLWrapper, values: readonly string[]): SQL {
+  return sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
+}
+
+/** A case's stored status (an `open` case past `expires_at` reads as expired before the sweep). */
+export const CASE_STATUSES = ['open', 'closed', 'failed', 'expired'] as const;
+export type CaseStatus = (typeof CASE_STATUSES)[number];
+
+/** Every verification method, in the order the API lists them. */
+export const VERIFICATION_METHODS = [
+  'email',
+  'sms',
+  'government_id',
+  'selfie',
+  'custom_question',
+  'manager',
+] as const;
+export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+
+export const STEP_STATES = ['pending', 'verified', 'failed'] as const;
+export type StepState = (typeof STEP_STATES)[number];
+
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'dead_letter'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const MAIL_STATUSES = ['queued', 'sent', 'failed'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
+
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+export const TEAM_ROLES = ['owner', 'admin', 'viewer'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];

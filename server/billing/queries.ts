@@ -1,0 +1,77 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import { reusableQuery } from '@/db/reusable-query';
+import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
+
+/**
+ * The billing domain's hot statements (every case creation runs them), each built once per process
+ * (`reusableQuery`): drizzle spent more CPU building them than PostgreSQL spent running them.
+ */
+
+/** The team row, locked against every other charge of the team (see `lockTeamForCharges`). */
+export const lockTeam = reusableQuery((db) =>
+  db
+    .select()
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder('teamId')))
+    .for('no key update')
+    .prepare('lock_team'),
+);
+
+export const planOfTeam = reusableQuery((db) =>
+  db
+    .select({ includedUnits: plans.includedUnits })
+    .from(plans)
+    .where(
+      eq(
+        plans.code,
+        sql`(select ${teams.planCode} from ${teams} where ${teams.id} = ${sql.placeholder('teamId')})`,
+      ),
+    )
+    .prepare('plan_of_team'),
+);
+
+export const allPrices = reusableQuery((db) => db.select().from(methodPrices).prepare('method_prices'));
+
+/**
+ * The current period's rows, and at most the previous period's (filtered out by the caller): the
+ * period's start is computed from the team's anchor, which is only known once the row is read.
+ */
+export const recentUsage = reusableQuery((db) =>
+  db
+    .select({
+      method: usageCounters.method,
+      periodStart: usageCounters.periodStart,
+      includedUsed: usageCounters.includedUsed,
+    })
+    .from(usageCounters)
+    .where(
+      and(
+        eq(usageCounters.teamId, sql.placeholder('teamId')),
+        gt(usageCounters.periodStart, sql.placeholder('since')),
+      ),
+    )
+    .prepare('recent_usage'),
+);
+
+/** Counts one charge into its method's row of the period. */
+export const addUsage = reusableQuery((db) =>
+  db
+    .insert(usageCounters)
+    .values({
+      teamId: sql.placeholder('teamId'),
+      periodStart: sql.placeholder('periodStart'),
+      method: sql.placeholder('method'),
+      includedUsed: sql.placeholder('included'),
+      topupUsed: sql.placeholder('topupUsed'),
+      topupCostCents: sql.placeholder('topupCents'),
+    })
+    .onConflictDoUpdate({
+      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.method],
+      set: {
+        includedUsed: sql`${usageCounters.includedUsed} + ${sql.placeholder('included')}`,
+        topupUsed: sql`${usageCounters.topupUsed} + ${sql.placeholder('topupUsed')}`,
+        topupCostCents: sql`${usageCounters.topupCostCents} + ${sql.placeholder('topupCents')}`,
+      },
+    })
+    .prepare('add_usage'),
+);

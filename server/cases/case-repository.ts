@@ -1,0 +1,56 @@
+import type { Queryable, Tx } from '@/db/client';
+import type { CaseRecord } from './case-record';
+import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
+
+/**
+ * The one place that reads cases: by team and id (the API and the console), by public id (the
+ * subject's pages) and locked for a change (the state machine). Every reader gets the same
+ * `CaseRecord`, a case with its steps, from the same mapper.
+ */
+
+/**
+ * One case of one team; another team's case is indistinguishable from a missing one. The case and
+ * its steps come in one query: this is the hottest read of the API, and each round trip to
+ * PostgreSQL costs more than the subquery.
+ */
+export async function findCaseForTeam(
+  db: Queryable,
+  teamId: string,
+  caseId: string,
+): Promise<CaseRecord | null> {
+  const [record] = await readCaseRecords(db, teamCase, { teamId, caseId });
+  return record ?? null;
+}
+
+/** A case as its subject's pages see it: with the name of the team that asks. */
+export interface VerificationCase {
+  record: CaseRecord;
+  teamName: string;
+}
+
+/** The shape of every public id we issue (newPublicId): anything else is not looked up at all. */
+const PUBLIC_ID = /^[0-9A-Za-z]{16}$/;
+
+/**
+ * The case behind a verification link, with the name of the team that asks. Unknown and malformed
+ * ids both give null, so a guessed id learns nothing, not even whether it was well-formed. One
+ * round trip: this read serves every page view and every status poll.
+ */
+export async function findCaseByPublicId(db: Queryable, publicId: string): Promise<VerificationCase | null> {
+  if (!PUBLIC_ID.test(publicId)) return null;
+  const [row] = await caseByPublicId(db).execute({ publicId });
+  return row ? { record: toCaseRecord(row), teamName: row.team_name } : null;
+}
+
+/**
+ * The case and its steps, with the case row locked until the transaction ends. Two statements on
+ * purpose: a statement that waits for the lock keeps the snapshot it started with, so steps read
+ * in the same statement could miss what the previous holder committed; the second statement takes
+ * a new snapshot, after the lock is held.
+ */
+export async function lockCaseForUpdate(tx: Tx, caseId: string): Promise<CaseRecord | null> {
+  const [locked] = await lockCaseRow(tx).execute({ caseId });
+  if (!locked) return null;
+  const [record] = await readCaseRecords(tx, caseById, { caseId });
+  return record ?? null;
+}

@@ -1,0 +1,209 @@
+import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
+import {
+  type CaseStatus,
+  caseSteps,
+  cases,
+  type StepState,
+  teams,
+  type VerificationMethod,
+} from '@/db/schema';
+import type { CaseRecord } from './case-record';
+
+/**
+ * The cases domain's hot statements, each built once per process (`reusableQuery`): on these paths
+ * drizzle spent more CPU building a statement than PostgreSQL spent running it. Rows read with raw
+ * SQL have one type and one mapper (`toCaseRecord`); table and column names come from the schema.
+ */
+
+/** A case row as PostgreSQL returns it to `readCaseRecords` (timestamps arrive as text). */
+export interface CaseRowWithSteps {
+  id: string;
+  team_id: string;
+  public_id: string;
+  status: CaseStatus;
+  subject_email: string;
+  subject_name: string | null;
+  notes: string;
+  failure_reason: string | null;
+  created_at: string;
+  expires_at: string;
+  updated_at: string;
+  steps: Array<{
+    case_id: string;
+    method: VerificationMethod;
+    state: StepState;
+    failed_attempts: number;
+    settings: Record<string, unknown>;
+    verified_at: string | null;
+    updated_at: string;
+  }>;
+}
+
+export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    publicId: row.public_id,
+    status: row.status,
+    subjectEmail: row.subject_email,
+    subjectName: row.subject_name,
+    notes: row.notes,
+    failureReason: row.failure_reason,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    updatedAt: new Date(row.updated_at),
+    steps: row.steps.map((step) => ({
+      caseId: step.case_id,
+      method: step.method,
+      state: step.state,
+      failedAttempts: step.failed_attempts,
+      settings: step.settings,
+      verifiedAt: step.verified_at === null ? null : new Date(step.verified_at),
+      updatedAt: new Date(step.updated_at),
+    })),
+  };
+}
+
+/**
+ * Cases with their steps, one row per case: each case's steps come as one JSON array, and rows are
+ * mapped here. This serves the API's hottest reads (get and list): mapping a joined page (one row
+ * per step) through drizzle's generic row mapper cost more CPU than PostgreSQL spent on the query.
+ * `source` selects whole `cases` rows (any filter and limit, values as placeholders); `order`
+ * orders the result. The statement is built once per process: pass it to `readCaseRecords`.
+ */
+export function caseRecordsStatement(name: string, source: (db: Queryable) => SQLWrapper, order?: SQL) {
+  return reusableQuery((db) =>
+    prepareSql<CaseRowWithSteps>(
+      db,
+      sql`
+        select c.*,
+               coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
+        from (${source(db)}) c
+        ${order ? sql`order by ${order}` : sql``}
+      `,
+      name,
+    ),
+  );
+}
+
+export type CaseRecordsStatement = ReturnType<typeof caseRecordsStatement>;
+
+export async function readCaseRecords(
+  db: Queryable,
+  statement: CaseRecordsStatement,
+  values: Record<string, unknown>,
+): Promise<CaseRecord[]> {
+  const rows = await statement(db).execute(values);
+  return rows.map(toCaseRecord);
+}
+
+export const teamCase = caseRecordsStatement('team_case', (db) =>
+  db
+    .select()
+    .from(cases)
+    .where(and(eq(cases.teamId, sql.placeholder('teamId')), eq(cases.id, sql.placeholder('caseId')))),
+);
+
+export const caseById = caseRecordsStatement('case_by_id', (db) =>
+  db
+    .select()
+    .from(cases)
+    .where(eq(cases.id, sql.placeholder('caseId'))),
+);
+
+/** The case behind a verification link, with the name of the team that asks (one round trip). */
+export const caseByPublicId = reusableQuery((db) =>
+  prepareSql<CaseRowWithSteps & { team_name: string }>(
+    db,
+    sql`
+      select c.*, t.name as team_name,
+             coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
+      from ${cases} c join ${teams} t on t.id = c.team_id
+      where c.public_id = ${sql.placeholder('publicId')}
+    `,
+    'case_by_public_id',
+  ),
+);
+
+/** Locks one case row until the transaction ends (its steps are read by the next statement). */
+export const lockCaseRow = reusableQuery((db) =>
+  db
+    .select({ id: cases.id })
+    .from(cases)
+    .where(eq(cases.id, sql.placeholder('caseId')))
+    .for('update')
+    .prepare('lock_case'),
+);
+
+export const insertCase = reusableQuery((db) =>
+  db
+    .insert(cases)
+    .values({
+      id: sql.placeholder('id'),
+      teamId: sql.placeholder('teamId'),
+      publicId: sql.placeholder('publicId'),
+      status: 'open',
+      subjectEmail: sql.placeholder('subjectEmail'),
+      subjectName: sql.placeholder('subjectName'),
+      notes: sql.placeholder('notes'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+      expiresAt: sql.placeholder('expiresAt'),
+    })
+    .returning()
+    .prepare('insert_case'),
+);
+
+/** One insert per number of steps (a case has one to six). */
+const stepInserts = new Map<number, ReturnType<typeof buildStepsInsert>>();
+
+function buildStepsInsert(count: number) {
+  return reusableQuery((db) =>
+    db
+      .insert(caseSteps)
+      .values(
+        Array.from({ length: count }, (_, index) => ({
+          caseId: sql.placeholder('caseId'),
+          method: sql.placeholder(`method${index}`),
+          settings: sql.placeholder(`settings${index}`),
+          updatedAt: sql.placeholder('now'),
+        })),
+      )
+      .returning()
+      .prepare(`insert_${count}_steps`),
+  );
+}
+
+export function insertSteps(count: number) {
+  let insert = stepInserts.get(count);
+  if (!insert) {
+    insert = buildStepsInsert(count);
+    stepInserts.set(count, insert);
+  }
+  return insert;
+}
+
+/**
+ * Open cases past their deadline, at most `limit`, marked expired in one statement. SKIP LOCKED:
+ * a case a sweeper or a verification step holds is left for the next batch, never waited on.
+ */
+export const expireDueBatch = reusableQuery((db) =>
+  prepareSql<{ id: string; team_id: string; public_id: string; subject_email: string; created_at: string }>(
+    db,
+    sql`
+      with due as (
+        select ${cases.id} from ${cases}
+         where ${cases.status} = 'open' and ${cases.expiresAt} <= ${sql.placeholder('at')}::timestamptz
+         order by ${cases.expiresAt}
+         limit ${sql.placeholder('limit')}
+         for update skip locked
+      )
+      update ${cases} c set status = 'expired', updated_at = ${sql.placeholder('at')}::timestamptz
+        from due where c.id = due.id
+      returning c.id, c.team_id, c.public_id, c.subject_email, c.created_at
+    `,
+    'expire_due_cases',
+  ),
+);

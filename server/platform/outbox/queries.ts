@@ -1,0 +1,68 @@
+import { sql } from 'drizzle-orm';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
+import { events, mailOutbox, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+
+/**
+ * The outbox's statements, run by every change that emits an event, each built once per process
+ * (`reusableQuery`). Rows travel as one JSON parameter, so the text is the same for one event
+ * (every case change) and for thousands (the expiry sweep).
+ */
+
+/**
+ * Any number of events in one statement, built once: the events travel as one JSON parameter, so
+ * the text is the same for one event (every case change) and for thousands (the expiry sweep).
+ */
+export const insertEvents = reusableQuery((db) =>
+  prepareSql(
+    db,
+    sql`
+      insert into ${events} (id, team_id, type, data, case_id, created_at)
+      select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
+      from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
+        as e(id uuid, team_id uuid, type text, data jsonb, case_id uuid, created_at timestamptz)
+    `,
+    'insert_events',
+  ),
+);
+
+/**
+ * One delivery per endpoint subscribed to each event's type; returns the deliveries whose endpoint
+ * is active (the ones to attempt now). An endpoint the service disabled still gets its deliveries,
+ * held as pending; one its team switched off gets none.
+ */
+export const insertDeliveries = reusableQuery((db) =>
+  prepareSql<{ id: string }>(
+    db,
+    sql`
+      with inserted as (
+        insert into ${webhookDeliveries} (team_id, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
+        select e.team_id, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
+        from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
+          as e(event_id uuid, team_id uuid, type text, body text, created_at timestamptz)
+        join ${webhookEndpoints} ep
+          on ep.team_id = e.team_id
+         and e.type = any(ep.events)
+         and (ep.is_active or ep.disabled_at is not null)
+        returning id, endpoint_id
+      )
+      select inserted.id from inserted
+      join ${webhookEndpoints} ep on ep.id = inserted.endpoint_id
+      where ep.is_active
+    `,
+    'fan_out_events',
+  ),
+);
+
+/** A mail for the outbox (its job is queued with it). */
+export const insertMail = reusableQuery((db) =>
+  db
+    .insert(mailOutbox)
+    .values({
+      id: sql.placeholder('id'),
+      to: sql.placeholder('to'),
+      subject: sql.placeholder('subject'),
+      text: sql.placeholder('text'),
+      html: sql.placeholder('html'),
+    })
+    .prepare('insert_mail'),
+);
