@@ -1,13 +1,11 @@
 import { NextResponse } from 'next/server';
-import { toWireError } from '@/server/api/error-table';
-import { AppError } from '@/server/platform/errors';
 
 /**
  * Next.js decodes a dynamic route's path segments before any route handler runs, and answers a
- * malformed percent-escape (`/v1/cases/%zz/`) with a bare text/plain 500. This proxy runs only
- * for /v1 and /v paths that contain a `%` (the matcher), and answers the undecodable ones itself:
- * the API's JSON 400, or for a verification link the same plain "not found" any unknown link gets;
- * every other request never reaches it.
+ * malformed percent-escape (`/v/%zz`) with a bare text/plain 500. This proxy runs only for
+ * verification-link paths that contain a `%` (the matcher), and answers the undecodable ones with
+ * the same plain "not found" any unknown link gets; every other request never reaches it. (The
+ * REST API does not pass through Next: server/api/rest/serve-rest-api.ts answers its own.)
  */
 export function proxy(request: Request): Response {
   const path = new URL(request.url).pathname;
@@ -15,15 +13,11 @@ export function proxy(request: Request): Response {
     for (const segment of path.split('/')) decodeURIComponent(segment);
     return NextResponse.next();
   } catch {
-    if (!path.startsWith('/v1/')) {
-      return new Response('Not found', {
-        status: 404,
-        headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-      });
-    }
-    const wire = toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.'));
-    return NextResponse.json(wire.body, { status: wire.status, headers: { 'Cache-Control': 'no-store' } });
+    return new Response('Not found', {
+      status: 404,
+      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+    });
   }
 }
 
-export const config = { matcher: ['/v1/:path(.*%.*)', '/v/:path(.*%.*)'] };
+export const config = { matcher: ['/v/:path(.*%.*)'] };

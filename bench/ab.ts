@@ -4,9 +4,10 @@
  * runs taken one after the other cannot tell a 5 % change from the drift; two apps driven at the
  * same time, on the same database, see the same machine.
  *
- * Each variant is a build (AB_A_DIST / AB_B_DIST, default .next-bench) and extra environment for
- * its server (AB_A_ENV / AB_B_ENV, `NAME=value` pairs separated by spaces; NODE_OPTIONS takes V8
- * flags). Scenarios: ping, get, list, post (as in bench/profile.ts). Background workers are off in
+ * Each variant is a checkout (AB_A_TREE / AB_B_TREE, default this one: a `git worktree` of another
+ * commit, its node_modules linked to this one's, compares two commits), a build in it (AB_A_DIST /
+ * AB_B_DIST, default .next-bench) and extra environment for its server (AB_A_ENV / AB_B_ENV,
+ * `NAME=value` pairs separated by spaces; NODE_OPTIONS takes V8 flags). Scenarios: ping, get, list, post (as in bench/profile.ts). Background workers are off in
  * both apps, so jobs queued by one are not run by the other; what is compared is the request path.
  *
  * Prints, per round, each app's CPU and its PostgreSQL backends' CPU per request (backends are told
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     const ds = await seedDataset(pg.url, 'vouch_ab', 10_000);
     const variants = (['A', 'B'] as const).map((name) => ({
       name,
+      tree: path.resolve(process.env[`AB_${name}_TREE`] ?? '.'),
       dist: process.env[`AB_${name}_DIST`] ?? '.next-bench',
       env: parseEnv(process.env[`AB_${name}_ENV`]),
       appName: `vouch-ab-${name.toLowerCase()}`,
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     for (const variant of variants) {
       apps.push(
         await startApp({
+          cwd: variant.tree,
           databaseUrl: ds.url,
           env: {
             NEXT_DIST_DIR: variant.dist,
@@ -71,7 +74,9 @@ async function main(): Promise<void> {
           },
         }),
       );
-      process.stdout.write(`${variant.name}: ${variant.dist} ${JSON.stringify(variant.env)}\n`);
+      process.stdout.write(
+        `${variant.name}: ${variant.tree} ${variant.dist} ${JSON.stringify(variant.env)}\n`,
+      );
     }
 
     const admin = postgres(ds.url, { max: 1, onnotice: () => {} });

@@ -313,6 +313,7 @@ async function databaseCreationCeiling(
   const { authenticateApiKey } = await import('@/server/auth/api-keys');
   const { createRateLimiters } = await import('@/server/rate-limits/limiters');
   const { createCase, prepareCase } = await import('@/server/cases/create-case');
+  const { createCaseInput } = await import('@/server/cases/wire');
   const { PgBoss } = await import('pg-boss');
   const env = parseEnv({
     ...process.env,
@@ -339,7 +340,8 @@ async function databaseCreationCeiling(
     const key = await authenticateApiKey(database.db, token, systemClock);
     if (!key) throw new Error('unknown key');
     await limiters.consume('write', key.teamId);
-    const prepared = await prepareCase(JSON.parse(target.body ?? '{}'));
+    // Validated as the procedure's input is, defaults included.
+    const prepared = await prepareCase(createCaseInput.parse(JSON.parse(target.body ?? '{}')));
     await database.db.transaction((tx) =>
       createCase(tx, key.teamId, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
     );

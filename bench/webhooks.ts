@@ -3,8 +3,8 @@
  * built app as `npm start` runs it (the launcher, its web processes and its worker) and an HTTPS
  * receiver on 127.0.0.1 all on one host.
  *
- * 1. Under creation: cases created through the API at its full rate (16 clients back to back) for
- *    BENCH_SECONDS (default 20), 3 endpoints subscribed to `case.created`: deliveries per second
+ * 1. Under creation: cases created through the API at its full rate (16 clients back to back, for
+ *    16 teams) for BENCH_SECONDS (default 20), each team with 3 endpoints for `case.created`: deliveries per second
  *    while creating (target ≥ 500/s), time from each POST being sent (so at or before its commit)
  *    to the receiver getting each delivery (target p99 < 1 s), and every delivery accounted for.
  * 2. Backlog: 20,000 events fanned out to 3 endpoints (60,000 deliveries), recorded through the
@@ -37,6 +37,7 @@ const LATENCY_RATE = 100;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
 const CREATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CREATION_CLIENTS = 16;
+const CREATION_TEAMS = 16;
 const EXPIRY_CASES = 100_000;
 
 const log = (message: string) =>
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
   const { setJobQueue } = await import('@/server/platform/jobs/producers');
   const { recordEvents } = await import('@/server/platform/outbox/record-events');
   const { systemClock } = await import('@/server/platform/clock');
-  const { createTeam } = await import('@/server/teams/manage-teams');
+  const { createTeam, updateTeam } = await import('@/server/teams/manage-teams');
   const { startApp } = await import('@/test/support/app');
   const { apiClient } = await import('@/test/support/api-client');
   const { closedLoop } = await import('./load');
@@ -132,20 +133,37 @@ async function main(): Promise<void> {
     setJobQueue(boss);
     cleanups.push(() => boss.stop({ graceful: false }));
 
-    const { team, key } = await createTeam(
-      database.db,
-      { name: 'Bench', adminEmail: 'bench@bench.test' },
-      systemClock,
-    );
-    const api = apiClient(app.baseUrl, key.token);
-    for (let i = 0; i < ENDPOINTS; i++) {
-      const res = await api.post('/v1/webhooks/endpoints/', {
-        url: receiver.url(`/bench-${i}`),
-        // One endpoint also takes case.expired: the expiry phase then queues 100,000 deliveries.
-        events: i === 0 ? ['case.created', 'case.closed', 'case.expired'] : ['case.created', 'case.closed'],
+    // Several teams create at once, as in production: case creation takes its team's row lock
+    // (billing), so one team's creations run one after another.
+    const creators: Array<{ teamId: string; token: string }> = [];
+    for (let t = 0; t < CREATION_TEAMS; t++) {
+      const created = await createTeam(
+        database.db,
+        { name: `Bench ${t}`, adminEmail: `bench${t}@bench.test` },
+        systemClock,
+      );
+      // Enterprise, active, with a large top-up balance: billing never refuses a bench POST.
+      await updateTeam(database.db, created.team.id, {
+        planCode: 'enterprise',
+        subscriptionStatus: 'active',
+        topupBalanceCents: 1_000_000_000,
       });
-      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${res.text}`);
+      const api = apiClient(app.baseUrl, created.key.token);
+      for (let i = 0; i < ENDPOINTS; i++) {
+        const res = await api.post('/v1/webhooks/endpoints/', {
+          url: receiver.url(`/bench-${t}-${i}`),
+          // One endpoint of the first team also takes case.expired: the expiry phase then queues
+          // 100,000 deliveries.
+          events:
+            t === 0 && i === 0
+              ? ['case.created', 'case.closed', 'case.expired']
+              : ['case.created', 'case.closed'],
+        });
+        if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${res.text}`);
+      }
+      creators.push({ teamId: created.team.id, token: created.key.token });
     }
+    const team = { id: creators[0]?.teamId as string };
     const eventInput = (i: number) => ({
       teamId: team.id,
       type: 'case.closed' as const,
@@ -174,7 +192,10 @@ async function main(): Promise<void> {
         return {
           method: 'POST',
           path: '/v1/cases/',
-          headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
+          headers: {
+            authorization: `Bearer ${creators[i % CREATION_TEAMS]?.token}`,
+            'content-type': 'application/json',
+          },
           body: JSON.stringify({
             subject_email: `post-${run}-${i}@bench.test`,
             verification_methods: { email: true },
@@ -184,7 +205,7 @@ async function main(): Promise<void> {
     });
     const creationEnded = Date.now();
     const [createdRow] = await database.sql<{ n: number }[]>`
-      select count(*)::int as n from cases where team_id = ${team.id} and subject_email like ${`post-${run}-%`}`;
+      select count(*)::int as n from cases where subject_email like ${`post-${run}-%`}`;
     const created = createdRow?.n ?? 0;
     const creationExpected = created * ENDPOINTS;
     const duringCreation = () => receiver.received.filter((r) => r.receivedAt <= creationEnded).length;
@@ -280,7 +301,7 @@ async function main(): Promise<void> {
     let expiredAfterMs = Number.NaN;
     for (;;) {
       const [open] = (await database.db.execute(
-        sql`select count(*)::int as n from cases where team_id = ${team.id} and status = 'open'`,
+        sql`select count(*)::int as n from cases where team_id = ${team.id} and status = 'open' and subject_email like 'x%@bench.test'`,
       )) as unknown as Array<{ n: number }>;
       if (open?.n === 0) {
         expiredAfterMs = Date.now() - expiresAt.getTime();
@@ -300,7 +321,9 @@ async function main(): Promise<void> {
     const [stillOpen] = await database.db
       .select({ n: sql<number>`count(*)::int` })
       .from(cases)
-      .where(sql`${cases.teamId} = ${team.id} and ${cases.status} = 'open'`);
+      .where(
+        sql`${cases.teamId} = ${team.id} and ${cases.status} = 'open' and ${cases.subjectEmail} like 'x%@bench.test'`,
+      );
 
     // Every attempt that did not succeed, by cause: a dependable sender has none here, where the
     // receiver always answers 2xx, and each one costs its delivery a retry delay.

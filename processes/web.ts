@@ -10,7 +10,9 @@
  * - a Request-Id on every response, and on every log line written while serving it;
  * - security headers on every response, with a fresh script nonce for each page;
  * - a declared body larger than its limit refused with 413 before anything reads it, and every
- *   method the service does not speak (TRACE, CONNECT, ...) refused with 405.
+ *   method the service does not speak (TRACE, CONNECT, ...) refused with 405;
+ * - the REST API (/v1) handed straight to its facade (server/api/rest/serve-rest-api.ts), not
+ *   through Next.js, whose request pipeline cost as much CPU per call as the API's own work.
  *
  * `npm run serve` runs it; `npm run dev` runs it with Next's development server (`--dev`).
  */
@@ -21,6 +23,7 @@ import { toWireError } from '@/server/api/error-table';
 import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-address';
 import { bodyLimitFor } from '@/server/api/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
+import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
 import { bootRuntime } from '@/server/platform/boot-runtime';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { AppError } from '@/server/platform/errors';
@@ -115,7 +118,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (Number(req.headers['content-length'] ?? 0) > bodyLimitFor(pathname)) {
       return refuse(res, pathname, new AppError('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
     }
-    handle(req, res).catch((error: unknown) => {
+    const serve = isRestApiPath(pathname) ? serveRestApi(req, res, pathname) : handle(req, res);
+    serve.catch((error: unknown) => {
       logger.error('request failed in the web process', {
         path: loggablePath(pathname),
         ...errorFields(error),

@@ -31,14 +31,16 @@ const distDir = process.env.NEXT_DIST_DIR || '.next';
  * from package.json so the tests and benchmarks run the server exactly as operators do, without
  * an npm process in between (whose signals would not reach the server).
  */
-export function serveCommandArguments(script = 'serve'): string[] {
-  const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+export function serveCommandArguments(script = 'serve', cwd = process.cwd()): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   const command = manifest.scripts[script] ?? '';
   // `exec` makes npm's shell hand over to node, so npm's signals reach the server itself.
   const [program, ...args] = command.replace(/^exec\s+/, '').split(/\s+/);
   if (program !== 'node') throw new Error(`the ${script} script must run node: ${command}`);
   return args.map((arg) =>
-    arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(arg) : arg,
+    arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(cwd, arg) : arg,
   );
 }
 
@@ -52,16 +54,21 @@ export async function startApp(options: {
   databaseUrl: string;
   env?: Record<string, string>;
   script?: 'serve' | 'launch';
+  /** Another checkout to run (bench/ab.ts compares two commits); this one by default. */
+  cwd?: string;
 }): Promise<RunningApp> {
-  if (!existsSync(path.join(distDir, 'BUILD_ID'))) {
+  const cwd = options.cwd ?? process.cwd();
+  const dist = options.env?.NEXT_DIST_DIR ?? distDir;
+  if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID'))) {
     throw new Error(
-      `no build in ${distDir}: run "npm run build" (npm test does) before the integration tests`,
+      `no build in ${path.resolve(cwd, dist)}: run "npm run build" (npm test does) before the integration tests`,
     );
   }
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = '';
-  const child = spawn(process.execPath, serveCommandArguments(options.script), {
+  const child = spawn(process.execPath, serveCommandArguments(options.script, cwd), {
+    cwd,
     env: {
       ...process.env,
       NODE_ENV: 'production',
