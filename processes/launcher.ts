@@ -29,9 +29,16 @@ const STABLE_AFTER_MS = 60_000;
 const config = checkedConfig();
 const webProcesses = config.WEB_PROCESSES ?? availableParallelism();
 
-/** The node arguments a child runs with: the serve script's memory cap, tsx, the entry. */
+/** The node arguments a child runs with: the serve script's memory settings, tsx, the entry. */
 function childArguments(entry: string): string[] {
-  return ['--max-old-space-size=512', '--import', 'tsx', path.resolve('processes', entry), '--launched'];
+  return [
+    '--max-old-space-size=512',
+    '--max-semi-space-size=16',
+    '--import',
+    'tsx',
+    path.resolve('processes', entry),
+    '--launched',
+  ];
 }
 
 function run(command: string, args: string[]): Promise<void> {

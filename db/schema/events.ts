@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, json, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns';
 import { teams } from './teams';
 
@@ -14,10 +14,19 @@ export const events = pgTable(
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
-    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /**
+     * `json`, not `jsonb`: PostgreSQL keeps json text as it was written, so the events API returns
+     * `data` byte for byte as the deliveries sent it (jsonb reorders keys).
+     */
+    data: json('data').$type<Record<string, unknown>>().notNull(),
     /** The case the event is about, for a case's timeline; null for `ping`. */
     caseId: uuid('case_id'),
     createdAt: createdAt(),
   },
-  (t) => [index('events_team_created_idx').on(t.teamId, t.createdAt), index('events_case_idx').on(t.caseId)],
+  (t) => [
+    // The events API walks these newest first, by (created_at, id), like every list.
+    index('events_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
+    index('events_team_type_created_idx').on(t.teamId, t.type, t.createdAt.desc(), t.id.desc()),
+    index('events_case_idx').on(t.caseId),
+  ],
 );

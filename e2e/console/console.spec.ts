@@ -112,6 +112,8 @@ test('a webhook endpoint pointing at a real HTTPS receiver gets a test ping that
   await expect(
     page.getByRole('table', { name: 'Attempts' }).getByRole('row', { name: /HTTP 200/ }),
   ).toBeVisible();
+  // The payload shown is exactly what the receiver got.
+  await expect(page.getByTestId('delivery-payload')).toHaveText(ping?.body ?? 'no ping');
   await expectAccessible(page);
 
   await page.goto(`${world.app.baseUrl}/console/audit`);

@@ -3,6 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { ZodError } from 'zod';
 import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { APP_ERRORS, type AppError, type AppErrorCode, appErrorIn } from '@/server/platform/errors';
+import { describeZodError } from './validation-messages';
 
 /**
  * The one table that knows how an application error looks on the wire: its HTTP status, and the
@@ -67,16 +68,6 @@ function wire(code: AppErrorCode, detail?: string, headers: Record<string, strin
     headers,
     body: { error: code.toLowerCase(), detail: detail ?? APP_ERRORS[code], code },
   };
-}
-
-/** "verification_methods.email: Expected boolean" — one line per problem, paths as the client sent them. */
-export function describeZodError(error: ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-      return `${where}${issue.message}`;
-    })
-    .join('; ');
 }
 
 const TRPC_CODE_TO_APP: Partial<Record<TRPC_ERROR_CODE_KEY, AppErrorCode>> = {

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '@/db/client';
+import { looksLikePublicId } from '@/server/platform/ids';
 import type { CaseRecord } from './case-record';
 import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
 
@@ -28,16 +29,13 @@ export interface VerificationCase {
   teamName: string;
 }
 
-/** The shape of every public id we issue (newPublicId): anything else is not looked up at all. */
-const PUBLIC_ID = /^[0-9A-Za-z]{16}$/;
-
 /**
  * The case behind a verification link, with the name of the team that asks. Unknown and malformed
  * ids both give null, so a guessed id learns nothing, not even whether it was well-formed. One
  * round trip: this read serves every page view and every status poll.
  */
 export async function findCaseByPublicId(db: Queryable, publicId: string): Promise<VerificationCase | null> {
-  if (!PUBLIC_ID.test(publicId)) return null;
+  if (!looksLikePublicId(publicId)) return null;
   const [row] = await caseByPublicId(db).execute({ publicId });
   return row ? { record: toCaseRecord(row), teamName: row.team_name } : null;
 }

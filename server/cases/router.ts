@@ -3,6 +3,7 @@ import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
 import { AppError } from '@/server/platform/errors';
+import { looksLikePublicId } from '@/server/platform/ids';
 import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
@@ -101,7 +102,14 @@ export const casesRouter = router({
       // A malformed id is simply not a case of this team: 404, like any unknown id.
       const id = z.uuid().safeParse(input.id);
       const record = id.success ? await findCaseForTeam(ctx.db, ctx.teamId, id.data) : null;
-      if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
+      if (!record) {
+        throw new AppError(
+          'NOT_FOUND',
+          looksLikePublicId(input.id)
+            ? 'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.'
+            : 'No case with this id.',
+        );
+      }
       return toCaseWire(record, ctx.clock());
     }),
 });

@@ -9,7 +9,9 @@ import type { CaseRecord, CaseStatus } from './case-record';
  */
 export const jsonBoolean = z.union([z.literal(true), z.literal(false)], { error: 'must be true or false' });
 
-const email = z.email({ error: 'must be a valid e-mail address' }).max(254);
+const email = z
+  .email({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a valid e-mail address') })
+  .max(254);
 const requiredText = (max: number) =>
   z
     .string()

@@ -22,6 +22,13 @@ export function newPublicId(): string {
   return randomBase62(16);
 }
 
+const PUBLIC_ID = /^[0-9A-Za-z]{16}$/;
+
+/** The shape of every public id newPublicId issues: anything else need not be looked up. */
+export function looksLikePublicId(value: string): boolean {
+  return PUBLIC_ID.test(value);
+}
+
 export const EVENT_ID_PREFIX = 'evt_';
 
 export function eventWireId(uuid: string): string {

@@ -12,7 +12,7 @@ import {
   releaseExpiredClaims,
   type SuccessfulAttempt,
 } from './queries';
-import { serviceSignature, standardWebhookSignature } from './signature';
+import { deliveryHeaders } from './signature';
 
 /** Attempts per delivery: the first and seven retries; the last failure makes it `dead_letter`. */
 export const MAX_ATTEMPTS = 8;
@@ -27,20 +27,6 @@ export interface DeliveryDeps {
   retrySchedule: number[];
   timeoutMs: number;
   allowPrivateNetworks: boolean;
-}
-
-function headersFor(delivery: ClaimedDelivery, now: Date): Record<string, string> {
-  const timestamp = Math.floor(now.getTime() / 1000);
-  return {
-    'Content-Type': 'application/json',
-    'User-Agent': 'Service-Webhook/1.0',
-    'X-Service-Signature': serviceSignature(delivery.secret, delivery.body),
-    'X-Service-Event': delivery.event_type,
-    'X-Service-Delivery': delivery.id,
-    'webhook-id': delivery.id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(delivery.secret, delivery.id, timestamp, delivery.body),
-  };
 }
 
 /** Seconds to wait before attempt `attempt + 1`; a short schedule repeats its last step. */
@@ -130,7 +116,13 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
       const result = await postWebhook({
         url: delivery.url,
         body: delivery.body,
-        headers: headersFor(delivery, startedAt),
+        headers: deliveryHeaders({
+          secret: delivery.secret,
+          body: delivery.body,
+          eventType: delivery.event_type,
+          deliveryId: delivery.id,
+          now: startedAt,
+        }),
         timeoutMs: deps.timeoutMs,
         allowPrivateNetworks: deps.allowPrivateNetworks,
       });

@@ -19,7 +19,7 @@ import {
 import {
   createEndpointInput,
   listDeliveriesInput,
-  toAttemptWire,
+  toDeliveryDetailWire,
   toDeliveryWire,
   toEndpointWire,
   updateEndpointInput,
@@ -152,7 +152,7 @@ export const consoleWebhooksRouter = router({
 
   delivery: sessionProcedure.input(endpointId).query(async ({ ctx, input }) => {
     const { delivery, attempts } = await getDelivery(ctx.db, ctx.teamId, input.id);
-    return { ...toDeliveryWire(delivery), attempts: attempts.map(toAttemptWire) };
+    return toDeliveryDetailWire(delivery, attempts);
   }),
 
   retry: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) =>

@@ -1,9 +1,9 @@
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
-import { enqueueWebhookAttempt } from '@/server/platform/jobs/producers';
+import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import {
   cursorPosition,
   decodeCursor,
@@ -12,6 +12,7 @@ import {
   keysetPage,
   PAGE_SIZE,
 } from '@/server/platform/pagination';
+import { findTeamEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
 /** A page of the team's deliveries, newest first (server/platform/pagination.ts, as every list). */
@@ -89,5 +90,47 @@ export async function retryDelivery(db: Queryable, teamId: string, id: string, c
     }
     await enqueueWebhookAttempt(tx, row.id);
     return row;
+  });
+}
+
+/** How far back a recovery may reach. */
+export const RECOVERY_WINDOW_DAYS = 7;
+
+/**
+ * After an outage at the receiver: one new attempt now for every failed or dead-lettered delivery
+ * of the endpoint created since `since` (at most seven days back), as `retryDelivery` does for one.
+ */
+export async function recoverDeliveries(
+  db: Db,
+  teamId: string,
+  endpointId: string,
+  since: Date,
+  clock: Clock,
+): Promise<{ queued: number }> {
+  const now = clock();
+  if (since.getTime() > now.getTime())
+    throw new AppError('VALIDATION_ERROR', 'since: must not be in the future');
+  if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
+    throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
+  }
+  const endpoint = await findTeamEndpoint(db, teamId, endpointId);
+  if (!endpoint) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpoint.id),
+          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
+          gte(webhookDeliveries.createdAt, since),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    await enqueueWebhookAttempts(
+      tx,
+      rows.map((row) => ({ deliveryId: row.id })),
+    );
+    return { queued: rows.length };
   });
 }

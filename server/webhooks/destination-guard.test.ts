@@ -1,6 +1,11 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { describe, expect, it } from 'vitest';
-import { guardedLookup, RefusedDestinationError, refusedAddressReason } from './destination-guard';
+import {
+  guardedLookup,
+  REFUSED_LOOKUP_MESSAGE,
+  RefusedDestinationError,
+  refusedAddressReason,
+} from './destination-guard';
 
 /** A dotted quad, or two or more colon-separated hex groups (any IPv6 form, `::` included). */
 const DOTTED_QUAD = /\d{1,3}(?:\.\d{1,3}){3}/;
@@ -132,7 +137,8 @@ describe('guardedLookup', () => {
   it('refuses a name that resolves to loopback, before any connection, without naming the address', async () => {
     const { error, address } = await lookup(false, 'localhost');
     expect(error).toBeInstanceOf(RefusedDestinationError);
-    expect(error?.message).toBe('destination refused: the host resolves to a non-public address');
+    expect(error?.message).toBe(REFUSED_LOOKUP_MESSAGE);
+    expect(error?.message).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
     expectNoAddress(error?.message);
     expect(address).toEqual([]);
   });

@@ -81,8 +81,11 @@ export function literalAddress(url: URL): string | null {
  * the customer (last_error, the attempt log), and naming what an internal host name resolves to
  * would turn webhooks into a probe of our network.
  */
-export const REFUSED_LOOKUP_MESSAGE = 'destination refused: the host resolves to a non-public address';
-export const REFUSED_LITERAL_MESSAGE = 'destination refused: the URL names a non-public address';
+/** Where a developer's own machine cannot be reached, what to do instead. */
+const DEVELOP_LOCALLY =
+  'webhooks reach public addresses only; to receive them on your own machine, run `npm run listen -- --forward-to http://localhost:PORT/path` with an API key';
+export const REFUSED_LOOKUP_MESSAGE = `destination refused: the host resolves to a non-public address (${DEVELOP_LOCALLY})`;
+export const REFUSED_LITERAL_MESSAGE = `destination refused: the URL names a non-public address (${DEVELOP_LOCALLY})`;
 
 export class RefusedDestinationError extends Error {}
 

@@ -20,6 +20,12 @@ export interface EndpointPolicy {
   allowPrivateNetworks: boolean;
 }
 
+/** What a developer whose receiver runs on their own machine should do instead. */
+const LOCAL_DEVELOPMENT_HINT =
+  'To receive webhooks on your own machine, run `npm run listen -- --forward-to http://localhost:PORT/path` ' +
+  '(it follows the events API and forwards each event, signed), or run the server itself with ' +
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true.';
+
 /**
  * HTTPS on the standard port, a host, no credentials in the URL, and, if the host is an IP
  * address, a public one. Host names are checked at delivery time, on the address they resolve to.
@@ -33,9 +39,14 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
   } catch {
     throw new AppError('INVALID_URL', 'url: not a valid URL.');
   }
-  if (url.protocol !== 'https:') throw new AppError('INVALID_URL', 'url: must use https.');
+  if (url.protocol !== 'https:') {
+    throw new AppError('INVALID_URL', `url: must use https. ${LOCAL_DEVELOPMENT_HINT}`);
+  }
   if (url.port !== '' && !policy.allowPrivateNetworks) {
-    throw new AppError('INVALID_URL', 'url: must use the standard HTTPS port (443).');
+    throw new AppError(
+      'INVALID_URL',
+      `url: must use the standard HTTPS port (443). ${LOCAL_DEVELOPMENT_HINT}`,
+    );
   }
   if (url.username || url.password) throw new AppError('INVALID_URL', 'url: must not contain credentials.');
   if (!url.hostname) throw new AppError('INVALID_URL', 'url: must name a host.');
@@ -45,8 +56,7 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
     throw new AppError(
       'INVALID_URL',
       'url: points to a private, loopback or otherwise non-public address; webhooks can only reach ' +
-        'public internet addresses (for local development, start the server with ' +
-        'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true).',
+        `public internet addresses. ${LOCAL_DEVELOPMENT_HINT}`,
     );
   }
   return url.toString();

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { makeCertificate } from '@/test/support/https-receiver';
+import { REFUSED_LITERAL_MESSAGE } from './destination-guard';
 import { postWebhook } from './post-webhook';
 
 const post = (url: string) =>
@@ -22,7 +23,8 @@ describe('postWebhook with a literal non-public address', () => {
     const result = await post(url);
     expect(result.ok).toBe(false);
     expect(result.status).toBeNull();
-    expect(result.error).toBe('destination refused: the URL names a non-public address');
+    expect(result.error).toBe(REFUSED_LITERAL_MESSAGE);
+    expect(result.error).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
   });
 });
 

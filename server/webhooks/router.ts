@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
+import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -20,7 +20,9 @@ import {
   endpointOutput,
   endpointWithSecretOutput,
   listDeliveriesInput,
-  toAttemptWire,
+  recoverDeliveriesInput,
+  recoverDeliveriesOutput,
+  toDeliveryDetailWire,
   toDeliveryWire,
   toEndpointWire,
   updateEndpointInput,
@@ -144,6 +146,25 @@ export const webhooksRouter = router({
       toDeliveryWire(await sendTestPing(ctx.db, ctx.teamId, input.id, ctx.clock)),
     ),
 
+  recoverEndpoint: apiKeyProcedure
+    .meta({
+      successStatus: 202,
+      openapi: {
+        method: 'POST',
+        path: '/webhooks/endpoints/{id}/recover/',
+        tags: TAGS,
+        summary: 'Send failed deliveries again after an outage',
+        description:
+          'Queues one new attempt for every failed or dead-lettered delivery of this endpoint created since `since` (ISO 8601 with a time zone, at most 7 days back).',
+        successDescription: 'How many deliveries were queued (202).',
+      },
+    })
+    .input(recoverDeliveriesInput)
+    .output(recoverDeliveriesOutput)
+    .mutation(async ({ ctx, input }) =>
+      recoverDeliveries(ctx.db, ctx.teamId, input.id, new Date(input.since), ctx.clock),
+    ),
+
   listDeliveries: apiKeyProcedure
     .meta({
       openapi: {
@@ -178,7 +199,7 @@ export const webhooksRouter = router({
     .output(deliveryDetailOutput)
     .query(async ({ ctx, input }) => {
       const { delivery, attempts } = await getDelivery(ctx.db, ctx.teamId, input.id);
-      return { ...toDeliveryWire(delivery), attempts: attempts.map(toAttemptWire) };
+      return toDeliveryDetailWire(delivery, attempts);
     }),
 
   retryDelivery: apiKeyProcedure

@@ -99,7 +99,11 @@ export const attemptOutput = z
   .meta({ id: 'WebhookAttempt' });
 
 export const deliveryDetailOutput = deliveryOutput
-  .extend({ attempts: z.array(attemptOutput) })
+  .extend({
+    /** The exact body every attempt sent (and signed). */
+    payload: z.string(),
+    attempts: z.array(attemptOutput),
+  })
   .meta({ id: 'WebhookDeliveryDetail' });
 
 export const listDeliveriesInput = z.strictObject({
@@ -110,6 +114,13 @@ export const listDeliveriesInput = z.strictObject({
 });
 
 export type ListDeliveriesInput = z.infer<typeof listDeliveriesInput>;
+
+export const recoverDeliveriesInput = z.strictObject({
+  id: z.string(),
+  since: z.iso.datetime({ offset: true }),
+});
+
+export const recoverDeliveriesOutput = z.object({ queued: z.number().int() }).meta({ id: 'RecoveryQueued' });
 
 export const deliveryListOutput = z
   .object({ next: z.string().nullable(), previous: z.string().nullable(), results: z.array(deliveryOutput) })
@@ -143,4 +154,12 @@ export function toAttemptWire(row: AttemptRow): z.infer<typeof attemptOutput> {
     response_body: row.responseBody,
     error: row.error,
   };
+}
+
+/** A delivery with the payload it sends and its attempts, oldest first (the API and the console). */
+export function toDeliveryDetailWire(
+  delivery: DeliveryRow,
+  attempts: AttemptRow[],
+): z.infer<typeof deliveryDetailOutput> {
+  return { ...toDeliveryWire(delivery), payload: delivery.body, attempts: attempts.map(toAttemptWire) };
 }

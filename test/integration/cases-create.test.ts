@@ -384,6 +384,36 @@ describe('status codes and error bodies', () => {
     expectError(await api.get(`/v1/cases/${'9'.repeat(300)}/`), 404, 'NOT_FOUND');
   });
 
+  it('404 for a case asked for by its public_id says that the API takes the id', async () => {
+    const created = await api.post<{ id: string; public_id: string }>('/v1/cases/', {
+      subject_email: 'public-id@example.test',
+      verification_methods: { email: true },
+    });
+    expect(created.status).toBe(201);
+    const res = await api.get(`/v1/cases/${created.body.public_id}/`);
+    expectError(res, 404, 'NOT_FOUND');
+    expect((res.body as { detail: string }).detail).toBe(
+      'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.',
+    );
+    // Any other unknown id gets the plain answer.
+    const unknown = await api.get('/v1/cases/00000000-0000-4000-8000-000000000000/');
+    expect((unknown.body as { detail: string }).detail).toBe('No case with this id.');
+  });
+
+  it('explains a missing field and a misspelt method over HTTP', async () => {
+    const missing = await api.post('/v1/cases/', { verification_methods: { email: true } });
+    expectError(missing, 422, 'VALIDATION_ERROR');
+    expect((missing.body as { detail: string }).detail).toBe('subject_email: required');
+    const misspelt = await api.post('/v1/cases/', {
+      subject_email: 'a@example.test',
+      verification_methods: { emial: true, sms: true },
+    });
+    expectError(misspelt, 422, 'VALIDATION_ERROR');
+    expect((misspelt.body as { detail: string }).detail).toBe(
+      'verification_methods: unknown method "emial" (did you mean "email"?); the methods are email, sms, government_id, selfie, custom_question, manager',
+    );
+  });
+
   it.each([
     ['DELETE', '/v1/cases/', 'POST, GET'],
     ['PUT', '/v1/cases/', 'POST, GET'],

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
@@ -99,7 +100,9 @@ async function deliveryDetail(id: string): Promise<DeliveryDetail> {
 describe('delivery', () => {
   it('POSTs the envelope with the exact headers and valid signatures', async () => {
     const endpoint = await createEndpoint('/signed');
-    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // 32 random bytes in standard base64, as Standard Webhooks defines the secret.
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
     const created = await createCase('signed@example.test');
     const [request] = await receiver.waitFor('/signed', 1);
     if (!request) throw new Error('no request');
@@ -137,6 +140,16 @@ describe('delivery', () => {
       .update(`${h['webhook-id']}.${timestamp}.${request.body}`)
       .digest('base64');
     expect(h['webhook-signature']).toBe(`v1,${standard}`);
+    // The reference library accepts the delivery as it arrived, and refuses it once altered.
+    const standardHeaders = {
+      'webhook-id': String(h['webhook-id']),
+      'webhook-timestamp': String(h['webhook-timestamp']),
+      'webhook-signature': String(h['webhook-signature']),
+    };
+    expect(new Webhook(endpoint.secret).verify(request.body, standardHeaders)).toEqual(envelope);
+    expect(() => new Webhook(endpoint.secret).verify(`${request.body} `, standardHeaders)).toThrow(
+      'No matching signature found',
+    );
 
     const detail = await eventually(async () => {
       const d = await deliveryDetail(String(h['x-service-delivery']));
@@ -256,8 +269,38 @@ describe('delivery', () => {
     const signature = String(request?.headers['x-service-signature']);
     expect(await verify(rotated.body.secret, request?.body ?? '', signature)).toBe(true);
     expect(await verify(endpoint.secret, request?.body ?? '', signature)).toBe(false);
+    const standardHeaders = {
+      'webhook-id': String(request?.headers['webhook-id']),
+      'webhook-timestamp': String(request?.headers['webhook-timestamp']),
+      'webhook-signature': String(request?.headers['webhook-signature']),
+    };
+    expect(new Webhook(rotated.body.secret).verify(request?.body ?? '', standardHeaders)).toMatchObject({
+      type: 'case.created',
+    });
+    expect(() => new Webhook(endpoint.secret).verify(request?.body ?? '', standardHeaders)).toThrow(
+      'No matching signature found',
+    );
     const fetched = await api.get<Record<string, unknown>>(`/v1/webhooks/endpoints/${endpoint.id}/`);
     expect(fetched.body).not.toHaveProperty('secret');
+  });
+
+  it('keeps signing with a secret issued in base64url before the switch, with the same key bytes', async () => {
+    const endpoint = await createEndpoint('/legacy-secret');
+    // Bytes whose base64url form has both characters standard base64 spells otherwise.
+    const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => (i % 2 ? 0xfb : 0xff)));
+    const legacy = `whsec_${bytes.toString('base64url')}`;
+    expect(legacy).toMatch(/-/);
+    expect(legacy).toMatch(/_/);
+    await database.sql`update webhook_endpoints set secret = ${legacy} where id = ${endpoint.id}`;
+    await createCase();
+    const [request] = await receiver.waitFor('/legacy-secret', 1);
+    if (!request) throw new Error('no request');
+    const h = request.headers;
+    const expected = createHmac('sha256', bytes)
+      .update(`${h['webhook-id']}.${h['webhook-timestamp']}.${request.body}`)
+      .digest('base64');
+    expect(h['webhook-signature']).toBe(`v1,${expected}`);
+    expect(await verify(legacy, request.body, String(h['x-service-signature']))).toBe(true);
   });
 
   it('sends a test ping (202) with the queued delivery', async () => {

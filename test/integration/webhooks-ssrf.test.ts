@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookEndpoints } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
+import { REFUSED_LITERAL_MESSAGE, REFUSED_LOOKUP_MESSAGE } from '@/server/webhooks/destination-guard';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -97,7 +98,8 @@ describe('SSRF protection', () => {
 
   it('refuses a host name that resolves to loopback, checked at delivery time, without naming the address', async () => {
     const attempt = await pingAttempt('https://localhost/hook');
-    expect(attempt.error).toBe('destination refused: the host resolves to a non-public address');
+    expect(attempt.error).toBe(REFUSED_LOOKUP_MESSAGE);
+    expect(attempt.error).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
     expectNoAddress(attempt.error);
     expect(attempt.last_error).toBe(attempt.error);
     expect(attempt.response_status).toBeNull();
@@ -175,7 +177,8 @@ describe('SSRF protection', () => {
     'https://[2001:0:7f00:1::]/hook',
   ])('refuses %s stored before create refused it, at delivery, without connecting', async (url) => {
     const attempt = await pingAttempt('https://example.com/hook', url);
-    expect(attempt.error).toBe('destination refused: the URL names a non-public address');
+    expect(attempt.error).toBe(REFUSED_LITERAL_MESSAGE);
+    expect(attempt.error).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
     expectNoAddress(attempt.error);
     expect(attempt.last_error).toBe(attempt.error);
     // Refused before any connection: nowhere near the 5 s connect time-out.

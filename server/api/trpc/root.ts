@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { accountRouter } from '@/server/billing/router';
 import { casesRouter } from '@/server/cases/router';
+import { eventsRouter } from '@/server/events/router';
 import { webhooksRouter } from '@/server/webhooks/router';
 import { consoleRouter } from './console-router';
 import { publicProcedure, router } from './init';
@@ -27,6 +28,7 @@ export const appRouter = router({
   account: accountRouter,
   console: consoleRouter,
   webhooks: webhooksRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -11,6 +11,8 @@ import { events, mailOutbox, webhookDeliveries, webhookEndpoints } from '@/db/sc
 /**
  * Any number of events in one statement, built once: the events travel as one JSON parameter, so
  * the text is the same for one event (every case change) and for thousands (the expiry sweep).
+ * `json`, not `jsonb`, all the way: each event's `data` is stored as the text it was sent in, the
+ * same text its deliveries carry.
  */
 export const insertEvents = reusableQuery((db) =>
   prepareSql(
@@ -18,8 +20,8 @@ export const insertEvents = reusableQuery((db) =>
     sql`
       insert into ${events} (id, team_id, type, data, case_id, created_at)
       select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
-      from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-        as e(id uuid, team_id uuid, type text, data jsonb, case_id uuid, created_at timestamptz)
+      from json_to_recordset(${sql.placeholder('events')}::json)
+        as e(id uuid, team_id uuid, type text, data json, case_id uuid, created_at timestamptz)
     `,
     'insert_events',
   ),

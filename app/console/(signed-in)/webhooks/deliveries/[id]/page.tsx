@@ -75,6 +75,11 @@ export default function DeliveryPage() {
               </button>
             ) : null}
           </div>
+          <h2>Payload</h2>
+          <p className="c-small">The exact body each attempt sent and signed.</p>
+          <pre className="c-payload" data-testid="delivery-payload">
+            {data.payload}
+          </pre>
           <h2>Attempts</h2>
           {data.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : null}
           {data.attempts.length > 0 ? (

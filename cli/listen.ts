@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { deliveryHeaders, newSigningSecret } from '@/server/webhooks/signature';
+
+/**
+ * `npm run --silent listen -- --forward-to http://localhost:4000/hook`: webhooks on a developer's
+ * own machine, where Vouch cannot reach (a receiver on localhost is no public HTTPS address). It
+ * follows the events API with an API key (VOUCH_API_KEY, or --api-key) and forwards each new event
+ * to the local URL, signed exactly as a delivery is (X-Service-* and Standard Webhooks headers)
+ * with a secret printed at start, and prints each forward and its answer. Stop it with Ctrl-C.
+ */
+const USAGE = `usage: npm run --silent listen -- --forward-to URL [--api-key KEY] [--api-url URL] [--events TYPE,TYPE] [--secret whsec_...]
+  VOUCH_API_KEY and VOUCH_API_URL (default http://localhost:3000) may be set instead of the flags.`;
+
+/** How often the events API is read. */
+const POLL_MS = Number(process.env.LISTEN_POLL_MS ?? 1000);
+/**
+ * Events are stamped when their transaction starts and listed once it commits, so one can appear
+ * after a newer one: each read reaches back this far, and ids already forwarded are skipped.
+ */
+const LOOKBACK_MS = 30_000;
+
+interface Envelope {
+  id: string;
+  type: string;
+  created_at: string;
+}
+
+interface EventPage {
+  next: string | null;
+  results: Envelope[];
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(1);
+}
+
+const { values } = parseArgs({
+  options: {
+    'forward-to': { type: 'string' },
+    'api-key': { type: 'string' },
+    'api-url': { type: 'string' },
+    events: { type: 'string' },
+    secret: { type: 'string' },
+  },
+});
+const forwardTo = values['forward-to'] ?? fail('--forward-to is required');
+try {
+  const url = new URL(forwardTo);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+} catch {
+  fail(`--forward-to must be an http or https URL: ${forwardTo}`);
+}
+const apiKey =
+  values['api-key'] ?? process.env.VOUCH_API_KEY ?? fail('an API key is required (VOUCH_API_KEY)');
+const apiUrl = (values['api-url'] ?? process.env.VOUCH_API_URL ?? 'http://localhost:3000').replace(
+  /\/+$/,
+  '',
+);
+const types = values.events?.split(',').filter(Boolean);
+const secret = values.secret ?? newSigningSecret();
+
+/** Every event created since `since`, oldest first (the API lists newest first, 50 a page). */
+async function eventsSince(since: Date): Promise<Envelope[]> {
+  const found: Envelope[] = [];
+  let next: string | null = `${apiUrl}/v1/events/?created_after=${encodeURIComponent(since.toISOString())}`;
+  while (next) {
+    const res: Response = await fetch(next, { headers: { authorization: `Bearer ${apiKey}` } });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`GET /v1/events/ answered ${res.status}: ${text.slice(0, 300)}`);
+    const page = JSON.parse(text) as EventPage;
+    found.push(...page.results);
+    next = page.next;
+  }
+  return found.reverse();
+}
+
+async function forward(event: Envelope): Promise<string> {
+  // The body is the envelope as the API returned it, which is byte for byte what a delivery sends.
+  const body = JSON.stringify(event);
+  const headers = deliveryHeaders({
+    secret,
+    body,
+    eventType: event.type,
+    deliveryId: randomUUID(),
+    now: new Date(),
+  });
+  const started = performance.now();
+  try {
+    const res = await fetch(forwardTo, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    });
+    await res.arrayBuffer();
+    return `${res.status} (${Math.round(performance.now() - started)} ms)`;
+  } catch (error) {
+    return `failed: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`;
+  }
+}
+
+async function main(): Promise<never> {
+  const started = new Date();
+  // Checks the key (and the URL) once before waiting for anything.
+  await eventsSince(started);
+  process.stdout.write(
+    `Forwarding ${types ? types.join(', ') : 'every'} event of ${apiUrl} to ${forwardTo}\n` +
+      `Signing secret for this session: ${secret}\n` +
+      'Ready. Ctrl-C stops.\n',
+  );
+  /** Event id -> created_at of everything forwarded within the look-back window. */
+  const forwarded = new Map<string, number>();
+  // Nothing is held that a stop could lose: an event forwarded twice is one a receiver must accept anyway.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+  for (;;) {
+    const since = new Date(Math.max(started.getTime(), Date.now() - LOOKBACK_MS));
+    for (const [id, createdAt] of forwarded) if (createdAt < since.getTime()) forwarded.delete(id);
+    try {
+      for (const event of await eventsSince(since)) {
+        if (forwarded.has(event.id) || (types && !types.includes(event.type))) continue;
+        forwarded.set(event.id, Date.parse(event.created_at));
+        const answer = await forward(event);
+        process.stdout.write(`${new Date().toISOString()}  ${event.type}  ${event.id}  -> ${answer}\n`);
+      }
+    } catch (error) {
+      process.stderr.write(`${error instanceof Error ? error.message : String(error)}; trying again\n`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

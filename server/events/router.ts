@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { pageUrl } from '@/server/api/page-url';
+import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { AppError } from '@/server/platform/errors';
+import { findEventForTeam, listEvents } from './list-events';
+import { eventListOutput, eventOutput, eventRowId, listEventsInput } from './wire';
+
+const TAGS = ['Events'];
+
+export const eventsRouter = router({
+  list: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/events/',
+        tags: TAGS,
+        summary: 'List events',
+        description:
+          'The envelopes exactly as webhooks deliver them, 50 per page, newest first, filtered by type, case_id, created_after and created_before.',
+      },
+    })
+    .input(listEventsInput)
+    .output(eventListOutput)
+    .query(async ({ ctx, input }) => {
+      const page = await listEvents(ctx.db, ctx.teamId, input);
+      return {
+        next: pageUrl('/v1/events/', input, page.nextCursor),
+        previous: pageUrl('/v1/events/', input, page.previousCursor),
+        results: page.results,
+      };
+    }),
+
+  get: apiKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/events/{id}/', tags: TAGS, summary: 'Get one event' },
+    })
+    .input(z.object({ id: z.string() }))
+    .output(eventOutput)
+    .query(async ({ ctx, input }) => {
+      const rowId = eventRowId(input.id);
+      const event = rowId ? await findEventForTeam(ctx.db, ctx.teamId, rowId) : null;
+      if (!event) throw new AppError('NOT_FOUND', 'No event with this id.');
+      return event;
+    }),
+});

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { EVENT_ID_PREFIX } from '@/server/platform/ids';
+import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+
+/** What an event may be filtered by: its type (the five case types, or `ping`), its case, its time. */
+export const EVENT_TYPES = [...CASE_EVENT_TYPES, 'ping'] as const;
+
+const isoDateTime = z.iso.datetime({ offset: true });
+
+export const listEventsInput = z.strictObject({
+  type: z.enum(EVENT_TYPES).optional(),
+  case_id: z.uuid({ error: 'must be a case id (a UUID)' }).optional(),
+  created_after: isoDateTime.optional(),
+  created_before: isoDateTime.optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+export type ListEventsInput = z.infer<typeof listEventsInput>;
+
+/** The envelope exactly as deliveries carry it: id, type, created_at, data. */
+export const eventOutput = z
+  .object({
+    id: z.string().startsWith(EVENT_ID_PREFIX),
+    type: z.enum(EVENT_TYPES),
+    created_at: z.string(),
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Event' });
+
+export const eventListOutput = z
+  .object({ next: z.string().nullable(), previous: z.string().nullable(), results: z.array(eventOutput) })
+  .meta({ id: 'EventList' });
+
+const EVENT_ID = /^evt_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The row id behind an `evt_…` id, or null for anything else (answered like an unknown id). */
+export function eventRowId(wireId: string): string | null {
+  return EVENT_ID.exec(wireId)?.[1] ?? null;
+}

@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { verify } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { eventually } from '@/test/support/https-receiver';
+
+/** `npm run listen`: events of the API forwarded, signed, to a receiver on this machine. */
+let database: TestDatabase;
+let app: RunningApp;
+let token: string;
+let receiver: Server;
+let receiverUrl: string;
+const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+let answerStatus = 200;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp({ databaseUrl: database.url });
+  const { key } = await createTeam(
+    database.db,
+    { name: 'Listen', adminEmail: 'admin@listen.test' },
+    systemClock,
+  );
+  token = key.token;
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(answerStatus).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const address = receiver.address();
+  receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`;
+}, 120_000);
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGTERM');
+  received.length = 0;
+  answerStatus = 200;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => receiver?.close(resolve));
+  await app?.stop();
+  await database?.close();
+});
+
+function listen(args: string[], apiKey = token) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/listen.ts', ...args], {
+    env: { ...process.env, VOUCH_API_KEY: apiKey, VOUCH_API_URL: app.baseUrl, LISTEN_POLL_MS: '200' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output: () => output, exited };
+}
+
+async function createCase(email: string) {
+  const res = await apiClient(app.baseUrl, token).post<{ id: string }>('/v1/cases/', {
+    subject_email: email,
+    verification_methods: { email: true },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+describe('listen', () => {
+  it('forwards each new event, signed with the printed secret, byte for byte, and prints the answer', async () => {
+    await createCase('before@example.test');
+    const session = listen(['--forward-to', receiverUrl]);
+    const secret = await eventually(
+      async () => session.output().match(/secret for this session: (whsec_\S+)/)?.[1],
+    );
+    await eventually(async () => session.output().includes('Ready.'));
+
+    const created = await createCase('after@example.test');
+    const [forwarded] = await eventually(async () => (received.length > 0 ? received : undefined));
+    if (!forwarded) throw new Error('nothing forwarded');
+    const envelope = JSON.parse(forwarded.body) as { id: string; type: string; data: { case_id: string } };
+    expect(envelope.type).toBe('case.created');
+    expect(envelope.data.case_id).toBe(created.id);
+    const fromApi = await apiClient(app.baseUrl, token).get(`/v1/events/${envelope.id}/`);
+    expect(forwarded.body).toBe(fromApi.text);
+
+    const h = forwarded.headers;
+    expect(h['x-service-event']).toBe('case.created');
+    expect(await verify(secret, forwarded.body, String(h['x-service-signature']))).toBe(true);
+    expect(
+      new Webhook(secret).verify(forwarded.body, {
+        'webhook-id': String(h['webhook-id']),
+        'webhook-timestamp': String(h['webhook-timestamp']),
+        'webhook-signature': String(h['webhook-signature']),
+      }),
+    ).toMatchObject({ id: envelope.id });
+
+    await eventually(async () => session.output().includes(`case.created  ${envelope.id}  -> 200 (`));
+    // The case made before the session is not forwarded, and nothing is forwarded twice.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(received).toHaveLength(1);
+  });
+
+  it('prints what the receiver answered, and forwards only the types asked for', async () => {
+    answerStatus = 500;
+    const session = listen(['--forward-to', receiverUrl, '--events', 'case.created']);
+    await eventually(async () => session.output().includes('Ready.'));
+    const created = await createCase('failing@example.test');
+    await eventually(async () => /case\.created {2}evt_\S+ {2}-> 500 \(/.test(session.output()));
+    const [event] = (
+      await apiClient(app.baseUrl, token).get<{ results: Array<{ id: string }> }>(
+        `/v1/events/?case_id=${created.id}`,
+      )
+    ).body.results;
+    expect(session.output()).toContain(`case.created  ${event?.id}  -> 500 (`);
+
+    const other = listen(['--forward-to', receiverUrl, '--events', 'case.closed']);
+    await eventually(async () => other.output().includes('Ready.'));
+    const before = received.length;
+    await createCase('filtered@example.test');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Only the first session (case.created) forwarded the new event.
+    expect(received.length).toBe(before + 1);
+    expect(other.output()).not.toMatch(/-> /);
+  });
+
+  it('refuses to start without a working key or with a bad URL', async () => {
+    const badKey = listen(['--forward-to', receiverUrl], 'vouch_live_nope');
+    expect(await badKey.exited).toBe(1);
+    expect(badKey.output()).toContain('GET /v1/events/ answered 401');
+    const badUrl = listen(['--forward-to', 'ftp://example.test/']);
+    expect(await badUrl.exited).toBe(1);
+    expect(badUrl.output()).toContain('--forward-to must be an http or https URL');
+  });
+});
