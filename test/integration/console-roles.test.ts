@@ -285,6 +285,9 @@ describe('roles are enforced by the server', () => {
         'GET /v1/webhooks/deliveries/',
         'GET /v1/webhooks/deliveries/{id}/',
         'POST /v1/webhooks/deliveries/{id}/retry/',
+        'POST /v1/webhooks/endpoints/{id}/recover/',
+        'GET /v1/events/',
+        'GET /v1/events/{id}/',
       ].sort(),
     );
     // And no REST path reaches one either.
