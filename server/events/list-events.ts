@@ -2,15 +2,7 @@ import { and, eq, gt, lt, type SQL } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { events } from '@/db/schema';
 import { type EventEnvelope, type EventType, eventEnvelope } from '@/server/platform/outbox/record-events';
-import {
-  cursorPosition,
-  decodeCursor,
-  type KeysetPage,
-  keysetAfter,
-  keysetOrder,
-  keysetPage,
-  PAGE_SIZE,
-} from '@/server/platform/pagination';
+import { type KeysetPage, readKeysetPage } from '@/server/platform/pagination';
 import type { ListEventsInput } from './wire';
 
 type EventRow = typeof events.$inferSelect;
@@ -25,20 +17,19 @@ export async function listEvents(
   teamId: string,
   filters: ListEventsInput,
 ): Promise<KeysetPage<EventEnvelope>> {
-  const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
   const conditions: Array<SQL | undefined> = [eq(events.teamId, teamId)];
   if (filters.type) conditions.push(eq(events.type, filters.type));
   if (filters.case_id) conditions.push(eq(events.caseId, filters.case_id));
   if (filters.created_after) conditions.push(gt(events.createdAt, new Date(filters.created_after)));
   if (filters.created_before) conditions.push(lt(events.createdAt, new Date(filters.created_before)));
-  if (cursor) conditions.push(keysetAfter(events, cursor.direction, cursorPosition(cursor)));
-  const rows = await db
-    .select()
-    .from(events)
-    .where(and(...conditions))
-    .orderBy(...keysetOrder(events, cursor?.direction ?? null))
-    .limit(PAGE_SIZE + 1);
-  const page = keysetPage(rows, cursor);
+  const page = await readKeysetPage(filters.cursor, events, ({ after, order, limit }) =>
+    db
+      .select()
+      .from(events)
+      .where(and(...conditions, after))
+      .orderBy(...order)
+      .limit(limit),
+  );
   return { ...page, results: page.results.map(toEnvelope) };
 }
 

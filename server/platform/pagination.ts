@@ -121,3 +121,23 @@ export function keysetPage<Row extends { createdAt: Date; id: string }>(
         : null,
   };
 }
+
+/**
+ * The walk every list built with drizzle's query builder shares: the cursor decoded (a foreign one
+ * is a 422), the rows after it in walking order (`read` adds `after` to its own conditions and
+ * reads `limit` rows in `order`), then the page and its cursors. The cases list builds its
+ * statement once instead (server/cases/list-cases.ts) and walks the same way.
+ */
+export async function readKeysetPage<Row extends { createdAt: Date; id: string }>(
+  rawCursor: string | undefined,
+  columns: KeysetColumns,
+  read: (walk: { after: SQL | undefined; order: SQL[]; limit: number }) => Promise<Row[]>,
+): Promise<KeysetPage<Row>> {
+  const cursor = rawCursor ? decodeCursor(rawCursor) : null;
+  const rows = await read({
+    after: cursor ? keysetAfter(columns, cursor.direction, cursorPosition(cursor)) : undefined,
+    order: keysetOrder(columns, cursor?.direction ?? null),
+    limit: PAGE_SIZE + 1,
+  });
+  return keysetPage(rows, cursor);
+}

@@ -4,32 +4,24 @@ import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
-import {
-  cursorPosition,
-  decodeCursor,
-  keysetAfter,
-  keysetOrder,
-  keysetPage,
-  PAGE_SIZE,
-} from '@/server/platform/pagination';
+import { readKeysetPage } from '@/server/platform/pagination';
 import { findTeamEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
 /** A page of the team's deliveries, newest first (server/platform/pagination.ts, as every list). */
 export async function listDeliveries(db: Db, teamId: string, filters: ListDeliveriesInput) {
-  const cursor = filters.cursor ? decodeCursor(filters.cursor) : null;
   const conditions: Array<SQL | undefined> = [eq(webhookDeliveries.teamId, teamId)];
   if (filters.endpoint_id) conditions.push(eq(webhookDeliveries.endpointId, filters.endpoint_id));
   if (filters.status) conditions.push(eq(webhookDeliveries.status, filters.status));
   if (filters.event_type !== undefined) conditions.push(eq(webhookDeliveries.eventType, filters.event_type));
-  if (cursor) conditions.push(keysetAfter(webhookDeliveries, cursor.direction, cursorPosition(cursor)));
-  const rows = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(...conditions))
-    .orderBy(...keysetOrder(webhookDeliveries, cursor?.direction ?? null))
-    .limit(PAGE_SIZE + 1);
-  return keysetPage(rows, cursor);
+  return readKeysetPage(filters.cursor, webhookDeliveries, ({ after, order, limit }) =>
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(...conditions, after))
+      .orderBy(...order)
+      .limit(limit),
+  );
 }
 
 async function requireDelivery(db: Queryable, teamId: string, id: string) {

@@ -67,10 +67,15 @@ describe('a request whose client has gone', () => {
     // Hold the team's write budget row: the next creation waits in the rate-limit middleware,
     // before any of its own work, as a request waits behind others when the service is busy.
     const released = Promise.withResolvers<void>();
+    const locked = Promise.withResolvers<void>();
     const holding = database.sql.begin(async (tx) => {
       await tx`select * from rate_limits where key = ${`write:${team.id}`} for update`;
+      locked.resolve();
       await released.promise;
     });
+    // The lock is held before the request is sent: a fast request would otherwise take the row
+    // first and never wait.
+    await locked.promise;
 
     const payload = JSON.stringify({ ...body, subject_email: 'gone@impatient.test' });
     const url = new URL('/v1/cases/', app.baseUrl);

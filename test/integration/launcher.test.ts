@@ -131,12 +131,17 @@ async function expectDrainedStop(launched: Launched, stop: () => void): Promise<
     systemClock,
   );
   const released = Promise.withResolvers<void>();
+  const locked = Promise.withResolvers<void>();
   const holding = database.sql.begin(async (tx) => {
     await tx`insert into rate_limits (key, points, expire) values (${`write:${team.id}`}, 0, now() + interval '1 minute')
              on conflict (key) do nothing`;
     await tx`select * from rate_limits where key = ${`write:${team.id}`} for update`;
+    locked.resolve();
     await released.promise;
   });
+  // The lock is held before the request is sent: a fast request would otherwise take the row
+  // first and never wait.
+  await locked.promise;
   const creation = fetch(`http://127.0.0.1:${launched.port}/v1/cases/`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },

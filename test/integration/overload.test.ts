@@ -41,10 +41,15 @@ describe('overload', () => {
 
     // Hold the team's write-budget row, so two creations take both slots and stay in them.
     const released = Promise.withResolvers<void>();
+    const locked = Promise.withResolvers<void>();
     const holding = database.sql.begin(async (tx) => {
       await tx`select * from rate_limits where key = ${`write:${team.id}`} for update`;
+      locked.resolve();
       await released.promise;
     });
+    // The lock is held before the request is sent: a fast request would otherwise take the row
+    // first and never wait.
+    await locked.promise;
     const admitted = [api.post('/v1/cases/', body), api.post('/v1/cases/', body)];
     const deadline = Date.now() + 10_000;
     while ((await backendsWaitingForALock()) < 2) {
