@@ -1,4 +1,5 @@
 import { NextResponse } from 'next/server';
+import { isDecodablePath } from '@/server/api/http/decodable-path';
 
 /**
  * Next.js decodes a dynamic route's path segments before any route handler runs, and answers a
@@ -8,16 +9,11 @@ import { NextResponse } from 'next/server';
  * REST API does not pass through Next: server/api/rest/serve-rest-api.ts answers its own.)
  */
 export function proxy(request: Request): Response {
-  const path = new URL(request.url).pathname;
-  try {
-    for (const segment of path.split('/')) decodeURIComponent(segment);
-    return NextResponse.next();
-  } catch {
-    return new Response('Not found', {
-      status: 404,
-      headers: { 'Content-Type': 'text/plain; charset=utf-8' },
-    });
-  }
+  if (isDecodablePath(new URL(request.url).pathname)) return NextResponse.next();
+  return new Response('Not found', {
+    status: 404,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+  });
 }
 
 export const config = { matcher: ['/v/:path(.*%.*)'] };

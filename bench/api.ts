@@ -21,7 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { explainReads } from './explain';
-import { closedLoop, type LoadResult, openLoop, type Target } from './load';
+import { closedLoop, closedLoopOf, type LoadResult, openLoop, type Target } from './load';
 import { CLOCK_TICK_MS, childNamed, descendants, processCpuMs, treeCpuMs, treeMemory } from './process-cpu';
 import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
 import { floorTarget, getTarget, listTarget, postTarget } from './workloads';
@@ -346,49 +346,22 @@ async function databaseCreationCeiling(
       createCase(tx, key.teamId, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
     );
   };
-  const latencies: number[] = [];
-  const errors: string[] = [];
-  let i = 0;
-  let answered = 0;
   const result = await measure(
     'ceiling: creation statements, no HTTP',
     human(LARGE),
     'closed c=16',
     { app: process.pid, postmaster },
-    async () => {
-      const begin = performance.now();
-      const measureFrom = begin + 1000;
-      const end = measureFrom + 10_000;
-      const client = async () => {
-        while (performance.now() < end) {
-          const started = performance.now();
-          try {
-            await createOne(i++);
-          } catch (error) {
-            if (started >= measureFrom) errors.push(String(error));
-          }
-          answered++;
-          const finished = performance.now();
-          if (started >= measureFrom && finished <= end) latencies.push(finished - started);
-        }
-      };
-      await Promise.all(Array.from({ length: 16 }, client));
-      latencies.sort((a, b) => a - b);
-      const at = (p: number) =>
-        latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN;
-      return {
-        sent: latencies.length,
-        ok: latencies.length - errors.length,
-        errors: errors.length,
-        throughput: (latencies.length - errors.length) / 10,
-        p50: at(50),
-        p95: at(95),
-        p99: at(99),
-        max: latencies.at(-1) ?? Number.NaN,
-        errorSamples: errors.slice(0, 3),
-        answered,
-      };
-    },
+    () =>
+      closedLoopOf({
+        concurrency: 16,
+        warmupMs: 1000,
+        durationMs: 10_000,
+        run: (i) =>
+          createOne(i).then(
+            () => ({ ok: true, answered: true }),
+            (error: unknown) => ({ ok: false, answered: true, detail: String(error) }),
+          ),
+      }),
   );
   await boss.stop({ graceful: false });
   setJobQueue(undefined);

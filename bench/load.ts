@@ -34,7 +34,7 @@ interface Endpoint {
   port: number;
 }
 
-interface Outcome {
+export interface Outcome {
   ok: boolean;
   /** The server sent a response (any status), as opposed to a socket error or timeout. */
   answered: boolean;
@@ -240,18 +240,17 @@ export async function openLoop(options: {
 }
 
 /**
- * Closed loop: `concurrency` clients each send their next request as soon as the previous one
+ * Closed loop: `concurrency` clients each run their next request as soon as the previous one
  * answers. Measures the most the server sustains; latency here includes no queueing in the
- * generator because each client has one request in flight.
+ * generator because each client has one request in flight. `run` is one request: over HTTP
+ * (closedLoop), or a function called in this process (the database ceiling of bench/api.ts).
  */
-export async function closedLoop(options: {
-  endpoint: Endpoint;
+export async function closedLoopOf(options: {
   concurrency: number;
   warmupMs: number;
   durationMs: number;
-  target: (i: number) => Target;
+  run: (i: number) => Promise<Outcome>;
 }): Promise<LoadResult> {
-  const agent = keepAliveAgent(options.concurrency);
   const latencies: number[] = [];
   const errors: string[] = [];
   let sent = 0;
@@ -265,7 +264,7 @@ export async function closedLoop(options: {
     for (;;) {
       const started = performance.now();
       if (started >= end) return;
-      const outcome = await send(options.endpoint, agent, options.target(i++), CLOSED_LOOP_TIMEOUT_MS);
+      const outcome = await options.run(i++);
       const finished = performance.now();
       if (outcome.answered) answered++;
       // Only requests that both started and finished inside the window count, so the
@@ -278,6 +277,22 @@ export async function closedLoop(options: {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, client));
-  abandon(agent);
   return summarise(latencies, sent, errors, options.durationMs, answered);
+}
+
+/** The closed loop over HTTP, each client on a kept-alive connection. */
+export async function closedLoop(options: {
+  endpoint: Endpoint;
+  concurrency: number;
+  warmupMs: number;
+  durationMs: number;
+  target: (i: number) => Target;
+}): Promise<LoadResult> {
+  const agent = keepAliveAgent(options.concurrency);
+  const result = await closedLoopOf({
+    ...options,
+    run: (i) => send(options.endpoint, agent, options.target(i), CLOSED_LOOP_TIMEOUT_MS),
+  });
+  abandon(agent);
+  return result;
 }

@@ -12,17 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { freePort } from '@/test/support/app';
+import { freePort, processAlive } from '@/test/support/app';
 import { eventually } from '@/test/support/https-receiver';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface Launched {
   process: ChildProcess;
@@ -93,7 +84,7 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     cleanUp: () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       for (const pid of [...launched.webPids(), ...launched.workerPids()])
-        if (alive(pid)) process.kill(pid, 'SIGKILL');
+        if (processAlive(pid)) process.kill(pid, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -153,7 +144,7 @@ async function expectDrainedStop(launched: Launched, stop: () => void): Promise<
     return (row?.n ?? 0) > 0;
   });
 
-  const pids = [...launched.webPids(), ...launched.workerPids()].filter(alive);
+  const pids = [...launched.webPids(), ...launched.workerPids()].filter(processAlive);
   const exited = new Promise<number | null>((resolve) =>
     launched.process.once('exit', (code) => resolve(code)),
   );
@@ -174,7 +165,7 @@ async function expectDrainedStop(launched: Launched, stop: () => void): Promise<
   await database.close();
 
   expect(await exited).toBe(0);
-  expect(pids.filter(alive)).toEqual([]);
+  expect(pids.filter(processAlive)).toEqual([]);
   expect(existsSync(path.join(launched.dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   expect(launched.lines().some((l) => l.message === 'stopped')).toBe(true);
 }
@@ -206,7 +197,7 @@ describe('the launcher', () => {
     process.kill(victim, 'SIGKILL');
     // Once it is gone (a connection the kernel had already queued for it is lost with it, as with
     // any process that dies), the other web process takes every new one.
-    await eventually(async () => !alive(victim));
+    await eventually(async () => !processAlive(victim));
     for (let i = 0; i < 10; i++) expect(await getOnNewConnection(launched.port, '/v1/ping')).toBe(200);
     await eventually(async () => launched.webPids().length === 3, 30_000);
     expect(

@@ -15,7 +15,7 @@ import { idempotencyKeys, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
-import { freePort, type RunningApp, serveCommandArguments, startApp } from '@/test/support/app';
+import { freePort, processAlive, type RunningApp, serveCommandArguments, startApp } from '@/test/support/app';
 import { consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { latestSignInLink } from '@/test/support/sign-in-links';
@@ -121,15 +121,6 @@ describe('the embedded PostgreSQL', () => {
     });
   }
 
-  function alive(pid: number): boolean {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   it('without DATABASE_URL the app runs its own PostgreSQL, serves from it, and stops it on SIGTERM', async () => {
     mkdirSync('.test-data', { recursive: true });
     const dataDir = mkdtempSync(path.resolve('.test-data', 'embedded-app-'));
@@ -175,7 +166,7 @@ describe('the embedded PostgreSQL', () => {
       }
       expect(existsSync(pidFile)).toBe(true);
       const postgresPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-      expect(alive(postgresPid)).toBe(true);
+      expect(processAlive(postgresPid)).toBe(true);
       expect(await portAnswers(pgPort)).toBe(true);
 
       // The CLI finds the same server through the same settings (and no DATABASE_URL).
@@ -195,7 +186,7 @@ describe('the embedded PostgreSQL', () => {
       expect(await exited).toBe(0);
       expect(await portAnswers(pgPort)).toBe(false);
       expect(existsSync(pidFile)).toBe(false);
-      expect(alive(postgresPid)).toBe(false);
+      expect(processAlive(postgresPid)).toBe(false);
     } finally {
       if (child.exitCode === null) {
         child.kill('SIGKILL');
@@ -204,10 +195,10 @@ describe('the embedded PostgreSQL', () => {
       // A server the app failed to stop must not outlive the test.
       if (existsSync(pidFile)) {
         const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-        if (pid > 0 && alive(pid)) {
+        if (pid > 0 && processAlive(pid)) {
           process.kill(pid, 'SIGINT');
           const until = Date.now() + 15_000;
-          while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+          while (processAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
         }
       }
       rmSync(dataDir, { recursive: true, force: true });

@@ -7,21 +7,9 @@
  * when its parent's stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { startEmbeddedPostgres } from '@/db/embedded';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '@/test/support/app';
 
 const root = path.resolve('.test-data');
 const dataDir = mkdtempSync(path.join(root, 'pg-'));

@@ -15,6 +15,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether a process still runs (signal 0 checks without signalling). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface RunningApp {
   baseUrl: string;
   port: number;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequest, sendResponse } from '@remix-run/node-fetch-server';
 import { toWireError } from '@/server/api/error-table';
+import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { AppError } from '@/server/platform/errors';
 import { handleRestRequest } from './handle-rest-request';
 
@@ -15,22 +16,12 @@ export function isRestApiPath(pathname: string): boolean {
   return (pathname === '/v1' || pathname.startsWith('/v1/')) && pathname !== '/v1/openapi.json';
 }
 
-/** A path segment that is not valid percent-encoding cannot name anything: the API's JSON 400. */
-function undecodable(pathname: string): boolean {
-  try {
-    for (const segment of pathname.split('/')) decodeURIComponent(segment);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
 export async function serveRestApi(
   req: IncomingMessage,
   res: ServerResponse,
   pathname: string,
 ): Promise<void> {
-  if (undecodable(pathname)) {
+  if (!isDecodablePath(pathname)) {
     const wire = toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.'));
     res.writeHead(wire.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify(wire.body));
