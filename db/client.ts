@@ -61,11 +61,26 @@ function preparingStatements<T extends postgres.Sql | postgres.TransactionSql>(s
   });
 }
 
+/**
+ * A database URL may name a Unix socket directory as `?host=/dir` (libpq's and node-postgres's
+ * form; the embedded server's processes use it). postgres.js takes the directory as its `host`
+ * option instead and would send an unknown query parameter to the server as a setting.
+ */
+function postgresTarget(url: string): { url: string; host?: string } {
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host');
+  if (!host?.startsWith('/')) return { url };
+  parsed.searchParams.delete('host');
+  return { url: parsed.toString(), host };
+}
+
 export function connectDatabase(
   url: string,
   options: { max?: number; settings?: Record<string, string> } = {},
 ): Database {
-  const sql = postgres(url, {
+  const target = postgresTarget(url);
+  const sql = postgres(target.url, {
+    ...(target.host ? { host: target.host } : {}),
     max: options.max ?? 20,
     onnotice: () => {},
     // While the database cannot be reached, a query must fail within 2 s (the request is then
@@ -90,7 +105,12 @@ export const MIGRATIONS_FOLDER = path.resolve(process.cwd(), 'db/migrations');
  * racing on the same DDL.
  */
 export async function migrateDatabase(url: string): Promise<void> {
-  const connection = postgres(url, { max: 1, onnotice: () => {} });
+  const target = postgresTarget(url);
+  const connection = postgres(target.url, {
+    ...(target.host ? { host: target.host } : {}),
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     await connection`select pg_advisory_lock(727001)`;
     await migrate(drizzle(connection, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });

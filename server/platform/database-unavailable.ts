@@ -33,10 +33,12 @@ const PG_CONNECTION_LOST = /^Connection terminated/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 6; depth += 1) {
-    const { code, message } = current as { code?: unknown; message?: unknown };
+    const { code, message, syscall } = current as { code?: unknown; message?: unknown; syscall?: unknown };
     if (typeof code === 'string' && (NODE_CODES.has(code) || DRIVER_CODES.has(code) || SQLSTATE.test(code))) {
       return true;
     }
+    // A Unix socket whose server is down is gone from its directory.
+    if (code === 'ENOENT' && syscall === 'connect') return true;
     if (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) return true;
     current = (current as { cause?: unknown }).cause;
   }

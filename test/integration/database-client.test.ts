@@ -1,7 +1,9 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { teams } from '@/db/schema';
+import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { randomUUID } from '@/server/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
@@ -44,6 +46,36 @@ describe('database client', () => {
       const prepared = await preparedOnThisConnection(tx);
       expect(prepared.some((s) => s.includes('$101'))).toBe(false);
     });
+  });
+
+  it("connects over the server's Unix socket when the URL names its directory as ?host=", async () => {
+    const [settings] = await database.sql<[{ directories: string }]>`
+      select current_setting('unix_socket_directories') as directories`;
+    const url = new URL(database.url);
+    url.searchParams.set('host', settings?.directories.split(',')[0]?.trim() ?? '');
+    const overSocket = connectDatabase(url.toString(), { max: 1 });
+    try {
+      const [row] = await overSocket.sql<[{ address: string | null; database: string }]>`
+        select inet_client_addr() as address, current_database() as database`;
+      // No client address: the connection came over the socket, not TCP.
+      expect(row).toEqual({ address: null, database: url.pathname.slice(1) });
+    } finally {
+      await overSocket.close();
+    }
+
+    // A socket with no server behind it reads as the database being unreachable (answered 503).
+    url.searchParams.set('host', '/nonexistent-socket-directory');
+    const nowhere = connectDatabase(url.toString(), { max: 1 });
+    try {
+      const error = await nowhere.sql`select 1`.then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect(error).toMatchObject({ code: 'ENOENT', syscall: 'connect' });
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await nowhere.close();
+    }
   });
 
   describe('a reusable query', () => {

@@ -192,6 +192,24 @@ describe('the launcher', () => {
     expect(served).toEqual(new Set(launched.webPids()));
   });
 
+  it("has its processes reach the embedded database over the server's Unix socket", async () => {
+    // A request with an API key makes each web process that serves it query the database.
+    for (let i = 0; i < 10; i++) expect(await getOnNewConnection(launched.port, '/v1/cases/')).toBe(401);
+    const database = connectDatabase(`postgres://postgres:postgres@127.0.0.1:${launched.pgPort}/vouch`, {
+      max: 1,
+    });
+    try {
+      const others = await database.sql<Array<{ client_addr: string | null }>>`
+        select client_addr from pg_stat_activity
+        where datname = 'vouch' and backend_type = 'client backend' and pid <> pg_backend_pid()`;
+      expect(others.length).toBeGreaterThan(1);
+      // A Unix-socket client has no address; this test's own TCP connection is left out above.
+      expect(others.filter((row) => row.client_addr !== null)).toEqual([]);
+    } finally {
+      await database.close();
+    }
+  });
+
   it('starts a web process or the worker again when it dies, while the others keep serving', async () => {
     const [victim = 0] = launched.webPids();
     process.kill(victim, 'SIGKILL');
