@@ -110,9 +110,18 @@ async function buildIfNeeded(): Promise<string> {
   return `built in ${((performance.now() - started) / 1000).toFixed(0)} s`;
 }
 
-async function startDatabase(): Promise<{ adminUrl: string; embedded: boolean }> {
-  if (process.env.BENCH_DATABASE_URL) return { adminUrl: process.env.BENCH_DATABASE_URL, embedded: false };
-  const { startEmbeddedPostgres } = await import('@/db/embedded');
+interface BenchDatabase {
+  adminUrl: string;
+  embedded: boolean;
+  /** The URL the app's processes use for a database of this server: as `npm start` does, an embedded server's Unix socket. */
+  appUrl: (url: string) => string;
+}
+
+async function startDatabase(): Promise<BenchDatabase> {
+  if (process.env.BENCH_DATABASE_URL) {
+    return { adminUrl: process.env.BENCH_DATABASE_URL, embedded: false, appUrl: (url) => url };
+  }
+  const { startEmbeddedPostgres, overUnixSocket } = await import('@/db/embedded');
   const { freePort } = await import('@/test/support/app');
   const dataDir = path.resolve('.bench-data', `pg-${process.pid}-${Date.now()}`);
   mkdirSync(path.dirname(dataDir), { recursive: true });
@@ -122,7 +131,7 @@ async function startDatabase(): Promise<{ adminUrl: string; embedded: boolean }>
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  return { adminUrl: server.url, embedded: true };
+  return { adminUrl: server.url, embedded: true, appUrl: overUnixSocket };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,6 +312,7 @@ async function sanityCheck(port: number, ds: SeededDataset): Promise<string> {
  */
 async function databaseCreationCeiling(
   ds: SeededDataset,
+  databaseUrl: string,
   run: string,
   postmaster: number | null,
 ): Promise<LoadResult> {
@@ -317,14 +327,14 @@ async function databaseCreationCeiling(
   const { PgBoss } = await import('pg-boss');
   const env = parseEnv({
     ...process.env,
-    DATABASE_URL: ds.url,
+    DATABASE_URL: databaseUrl,
     RATE_LIMIT_READ_PER_MINUTE: '100000000',
     RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
   });
-  const database = connectDatabase(ds.url, { max: 16 });
+  const database = connectDatabase(databaseUrl, { max: 16 });
   // A producer-only pg-boss, as in a web process: the creation queues its mail job through it.
   const boss = new PgBoss({
-    connectionString: ds.url,
+    connectionString: databaseUrl,
     schema: 'pgboss',
     max: 2,
     supervise: false,
@@ -483,12 +493,12 @@ async function main(): Promise<void> {
   }
 
   // 10k first, then 1M: one app process at a time.
-  const smallApp = await startBenchApp(small.url, 'small');
+  const smallApp = await startBenchApp(database.appUrl(small.url), 'small');
   await sanityCheck(smallApp.port, small);
   const smallReads = await readPhases(smallApp, small, human(SMALL), postmaster);
   await smallApp.stop();
 
-  const app = await startBenchApp(large.url, 'large');
+  const app = await startBenchApp(database.appUrl(large.url), 'large');
   const body = await sanityCheck(app.port, large);
   const largeReads = await readPhases(app, large, human(LARGE), postmaster);
   const endpoint = { host: HOST, port: app.port };
@@ -571,7 +581,12 @@ async function main(): Promise<void> {
   );
   const memory = treeMemory(app.pid);
   await app.stop();
-  const creationCeiling = await databaseCreationCeiling(large, `${run}d`, postmaster);
+  const creationCeiling = await databaseCreationCeiling(
+    large,
+    database.appUrl(large.url),
+    `${run}d`,
+    postmaster,
+  );
 
   const totalRss = memory.reduce((sum, m) => sum + m.rssMb, 0);
   const webCount = memory.filter((m) => m.role === 'web.ts').length;

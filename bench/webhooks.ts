@@ -61,7 +61,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { connectDatabase, migrateDatabase } = await import('@/db/client');
-  const { startEmbeddedPostgres } = await import('@/db/embedded');
+  const { startEmbeddedPostgres, overUnixSocket } = await import('@/db/embedded');
   const { cases, events, webhookDeliveries } = await import('@/db/schema');
   const { PgBoss } = await import('pg-boss');
   const { setJobQueue } = await import('@/server/platform/jobs/producers');
@@ -107,7 +107,8 @@ async function main(): Promise<void> {
     const receiver = await startReceiver(certificate);
     cleanups.push(receiver.close);
     const app = await startApp({
-      databaseUrl,
+      // As `npm start` does, the app's processes reach an embedded server over its Unix socket.
+      databaseUrl: process.env.BENCH_DATABASE_URL ? databaseUrl : overUnixSocket(databaseUrl),
       script: 'launch',
       env: {
         NODE_EXTRA_CA_CERTS: certificate.certPath,

@@ -45,6 +45,17 @@ const USER = 'postgres';
 const SOCKET_DIRECTORY = os.tmpdir();
 const PASSWORD = 'postgres';
 
+/**
+ * The URL of a database on an embedded server (given over TCP) as its Unix socket's URL: the same
+ * server, user and database, `?host=` naming the socket's directory.
+ */
+export function overUnixSocket(url: string): string {
+  const socket = new URL(url);
+  socket.hostname = 'localhost';
+  socket.searchParams.set('host', SOCKET_DIRECTORY);
+  return socket.toString();
+}
+
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
@@ -81,7 +92,7 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = path.resolve(options.dataDir);
   const database = options.database ?? 'vouch';
   const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
-  const socketUrl = `postgres://${USER}:${PASSWORD}@localhost:${options.port}/${database}?host=${SOCKET_DIRECTORY}`;
+  const socketUrl = overUnixSocket(url);
   const pidFile = path.join(dataDir, 'postmaster.pid');
 
   if (existsSync(pidFile)) {
