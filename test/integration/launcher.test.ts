@@ -88,10 +88,18 @@ async function launch(ownGroup: boolean): Promise<Launched> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  await eventually(async () => {
-    if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
-    return lines().some((l) => l.message === 'vouch is ready');
-  }, 60_000);
+  try {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
+      return lines().some((l) => l.message === 'vouch is ready');
+    }, 60_000);
+  } catch (error) {
+    // A launcher that never got ready (no build, say) must not outlive the test with its processes.
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    launched.cleanUp();
+    throw error;
+  }
   return launched;
 }
 
