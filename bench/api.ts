@@ -321,6 +321,7 @@ async function databaseCreationCeiling(
   const { systemClock } = await import('@/server/platform/clock');
   const { setJobQueue } = await import('@/server/platform/jobs/producers');
   const { authenticateApiKey } = await import('@/server/auth/api-keys');
+  const { budgetKey } = await import('@/server/platform/data-scope');
   const { createRateLimiters } = await import('@/server/rate-limits/limiters');
   const { createCase, prepareCase } = await import('@/server/cases/create-case');
   const { createCaseInput } = await import('@/server/cases/wire');
@@ -349,11 +350,11 @@ async function databaseCreationCeiling(
     const token = target.headers.authorization?.replace('Bearer ', '') ?? '';
     const key = await authenticateApiKey(database.db, token, systemClock);
     if (!key) throw new Error('unknown key');
-    await limiters.consume('write', key.teamId);
+    await limiters.consume('write', budgetKey(key.scope));
     // Validated as the procedure's input is, defaults included.
     const prepared = await prepareCase(createCaseInput.parse(JSON.parse(target.body ?? '{}')));
     await database.db.transaction((tx) =>
-      createCase(tx, key.teamId, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
+      createCase(tx, key.scope, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
     );
   };
   const result = await measure(

@@ -31,8 +31,8 @@ export async function explainReads(url: string, teamId: string, caseId: string):
   capturing = captured;
   const db = drizzle(sql, { schema, logger });
   try {
-    await listCases(db, teamId, { status: 'open' }, new Date());
-    await findCaseForTeam(db, teamId, caseId);
+    await listCases(db, { teamId, livemode: true }, { status: 'open' }, new Date());
+    await findCaseForTeam(db, { teamId, livemode: true }, caseId);
     const explained: ExplainedQuery[] = [];
     for (const { query, params } of captured) {
       const run = () =>

@@ -134,7 +134,10 @@ async function main(): Promise<void> {
   const publicIds: string[] = [];
   for (let i = 0; i < CASES; i++) {
     const record = await database.db.transaction((tx) =>
-      createCase(tx, team.id, prepared, { clock: systemClock, caseTtlSeconds: 172800 }),
+      createCase(tx, { teamId: team.id, livemode: true }, prepared, {
+        clock: systemClock,
+        caseTtlSeconds: 172800,
+      }),
     );
     publicIds.push(record.publicId);
   }

@@ -166,7 +166,7 @@ async function main(): Promise<void> {
     }
     const team = { id: creators[0]?.teamId as string };
     const eventInput = (i: number) => ({
-      teamId: team.id,
+      scope: { teamId: team.id, livemode: true },
       type: 'case.closed' as const,
       now: new Date(),
       data: {

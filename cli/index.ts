@@ -16,7 +16,7 @@ import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 const USAGE = `usage:
   teams create --name NAME --admin-email EMAIL [--plan PLAN]
   teams update --team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO]
-  keys create --team TEAM_ID [--name NAME]
+  keys create --team TEAM_ID [--name NAME] [--mode live|test]
   keys revoke --key KEY_ID
   db migrate`;
 
@@ -43,6 +43,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
       'subscription-status': { type: 'string' },
       'topup-cents': { type: 'string' },
       'trial-ends-at': { type: 'string' },
+      mode: { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -58,7 +59,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
         const adminEmail = z
           .email({ error: '--admin-email must be an e-mail address' })
           .parse(required(values, 'admin-email'));
-        const { team, key, owner } = await createTeam(
+        const { team, key, testKey, owner } = await createTeam(
           database.db,
           { name: required(values, 'name'), adminEmail, planCode: values.plan },
           systemClock,
@@ -70,6 +71,8 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
           subscription_status: team.subscriptionStatus,
           api_key: key.token,
           key_id: key.id,
+          test_api_key: testKey.token,
+          test_key_id: testKey.id,
           admin_email: adminEmail,
           console_url: `${env().BASE_URL}/console`,
           // Printed once: the owner signs in with it and must choose a new password. Null when
@@ -110,8 +113,11 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
         const teamId = uuid('--team').parse(required(values, 'team'));
         const [team] = await database.db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId));
         if (!team) throw new UsageError(`no team ${teamId}`);
-        const key = await createApiKey(database.db, { teamId, name: values.name });
-        return { api_key: key.token, key_id: key.id, team_id: key.teamId };
+        const mode = z
+          .enum(['live', 'test'], { error: '--mode must be live or test' })
+          .parse(values.mode ?? 'live');
+        const key = await createApiKey(database.db, { teamId, name: values.name, mode });
+        return { api_key: key.token, key_id: key.id, team_id: key.teamId, mode: key.mode };
       }
       case 'keys revoke': {
         const keyId = uuid('--key').parse(required(values, 'key'));

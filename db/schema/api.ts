@@ -9,7 +9,7 @@ import {
   timestamp,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { createdAt, timestamptz } from './columns';
+import { createdAt, livemode, timestamptz } from './columns';
 import { teams } from './teams';
 
 /**
@@ -22,6 +22,8 @@ export const idempotencyKeys = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
+    /** Live and test requests keep their keys apart: the same key in both modes is two keys. */
+    livemode: livemode(),
     key: text('key').notNull(),
     /** Which operation the key was used for, so a key cannot be replayed against another route. */
     operation: text('operation').notNull(),
@@ -34,7 +36,7 @@ export const idempotencyKeys = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    primaryKey({ columns: [t.teamId, t.key] }),
+    primaryKey({ columns: [t.teamId, t.livemode, t.key] }),
     // The daily clean-up deletes keys older than 30 days.
     index('idempotency_keys_created_idx').on(t.createdAt),
   ],

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, primaryUuid, timestamptz } from './columns';
+import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
 import {
   CASE_STATUSES,
@@ -18,6 +18,7 @@ export const cases = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
+    livemode: livemode(),
     publicId: text('public_id').notNull().unique('cases_public_id_unique'),
     /** Stored state. An `open` case past `expires_at` reads as expired before the sweep marks it. */
     status: text('status').$type<CaseStatus>().notNull().default('open'),
@@ -33,9 +34,21 @@ export const cases = pgTable(
     check('cases_status_check', oneOf(t.status, CASE_STATUSES)),
     // Keyset pagination: every list query walks one of these newest-first, (created_at, id) being
     // the cursor, so a page costs the same at a thousand cases or a million.
-    index('cases_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
-    index('cases_team_status_created_idx').on(t.teamId, t.status, t.createdAt.desc(), t.id.desc()),
-    index('cases_team_email_created_idx').on(t.teamId, t.subjectEmail, t.createdAt.desc(), t.id.desc()),
+    index('cases_team_created_idx').on(t.teamId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('cases_team_status_created_idx').on(
+      t.teamId,
+      t.livemode,
+      t.status,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+    index('cases_team_email_created_idx').on(
+      t.teamId,
+      t.livemode,
+      t.subjectEmail,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
     // The expiry sweep finds open cases past their deadline without scanning closed ones.
     index('cases_open_expires_idx').on(t.expiresAt).where(sql`${t.status} = 'open'`),
   ],

@@ -1,5 +1,5 @@
 import { index, json, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns';
+import { createdAt, livemode } from './columns';
 import { teams } from './teams';
 
 /**
@@ -13,6 +13,7 @@ export const events = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
+    livemode: livemode(),
     type: text('type').notNull(),
     /**
      * `json`, not `jsonb`: PostgreSQL keeps json text as it was written, so the events API returns
@@ -25,8 +26,8 @@ export const events = pgTable(
   },
   (t) => [
     // The events API walks these newest first, by (created_at, id), like every list.
-    index('events_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
-    index('events_team_type_created_idx').on(t.teamId, t.type, t.createdAt.desc(), t.id.desc()),
+    index('events_team_created_idx').on(t.teamId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('events_team_type_created_idx').on(t.teamId, t.livemode, t.type, t.createdAt.desc(), t.id.desc()),
     index('events_case_idx').on(t.caseId),
   ],
 );

@@ -1,5 +1,5 @@
 import { check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, primaryUuid, timestamptz } from './columns';
+import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { MAIL_STATUSES, type MailStatus, oneOf } from './values';
 
 /**
@@ -14,6 +14,8 @@ export const mailOutbox = pgTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
+    /** A test-mode case's mail never leaves: it goes to the dev mailbox whatever SMTP_URL says. */
+    livemode: livemode(),
     status: text('status').$type<MailStatus>().notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),

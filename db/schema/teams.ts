@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { plans } from './billing';
-import { createdAt, primaryUuid, timestamptz } from './columns';
+import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { oneOf, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './values';
 
 export const teams = pgTable(
@@ -39,6 +39,8 @@ export const apiKeys = pgTable(
     /** First characters and last four, for recognising a key in the console. */
     prefix: text('prefix').notNull(),
     lastFour: text('last_four').notNull(),
+    /** A live key (`vouch_live_…`) or a test key (`vouch_test_…`): the mode of all it does. */
+    livemode: livemode(),
     createdAt: createdAt(),
     lastUsedAt: timestamptz('last_used_at'),
     revokedAt: timestamptz('revoked_at'),

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, primaryUuid, timestamptz } from './columns';
+import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { events } from './events';
 import { teams } from './teams';
 import { DELIVERY_STATUSES, type DeliveryStatus, oneOf } from './values';
@@ -16,6 +16,7 @@ export const webhookEndpoints = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
+    livemode: livemode(),
     url: text('url').notNull(),
     events: text('events').array().notNull(),
     description: text('description').notNull().default(''),
@@ -28,7 +29,7 @@ export const webhookEndpoints = pgTable(
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   // Fan-out reads a team's endpoints on every event; the console lists them by age.
-  (t) => [index('webhook_endpoints_team_idx').on(t.teamId, t.createdAt)],
+  (t) => [index('webhook_endpoints_team_idx').on(t.teamId, t.livemode, t.createdAt)],
 );
 
 /**
@@ -49,6 +50,7 @@ export const webhookDeliveries = pgTable(
     eventId: uuid('event_id')
       .notNull()
       .references(() => events.id, { onDelete: 'cascade' }),
+    livemode: livemode(),
     eventType: text('event_type').notNull(),
     body: text('body').notNull(),
     status: text('status').$type<DeliveryStatus>().notNull().default('pending'),
@@ -64,7 +66,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     check('webhook_deliveries_status_check', oneOf(t.status, DELIVERY_STATUSES)),
     // The delivery log: newest first per team, optionally per endpoint (keyset on created_at, id).
-    index('webhook_deliveries_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
+    index('webhook_deliveries_team_created_idx').on(t.teamId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
     // The recovery sweep looks only at claims still held, which are few at any moment.
     index('webhook_deliveries_claimed_idx').on(t.claimedUntil).where(sql`${t.claimedUntil} is not null`),

@@ -3,10 +3,15 @@ import type { Queryable } from '@/db/client';
 import { apiKeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { sha256Hex } from '@/server/platform/crypto';
+import { type DataScope, type Mode, modeOf } from '@/server/platform/data-scope';
 import { randomBase62 } from '@/server/platform/ids';
 import { keyLookup } from './queries';
 
-export const API_KEY_PREFIX = 'vouch_live_';
+/** Each mode's keys start with their own prefix, so a key says at a glance what it touches. */
+export const API_KEY_PREFIXES = { live: 'vouch_live_', test: 'vouch_test_' } as const satisfies Record<
+  Mode,
+  string
+>;
 const RANDOM_LENGTH = 40;
 /** A key's `last_used_at` is refreshed at most this often, so reads do not each write a row. */
 const LAST_USED_GRANULARITY_MS = 60_000;
@@ -28,15 +33,18 @@ export interface CreatedApiKey {
   prefix: string;
   lastFour: string;
   name: string;
+  mode: Mode;
   createdAt: Date;
 }
 
+/** A new key of `mode` (live unless said otherwise). */
 export async function createApiKey(
   db: Queryable,
-  input: { teamId: string; name?: string },
+  input: { teamId: string; name?: string; mode?: Mode },
 ): Promise<CreatedApiKey> {
-  const token = `${API_KEY_PREFIX}${randomBase62(RANDOM_LENGTH)}`;
-  const prefix = token.slice(0, API_KEY_PREFIX.length + 4);
+  const mode = input.mode ?? 'live';
+  const token = `${API_KEY_PREFIXES[mode]}${randomBase62(RANDOM_LENGTH)}`;
+  const prefix = token.slice(0, API_KEY_PREFIXES[mode].length + 4);
   const lastFour = token.slice(-4);
   const [row] = await db
     .insert(apiKeys)
@@ -46,6 +54,7 @@ export async function createApiKey(
       keyHash: hashApiKey(token),
       prefix,
       lastFour,
+      livemode: mode === 'live',
     })
     .returning();
   if (!row) throw new Error('api key insert returned nothing');
@@ -56,13 +65,15 @@ export async function createApiKey(
     prefix,
     lastFour,
     name: row.name,
+    mode: modeOf(row.livemode),
     createdAt: row.createdAt,
   };
 }
 
 export interface AuthenticatedKey {
   keyId: string;
-  teamId: string;
+  /** The key's team and mode: everything the request reads or writes is within it. */
+  scope: DataScope;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -73,13 +84,14 @@ export function bearerToken(header: string | null): string | null {
   return BEARER.exec(header)?.[1] ?? null;
 }
 
-/** The key's team, or null for an unknown, malformed or revoked key. */
+/** The key's team and mode, or null for an unknown, malformed or revoked key. */
 export async function authenticateApiKey(
   db: Queryable,
   token: string,
   clock: Clock,
 ): Promise<AuthenticatedKey | null> {
-  if (!token.startsWith(API_KEY_PREFIX) || token.length > 200) return null;
+  const prefixed = token.startsWith(API_KEY_PREFIXES.live) || token.startsWith(API_KEY_PREFIXES.test);
+  if (!prefixed || token.length > 200) return null;
   const [row] = await keyLookup(db).execute({ keyHash: hashApiKey(token) });
   if (!row) return null;
   const now = clock();
@@ -92,7 +104,7 @@ export async function authenticateApiKey(
         and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore))),
       );
   }
-  return { keyId: row.id, teamId: row.teamId };
+  return { keyId: row.id, scope: { teamId: row.teamId, livemode: row.livemode } };
 }
 
 /** Revokes a key; the next request made with it is refused. Returns false for an unknown key. */

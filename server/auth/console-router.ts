@@ -2,14 +2,17 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { apiKeys, TEAM_ROLES } from '@/db/schema';
 import {
+  CONSOLE_MODE_COOKIE,
   CONSOLE_TEAM_COOKIE,
   managerProcedure,
+  readConsoleLivemode,
   readConsoleTeamCookie,
   router,
   sessionProcedure,
   signedInProcedure,
 } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
+import { modeOf } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { liveStandIns } from '@/server/platform/stand-ins';
 import { createApiKey, revokeApiKey } from './api-keys';
@@ -41,18 +44,31 @@ const sessionRouter = router({
       has_password: (await readPasswordHash(ctx.db, ctx.user.id)) !== null,
       teams: teams.map((t) => ({ team_id: t.teamId, team_name: t.teamName, role: t.role })),
       /**
-       * Without SMTP (or with the dev SMS transport) the service keeps its messages in the dev
-       * mailbox, which the console shows to owners and admins.
+       * The dev mailbox, shown to owners and admins, keeps every test-mode case's mails and text
+       * messages, and live ones too while there is no SMTP (or the dev SMS transport is used).
        */
-      dev_mailbox:
-        (!ctx.env.SMTP_URL || ctx.env.SMS_PROVIDER === 'dev') && current !== null && canManage(current.role),
+      dev_mailbox: current !== null && canManage(current.role),
       /** The stand-ins serving live traffic (development only), for the console's banner. */
       stand_ins: liveStandIns(ctx.env).map((s) => s.description),
       current_team: current
         ? { team_id: current.teamId, team_name: current.teamName, role: current.role }
         : null,
+      /** Which mode's data the console shows and makes (the live/test switch). */
+      mode: modeOf(readConsoleLivemode(ctx.requestHeaders)),
     };
   }),
+
+  /** The live/test switch: which mode's cases, endpoints, deliveries and events the console shows. */
+  chooseMode: signedInProcedure
+    .input(z.object({ mode: z.enum(['live', 'test']) }))
+    .mutation(({ ctx, input }) => {
+      const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
+      ctx.responseHeaders.append(
+        'Set-Cookie',
+        `${CONSOLE_MODE_COOKIE}=${input.mode}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
+      );
+      return { mode: input.mode };
+    }),
 
   /** Remembers which of the user's teams the console acts on (checked again on every call). */
   chooseTeam: signedInProcedure.input(z.object({ team_id: z.uuid() })).mutation(async ({ ctx, input }) => {
@@ -183,6 +199,7 @@ const keysRouter = router({
       name: k.name,
       prefix: k.prefix,
       last_four: k.lastFour,
+      mode: modeOf(k.livemode),
       created_at: k.createdAt.toISOString(),
       last_used_at: iso(k.lastUsedAt),
       revoked_at: iso(k.revokedAt),
@@ -191,15 +208,20 @@ const keysRouter = router({
 
   /** The full key is in this answer only; it is never stored. */
   create: managerProcedure
-    .input(z.object({ name: z.string().trim().min(1, 'Give the key a name.').max(100) }))
+    .input(
+      z.object({
+        name: z.string().trim().min(1, 'Give the key a name.').max(100),
+        mode: z.enum(['live', 'test']).default('live'),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const key = await auditedChange(
         ctx,
-        (tx) => createApiKey(tx, { teamId: ctx.teamId, name: input.name }),
+        (tx) => createApiKey(tx, { teamId: ctx.teamId, name: input.name, mode: input.mode }),
         (key) => ({
           action: 'api_key.created',
           target: key.id,
-          details: { name: key.name, prefix: key.prefix, last_four: key.lastFour },
+          details: { name: key.name, prefix: key.prefix, last_four: key.lastFour, mode: key.mode },
         }),
       );
       return {
@@ -208,6 +230,7 @@ const keysRouter = router({
         api_key: key.token,
         prefix: key.prefix,
         last_four: key.lastFour,
+        mode: key.mode,
         created_at: key.createdAt.toISOString(),
       };
     }),

@@ -10,7 +10,12 @@ import { apiKeys } from '@/db/schema';
 /** Runs on every API request: built once. */
 export const keyLookup = reusableQuery((db) =>
   db
-    .select({ id: apiKeys.id, teamId: apiKeys.teamId, lastUsedAt: apiKeys.lastUsedAt })
+    .select({
+      id: apiKeys.id,
+      teamId: apiKeys.teamId,
+      livemode: apiKeys.livemode,
+      lastUsedAt: apiKeys.lastUsedAt,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .limit(1)

@@ -19,7 +19,8 @@ function utcDay(date: Date): string {
 /**
  * Cases created and cases closed on each UTC day of the period (up to `now`), every day listed
  * even when nothing happened, so a chart needs no gap handling. A case counts as closed on the
- * day of its last update, which for a closed case is the day it closed.
+ * day of its last update, which for a closed case is the day it closed. Live cases only, like
+ * the usage beside them: test mode is free and never counted.
  */
 export async function dailyCaseCounts(
   db: Queryable,
@@ -35,7 +36,12 @@ export async function dailyCaseCounts(
       .select({ day: day(cases.createdAt), count: sql<number>`count(*)::int` })
       .from(cases)
       .where(
-        and(eq(cases.teamId, teamId), gte(cases.createdAt, period.start), lt(cases.createdAt, period.end)),
+        and(
+          eq(cases.teamId, teamId),
+          eq(cases.livemode, true),
+          gte(cases.createdAt, period.start),
+          lt(cases.createdAt, period.end),
+        ),
       )
       .groupBy(sql`1`),
     db
@@ -44,6 +50,7 @@ export async function dailyCaseCounts(
       .where(
         and(
           eq(cases.teamId, teamId),
+          eq(cases.livemode, true),
           eq(cases.status, 'closed'),
           gte(cases.updatedAt, period.start),
           lt(cases.updatedAt, period.end),

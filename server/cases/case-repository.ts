@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '@/db/client';
+import type { DataScope } from '@/server/platform/data-scope';
 import { looksLikePublicId } from '@/server/platform/ids';
 import type { CaseRecord } from './case-record';
 import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
@@ -10,16 +11,17 @@ import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCas
  */
 
 /**
- * One case of one team; another team's case is indistinguishable from a missing one. The case and
+ * One case of one team in one mode; another team's case, or the other mode's, is indistinguishable
+ * from a missing one. The case and
  * its steps come in one query: this is the hottest read of the API, and each round trip to
  * PostgreSQL costs more than the subquery.
  */
 export async function findCaseForTeam(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   caseId: string,
 ): Promise<CaseRecord | null> {
-  const [record] = await readCaseRecords(db, teamCase, { teamId, caseId });
+  const [record] = await readCaseRecords(db, teamCase, { ...scope, caseId });
   return record ?? null;
 }
 

@@ -12,7 +12,7 @@ export const consoleCasesRouter = router({
   /** The API's list (same filters, same cursors); the console passes cursors back as given. */
   list: sessionProcedure.input(listCasesInput).query(async ({ ctx, input }) => {
     const now = ctx.clock();
-    const page = await listCases(ctx.db, ctx.teamId, input, now);
+    const page = await listCases(ctx.db, ctx.scope, input, now);
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
@@ -23,7 +23,7 @@ export const consoleCasesRouter = router({
   /** One case with the events it caused and their webhook deliveries, oldest first. */
   get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
     const id = z.uuid().safeParse(input.id);
-    const record = id.success ? await findCaseForTeam(ctx.db, ctx.teamId, id.data) : null;
+    const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
     if (!record) throw new AppError('NOT_FOUND', 'No case with this id in your team.');
     const timeline = await ctx.db
       .select()

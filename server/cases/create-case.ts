@@ -3,10 +3,13 @@ import { pipelined } from '@/db/pipeline';
 import {
   assertMayCreateCases,
   chargeStatements,
+  type LockedTeam,
   lockTeamForCharges,
+  type MethodCharges,
   priceCaseMethods,
 } from '@/server/billing/charge-case-methods';
 import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
 import { newPublicId, randomUUID } from '@/server/platform/ids';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { hashAnswer } from '@/server/verification/custom-answer';
@@ -14,7 +17,7 @@ import { expandRequestedMethods, type VerificationMethod } from '@/server/verifi
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { caseEventData } from './case-event-data';
 import type { CaseRecord } from './case-record';
-import { insertCase, insertSteps } from './queries';
+import { insertCase, insertSteps, readTeamName } from './queries';
 import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {
@@ -43,19 +46,25 @@ async function stepSettings(
 /**
  * Opens a case: checks the subscription, charges one unit per method, inserts the case and its
  * steps, records `case.created` and queues the subject's and manager's mails, all in the caller's
- * transaction so that either everything happens or nothing does.
+ * transaction so that either everything happens or nothing does. A test-mode case (`scope`
+ * not live) charges nothing, counts no usage and passes no billing gate: it takes no team lock.
  */
 export async function createCase(
   tx: Tx,
-  teamId: string,
+  scope: DataScope,
   prepared: PreparedCase,
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
   const { input, methods, settings } = prepared;
+  const { teamId, livemode } = scope;
   const now = deps.clock();
-  const locked = await lockTeamForCharges(tx, teamId, now);
-  assertMayCreateCases(locked.team, now);
-  const priced = priceCaseMethods(locked, methods);
+  let charge: { locked: LockedTeam; priced: MethodCharges } | null = null;
+  if (livemode) {
+    const locked = await lockTeamForCharges(tx, teamId, now);
+    assertMayCreateCases(locked.team, now);
+    charge = { locked, priced: priceCaseMethods(locked, methods) };
+  }
+  const teamName = charge ? charge.locked.team.name : await readTeamName(tx, teamId);
 
   // Every id is chosen here so that all the writes go out together, in this order: the steps
   // follow the case they reference and the deliveries their event.
@@ -64,11 +73,12 @@ export async function createCase(
   const expiresAt = new Date(now.getTime() + deps.caseTtlSeconds * 1000);
   const links = issueVerificationLinks(methods);
   const [, [row], steps] = await pipelined(
-    () => Promise.all(chargeStatements(tx, locked, priced)),
+    () => (charge ? Promise.all(chargeStatements(tx, charge.locked, charge.priced)) : Promise.resolve([])),
     () =>
       insertCase(tx).execute({
         id,
         teamId,
+        livemode,
         publicId,
         subjectEmail: input.subject_email,
         subjectName: input.subject_name ?? null,
@@ -89,7 +99,7 @@ export async function createCase(
       }),
     () =>
       recordEvent(tx, {
-        teamId,
+        scope,
         type: 'case.created',
         data: caseEventData({
           id,
@@ -107,6 +117,7 @@ export async function createCase(
         tx,
         {
           publicId,
+          livemode,
           subjectEmail: input.subject_email,
           subjectName: input.subject_name ?? null,
           expiresAt,
@@ -114,7 +125,7 @@ export async function createCase(
             ? { name: input.manager_name ?? '', email: input.manager_email }
             : null,
         },
-        locked.team.name,
+        teamName,
         links,
       ),
   );

@@ -22,7 +22,7 @@ export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZ
       await recordEvents(
         tx,
         rows.map((row) => ({
-          teamId: row.team_id,
+          scope: { teamId: row.team_id, livemode: row.livemode },
           type: 'case.expired' as const,
           caseId: row.id,
           now,

@@ -1,6 +1,7 @@
 import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
+import type { DataScope } from '@/server/platform/data-scope';
 import {
   type Cursor,
   decodeCursor,
@@ -56,7 +57,10 @@ export function listShape(filters: ListCasesInput, cursor: Cursor | null): ListS
  * Exported so that a test can EXPLAIN exactly what runs.
  */
 export function listCasesQuery(db: Queryable, shape: ListShape) {
-  const conditions: Array<SQL | undefined> = [eq(cases.teamId, sql.placeholder('teamId'))];
+  const conditions: Array<SQL | undefined> = [
+    eq(cases.teamId, sql.placeholder('teamId')),
+    eq(cases.livemode, sql.placeholder('livemode')),
+  ];
   if (shape.status) conditions.push(statusCondition(shape.status));
   if (shape.subjectEmail) conditions.push(eq(cases.subjectEmail, sql.placeholder('subjectEmail')));
   if (shape.createdAfter) conditions.push(gt(cases.createdAt, sql.placeholder('createdAfter')));
@@ -77,13 +81,14 @@ export function listCasesQuery(db: Queryable, shape: ListShape) {
 
 /** The values of `listCasesQuery`'s placeholders (dates as ISO strings: they are compared with columns). */
 export function listCasesValues(
-  teamId: string,
+  scope: DataScope,
   filters: ListCasesInput,
   cursor: Cursor | null,
   now: Date,
 ): Record<string, unknown> {
   return {
-    teamId,
+    teamId: scope.teamId,
+    livemode: scope.livemode,
     now: now.toISOString(),
     subjectEmail: filters.subject_email,
     createdAfter: filters.created_after && new Date(filters.created_after).toISOString(),
@@ -113,12 +118,12 @@ function listStatement(shape: ListShape): CaseRecordsStatement {
 }
 
 /**
- * One page of a team's cases, newest first, by keyset on (created_at, id): each page is an index
+ * One page of a team's cases in one mode, newest first, by keyset on (created_at, id): each page is an index
  * range scan whatever the table's size, and rows inserted meanwhile never shift a page.
  */
 export async function listCases(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   filters: ListCasesInput,
   now: Date,
 ): Promise<CasePage> {
@@ -126,7 +131,7 @@ export async function listCases(
   const records = await readCaseRecords(
     db,
     listStatement(listShape(filters, cursor)),
-    listCasesValues(teamId, filters, cursor, now),
+    listCasesValues(scope, filters, cursor, now),
   );
   return keysetPage(records, cursor);
 }

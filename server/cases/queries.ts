@@ -21,6 +21,7 @@ import type { CaseRecord } from './case-record';
 export interface CaseRowWithSteps {
   id: string;
   team_id: string;
+  livemode: boolean;
   public_id: string;
   status: CaseStatus;
   subject_email: string;
@@ -45,6 +46,7 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
   return {
     id: row.id,
     teamId: row.team_id,
+    livemode: row.livemode,
     publicId: row.public_id,
     status: row.status,
     subjectEmail: row.subject_email,
@@ -103,7 +105,13 @@ export const teamCase = caseRecordsStatement('team_case', (db) =>
   db
     .select()
     .from(cases)
-    .where(and(eq(cases.teamId, sql.placeholder('teamId')), eq(cases.id, sql.placeholder('caseId')))),
+    .where(
+      and(
+        eq(cases.teamId, sql.placeholder('teamId')),
+        eq(cases.livemode, sql.placeholder('livemode')),
+        eq(cases.id, sql.placeholder('caseId')),
+      ),
+    ),
 );
 
 export const caseById = caseRecordsStatement('case_by_id', (db) =>
@@ -137,12 +145,28 @@ export const lockCaseRow = reusableQuery((db) =>
     .prepare('lock_case'),
 );
 
+/** The name of the team that asks, for a test-mode case's mails (a live case reads it with its charge). */
+const teamNameById = reusableQuery((db) =>
+  db
+    .select({ name: teams.name })
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder('teamId')))
+    .prepare('team_name'),
+);
+
+export async function readTeamName(db: Queryable, teamId: string): Promise<string> {
+  const [team] = await teamNameById(db).execute({ teamId });
+  if (!team) throw new Error(`team ${teamId} not found`);
+  return team.name;
+}
+
 export const insertCase = reusableQuery((db) =>
   db
     .insert(cases)
     .values({
       id: sql.placeholder('id'),
       teamId: sql.placeholder('teamId'),
+      livemode: sql.placeholder('livemode'),
       publicId: sql.placeholder('publicId'),
       status: 'open',
       subjectEmail: sql.placeholder('subjectEmail'),
@@ -190,7 +214,14 @@ export function insertSteps(count: number) {
  * a case a sweeper or a verification step holds is left for the next batch, never waited on.
  */
 export const expireDueBatch = reusableQuery((db) =>
-  prepareSql<{ id: string; team_id: string; public_id: string; subject_email: string; created_at: string }>(
+  prepareSql<{
+    id: string;
+    team_id: string;
+    livemode: boolean;
+    public_id: string;
+    subject_email: string;
+    created_at: string;
+  }>(
     db,
     sql`
       with due as (
@@ -202,7 +233,7 @@ export const expireDueBatch = reusableQuery((db) =>
       )
       update ${cases} c set status = 'expired', updated_at = ${sql.placeholder('at')}::timestamptz
         from due where c.id = due.id
-      returning c.id, c.team_id, c.public_id, c.subject_email, c.created_at
+      returning c.id, c.team_id, c.livemode, c.public_id, c.subject_email, c.created_at
     `,
     'expire_due_cases',
   ),

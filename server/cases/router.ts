@@ -7,6 +7,7 @@ import { looksLikePublicId } from '@/server/platform/ids';
 import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
+import { simulateCase, simulateCaseInput } from './simulate-case';
 import {
   type CaseWire,
   caseListOutput,
@@ -49,7 +50,7 @@ export const casesRouter = router({
       const result = await runIdempotent<CaseWire>(
         ctx.db,
         {
-          teamId: ctx.teamId,
+          ...ctx.scope,
           key: ctx.idempotencyKey,
           operation: 'cases.create',
           request: input,
@@ -57,7 +58,7 @@ export const casesRouter = router({
         },
         ctx.clock,
         async (tx) => {
-          const record = await createCase(tx, ctx.teamId, prepared, {
+          const record = await createCase(tx, ctx.scope, prepared, {
             clock: ctx.clock,
             caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
           });
@@ -84,7 +85,7 @@ export const casesRouter = router({
     .output(caseListOutput)
     .query(async ({ ctx, input }) => {
       const now = ctx.clock();
-      const page = await listCases(ctx.db, ctx.teamId, input, now);
+      const page = await listCases(ctx.db, ctx.scope, input, now);
       return {
         next: pageUrl('/v1/cases/', input, page.nextCursor),
         previous: pageUrl('/v1/cases/', input, page.previousCursor),
@@ -101,7 +102,7 @@ export const casesRouter = router({
     .query(async ({ ctx, input }) => {
       // A malformed id is simply not a case of this team: 404, like any unknown id.
       const id = z.uuid().safeParse(input.id);
-      const record = id.success ? await findCaseForTeam(ctx.db, ctx.teamId, id.data) : null;
+      const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
       if (!record) {
         throw new AppError(
           'NOT_FOUND',
@@ -112,4 +113,29 @@ export const casesRouter = router({
       }
       return toCaseWire(record, ctx.clock());
     }),
+
+  simulate: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/cases/{id}/simulate/',
+        tags: ['Cases'],
+        summary: 'Simulate a step or the end of a test case',
+        description:
+          'Test mode only. Completes a step (`complete_step`), fails one (`fail_step`, optionally with a `failure_reason`) or expires the case (`expire`) through the same state machine as the verification pages, so the same events and webhooks follow. Answers the case as it now is.',
+        errorResponses: {
+          400: 'Bad request',
+          401: 'Unauthorized',
+          404: 'No such case (in this mode)',
+          409: 'CASE_NOT_OPEN or STEP_NOT_PENDING',
+          422: 'TEST_MODE_ONLY or validation',
+          429: 'Rate limited',
+        },
+      },
+    })
+    .input(simulateCaseInput)
+    .output(caseOutput)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx.clock), ctx.clock()),
+    ),
 });

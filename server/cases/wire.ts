@@ -98,6 +98,7 @@ export const caseOutput = z
     }),
     notes: z.string(),
     failure_reason: z.string().nullable(),
+    livemode: z.boolean().meta({ description: 'False for a case made with a test key (`vouch_test_…`).' }),
   })
   .meta({ id: 'Case' });
 
@@ -156,5 +157,6 @@ export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
     },
     notes: record.notes,
     failure_reason: record.failureReason,
+    livemode: record.livemode,
   };
 }

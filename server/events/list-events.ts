@@ -1,6 +1,7 @@
 import { and, eq, gt, lt, type SQL } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { events } from '@/db/schema';
+import type { DataScope } from '@/server/platform/data-scope';
 import { type EventEnvelope, type EventType, eventEnvelope } from '@/server/platform/outbox/record-events';
 import { type KeysetPage, readKeysetPage } from '@/server/platform/pagination';
 import type { ListEventsInput } from './wire';
@@ -8,16 +9,27 @@ import type { ListEventsInput } from './wire';
 type EventRow = typeof events.$inferSelect;
 
 function toEnvelope(row: EventRow): EventEnvelope {
-  return eventEnvelope({ id: row.id, type: row.type as EventType, createdAt: row.createdAt, data: row.data });
+  return eventEnvelope({
+    id: row.id,
+    type: row.type as EventType,
+    createdAt: row.createdAt,
+    livemode: row.livemode,
+    data: row.data,
+  });
 }
 
-/** A page of the team's events, newest first (server/platform/pagination.ts, as every list). */
+/** The scope's conditions on the events table: one team, one mode. */
+function inScope(scope: DataScope) {
+  return and(eq(events.teamId, scope.teamId), eq(events.livemode, scope.livemode));
+}
+
+/** A page of the team's events in one mode, newest first (server/platform/pagination.ts, as every list). */
 export async function listEvents(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   filters: ListEventsInput,
 ): Promise<KeysetPage<EventEnvelope>> {
-  const conditions: Array<SQL | undefined> = [eq(events.teamId, teamId)];
+  const conditions: Array<SQL | undefined> = [inScope(scope)];
   if (filters.type) conditions.push(eq(events.type, filters.type));
   if (filters.case_id) conditions.push(eq(events.caseId, filters.case_id));
   if (filters.created_after) conditions.push(gt(events.createdAt, new Date(filters.created_after)));
@@ -33,15 +45,18 @@ export async function listEvents(
   return { ...page, results: page.results.map(toEnvelope) };
 }
 
-/** One event of the team, or null (another team's event is indistinguishable from a missing one). */
+/**
+ * One event of the team in one mode, or null (another team's event, or the other mode's, is
+ * indistinguishable from a missing one).
+ */
 export async function findEventForTeam(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   rowId: string,
 ): Promise<EventEnvelope | null> {
   const [row] = await db
     .select()
     .from(events)
-    .where(and(eq(events.teamId, teamId), eq(events.id, rowId)));
+    .where(and(inScope(scope), eq(events.id, rowId)));
   return row ? toEnvelope(row) : null;
 }

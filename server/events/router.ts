@@ -22,7 +22,7 @@ export const eventsRouter = router({
     .input(listEventsInput)
     .output(eventListOutput)
     .query(async ({ ctx, input }) => {
-      const page = await listEvents(ctx.db, ctx.teamId, input);
+      const page = await listEvents(ctx.db, ctx.scope, input);
       return {
         next: pageUrl('/v1/events/', input, page.nextCursor),
         previous: pageUrl('/v1/events/', input, page.previousCursor),
@@ -38,7 +38,7 @@ export const eventsRouter = router({
     .output(eventOutput)
     .query(async ({ ctx, input }) => {
       const rowId = eventRowId(input.id);
-      const event = rowId ? await findEventForTeam(ctx.db, ctx.teamId, rowId) : null;
+      const event = rowId ? await findEventForTeam(ctx.db, ctx.scope, rowId) : null;
       if (!event) throw new AppError('NOT_FOUND', 'No event with this id.');
       return event;
     }),

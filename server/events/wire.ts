@@ -17,12 +17,13 @@ export const listEventsInput = z.strictObject({
 
 export type ListEventsInput = z.infer<typeof listEventsInput>;
 
-/** The envelope exactly as deliveries carry it: id, type, created_at, data. */
+/** The envelope exactly as deliveries carry it: id, type, created_at, livemode, data. */
 export const eventOutput = z
   .object({
     id: z.string().startsWith(EVENT_ID_PREFIX),
     type: z.enum(EVENT_TYPES),
     created_at: z.string(),
+    livemode: z.boolean(),
     data: z.record(z.string(), z.unknown()),
   })
   .meta({ id: 'Event' });

@@ -45,6 +45,8 @@ export interface IdempotentResult<T> {
 
 export interface IdempotencyScope {
   teamId: string;
+  /** Live and test requests keep their keys apart: one key may be used once in each mode. */
+  livemode: boolean;
   key: string | null;
   operation: string;
   request: unknown;
@@ -53,7 +55,7 @@ export interface IdempotencyScope {
 }
 
 /**
- * Runs `work` in a transaction at most once per (team, key): the first request claims the key with
+ * Runs `work` in a transaction at most once per (team, mode, key): the first request claims the key with
  * an insert that only one concurrent request can win, does its work, and stores its response in
  * the same transaction as the work. A repeat gets the stored response; a repeat while the first
  * still runs gets 409 IDEMPOTENCY_KEY_IN_USE; another body under the same key gets 422
@@ -69,12 +71,17 @@ export async function runIdempotent<T>(
   const key = scope.key;
   const requestHash = sha256Hex(canonicalJson(scope.request));
   const now = clock();
-  const where = and(eq(idempotencyKeys.teamId, scope.teamId), eq(idempotencyKeys.key, key));
+  const where = and(
+    eq(idempotencyKeys.teamId, scope.teamId),
+    eq(idempotencyKeys.livemode, scope.livemode),
+    eq(idempotencyKeys.key, key),
+  );
 
   const claimed = await db
     .insert(idempotencyKeys)
     .values({
       teamId: scope.teamId,
+      livemode: scope.livemode,
       key,
       operation: scope.operation,
       requestHash,

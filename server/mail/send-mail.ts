@@ -89,8 +89,8 @@ async function sendOverSmtp(
 }
 
 /**
- * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox. Mails
- * already sent are skipped (a job may run twice). A failure is written on its row
+ * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox; a test-mode
+ * case's mails always go to the dev mailbox, never out. Mails already sent are skipped (a job may run twice). A failure is written on its row
  * (attempts, last_error) and returned so its job retries; after the last retry the row stays
  * `failed`, visible rather than silently dropped.
  */
@@ -114,14 +114,14 @@ export async function sendStoredMails(
       ),
     );
   if (mails.length === 0) return [];
+  const smtpUrl = config.smtpUrl;
+  const outgoing = smtpUrl ? mails.filter((mail) => mail.livemode) : [];
+  const kept = smtpUrl ? mails.filter((mail) => !mail.livemode) : mails;
   let failures: MailFailure[];
   try {
-    if (config.smtpUrl)
-      failures = await sendOverSmtp(db, mails, { ...config, smtpUrl: config.smtpUrl }, clock);
-    else {
-      await storeInDevMailbox(db, mails, clock());
-      failures = [];
-    }
+    if (kept.length > 0) await storeInDevMailbox(db, kept, clock());
+    failures =
+      smtpUrl && outgoing.length > 0 ? await sendOverSmtp(db, outgoing, { ...config, smtpUrl }, clock) : [];
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     failures = mails.map((mail) => ({ mailId: mail.id, error: message }));

@@ -5,6 +5,8 @@ import { systemClock } from './clock';
 import { env } from './env';
 import { logger } from './logger';
 import { identityProviderFromEnv } from './providers/identity/identity-provider-from-env';
+import { createSimulatedIdentityProvider } from './providers/identity/simulated-identity-provider';
+import { createDevSmsSender } from './providers/sms/dev-sms-sender';
 import { smsSenderFromEnv } from './providers/sms/sms-sender-from-env';
 import { type Runtime, runtimeHolder } from './runtime';
 
@@ -58,8 +60,8 @@ async function boot(options: BootOptions): Promise<Runtime> {
     databaseUrl: url,
     rateLimitDatabase,
     providers: {
-      identity: identityProviderFromEnv(config),
-      sms: smsSenderFromEnv(config, database.db),
+      live: { identity: identityProviderFromEnv(config), sms: smsSenderFromEnv(config, database.db) },
+      test: { identity: createSimulatedIdentityProvider(), sms: createDevSmsSender(database.db) },
     },
     onShutdown,
   };

@@ -23,10 +23,19 @@ export interface Runtime {
   databaseUrl: string;
   /** A small pool for rate-limit counters (see the boot). */
   rateLimitDatabase: Database;
-  /** The vendors' adapters the operator chose (or their development stand-ins). */
-  providers: { identity: IdentityProvider; sms: SmsSender };
+  /**
+   * The vendors' adapters: for live cases the ones the operator chose (or their development
+   * stand-ins); test-mode cases always get the stand-ins (simulated ID checks, SMS kept in the dev
+   * mailbox), so a test never reaches a vendor or a phone.
+   */
+  providers: { live: Providers; test: Providers };
   /** Hooks run in reverse order on shutdown (workers first, the database last). */
   onShutdown: (hook: () => Promise<void>) => void;
+}
+
+export interface Providers {
+  identity: IdentityProvider;
+  sms: SmsSender;
 }
 
 interface RuntimeHolder {

@@ -39,9 +39,11 @@ export async function createTeam(
       })
       .returning();
     if (!team) throw new Error('team insert returned nothing');
+    // A live key and a test key from the start: an integrator builds against test mode first.
     const key = await createApiKey(tx, { teamId: team.id, name: 'Default key' });
+    const testKey = await createApiKey(tx, { teamId: team.id, name: 'Default test key', mode: 'test' });
     const owner = await createTeamOwner(tx, { teamId: team.id, email: input.adminEmail, now });
-    return { team, key, owner };
+    return { team, key, testKey, owner };
   });
 }
 

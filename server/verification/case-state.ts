@@ -2,7 +2,7 @@ import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { caseSteps, cases } from '@/db/schema';
 import { caseEventData } from '@/server/cases/case-event-data';
-import type { CaseRecord } from '@/server/cases/case-record';
+import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import type { VerificationMethod } from './methods';
@@ -12,6 +12,7 @@ import type { VerificationMethod } from './methods';
  *
  *   open ──(every requested step verified)──▶ closed   + case.closed
  *   open ──(a step fails)───────────────────▶ failed   + case.failed (with failure_reason)
+ *   open ──(ended early: test-mode simulation)▶ expired + case.expired
  *   each step that passes                    ─▶         verification.step_completed (+ method)
  *
  * closed, failed and expired cases (an open case past `expires_at` included) never change here.
@@ -76,7 +77,7 @@ export async function completeSteps(
     const step = record.steps.find((s) => s.method === method);
     if (step) Object.assign(step, { state: 'verified', verifiedAt: now, updatedAt: now });
     await recordEvent(tx, {
-      teamId: record.teamId,
+      scope: caseScope(record),
       type: 'verification.step_completed',
       data: { ...caseEventData(record), method },
       caseId,
@@ -88,7 +89,7 @@ export async function completeSteps(
     await tx.update(cases).set({ status: 'closed', updatedAt: now }).where(eq(cases.id, caseId));
     record.status = 'closed';
     await recordEvent(tx, {
-      teamId: record.teamId,
+      scope: caseScope(record),
       type: 'case.closed',
       data: caseEventData(record),
       caseId,
@@ -124,8 +125,32 @@ export async function failCase(
   record.status = 'failed';
   record.failureReason = reason;
   await recordEvent(tx, {
-    teamId: record.teamId,
+    scope: caseScope(record),
     type: 'case.failed',
+    data: caseEventData(record),
+    caseId,
+    now,
+  });
+  return { changed: true, record };
+}
+
+/**
+ * Ends an open case as `expired` now, as its deadline passing would (the deadline moves to now, so
+ * the case reads like one that ran out of time), and records `case.expired`. The expiry sweep does
+ * the same for cases whose time ran out, in batches.
+ */
+export async function expireCase(tx: Tx, caseId: string, now: Date): Promise<TransitionResult> {
+  const record = await lockCaseForUpdate(tx, caseId);
+  if (!record) return { changed: false, record: null, why: 'no_case' };
+  if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
+  await tx
+    .update(cases)
+    .set({ status: 'expired', expiresAt: now, updatedAt: now })
+    .where(eq(cases.id, caseId));
+  Object.assign(record, { status: 'expired', expiresAt: now, updatedAt: now });
+  await recordEvent(tx, {
+    scope: caseScope(record),
+    type: 'case.expired',
     data: caseEventData(record),
     caseId,
     now,

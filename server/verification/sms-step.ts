@@ -30,6 +30,9 @@ export type SendCodeResult =
   | { ok: false; why: 'invalid_phone' | 'too_many' | 'unavailable' | 'send_failed' }
   | { ok: false; why: 'too_soon'; retryAfterSeconds: number };
 
+/** The code every test-mode case's SMS step takes, so a test can type it without reading a phone. */
+export const TEST_MODE_SMS_CODE = '000000';
+
 /**
  * Issues a fresh 6-digit code to `phoneInput` (replacing any earlier code) and sends it. The code
  * is stored only as an HMAC with a per-code salt, valid for 10 minutes. Sending happens after the
@@ -37,12 +40,20 @@ export type SendCodeResult =
  */
 export async function sendSmsCode(
   db: Db,
-  input: { caseId: string; phoneInput: string; teamName: string; now: Date; sender: SmsSender },
+  input: {
+    caseId: string;
+    /** A test-mode case's code is always TEST_MODE_SMS_CODE (and its sender the dev mailbox). */
+    livemode: boolean;
+    phoneInput: string;
+    teamName: string;
+    now: Date;
+    sender: SmsSender;
+  },
 ): Promise<SendCodeResult> {
   const { caseId, now } = input;
   const phone = toE164(input.phoneInput);
   if (!phone) return { ok: false, why: 'invalid_phone' };
-  const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
+  const code = input.livemode ? randomInt(0, 1_000_000).toString().padStart(6, '0') : TEST_MODE_SMS_CODE;
 
   const issued = await db.transaction(async (tx): Promise<SendCodeResult> => {
     const record = await lockCaseForUpdate(tx, caseId);

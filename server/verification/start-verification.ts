@@ -42,6 +42,8 @@ export function issueVerificationLinks(methods: VerificationMethod[]): Verificat
 /** What the mails of a new case say about it. */
 export interface NewCaseMailFacts {
   publicId: string;
+  /** A test-mode case's mails go to the dev mailbox only. */
+  livemode: boolean;
   subjectEmail: string;
   subjectName: string | null;
   expiresAt: Date;
@@ -64,6 +66,7 @@ export async function sendVerificationMails(
 
   if (links.emailToken) {
     mails.push({
+      livemode: facts.livemode,
       to: facts.subjectEmail,
       subject: `${teamName} asks you to verify your identity`,
       text: [
@@ -80,6 +83,7 @@ export async function sendVerificationMails(
 
   if (links.managerToken && facts.manager) {
     mails.push({
+      livemode: facts.livemode,
       to: facts.manager.email,
       subject: `Please confirm ${who} for ${teamName}`,
       text: [

@@ -41,18 +41,18 @@ export const consoleWebhooksRouter = router({
   eventTypes: sessionProcedure.query(() => [...CASE_EVENT_TYPES]),
 
   list: sessionProcedure.query(async ({ ctx }) =>
-    (await listEndpoints(ctx.db, ctx.teamId)).map(toEndpointWire),
+    (await listEndpoints(ctx.db, ctx.scope)).map(toEndpointWire),
   ),
 
   get: sessionProcedure
     .input(endpointId)
-    .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.teamId, input.id))),
+    .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.scope, input.id))),
 
   /** The answer carries the signing secret: the one time it is shown. */
   create: managerProcedure.input(createEndpointInput).mutation(async ({ ctx, input }) => {
     const row = await auditedChange(
       ctx,
-      (tx) => createEndpoint(tx, ctx.teamId, input, endpointPolicy(ctx)),
+      (tx) => createEndpoint(tx, ctx.scope, input, endpointPolicy(ctx)),
       (row) => ({
         action: 'webhook_endpoint.created',
         target: row.id,
@@ -72,7 +72,7 @@ export const consoleWebhooksRouter = router({
           : 'webhook_endpoint.updated';
     const row = await auditedChange(
       ctx,
-      (tx) => updateEndpoint(tx, ctx.teamId, id, changes, endpointPolicy(ctx)),
+      (tx) => updateEndpoint(tx, ctx.scope, id, changes, endpointPolicy(ctx)),
       (row) => ({ action, target: row.id, details: changes }),
     );
     return toEndpointWire(row);
@@ -82,8 +82,8 @@ export const consoleWebhooksRouter = router({
     await auditedChange(
       ctx,
       async (tx) => {
-        const endpoint = await getEndpoint(tx, ctx.teamId, input.id);
-        await deleteEndpoint(tx, ctx.teamId, endpoint.id);
+        const endpoint = await getEndpoint(tx, ctx.scope, input.id);
+        await deleteEndpoint(tx, ctx.scope, endpoint.id);
         return endpoint;
       },
       (endpoint) => ({
@@ -99,7 +99,7 @@ export const consoleWebhooksRouter = router({
   rotateSecret: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
     const row = await auditedChange(
       ctx,
-      (tx) => rotateEndpointSecret(tx, ctx.teamId, input.id, ctx.clock),
+      (tx) => rotateEndpointSecret(tx, ctx.scope, input.id, ctx.clock),
       (row) => ({ action: 'webhook_endpoint.secret_rotated', target: row.id }),
     );
     return { ...toEndpointWire(row), secret: row.secret };
@@ -109,7 +109,7 @@ export const consoleWebhooksRouter = router({
   revealSecret: managerProcedure
     .input(endpointId.extend({ password: z.string().min(1, 'Enter your password.').max(200) }))
     .mutation(async ({ ctx, input }) => {
-      const endpoint = await getEndpoint(ctx.db, ctx.teamId, input.id);
+      const endpoint = await getEndpoint(ctx.db, ctx.scope, input.id);
       if ((await readPasswordHash(ctx.db, ctx.user.id)) === null) {
         throw new AppError(
           'FORBIDDEN',
@@ -131,7 +131,7 @@ export const consoleWebhooksRouter = router({
     toDeliveryWire(
       await auditedChange(
         ctx,
-        (tx) => sendTestPing(tx, ctx.teamId, input.id, ctx.clock),
+        (tx) => sendTestPing(tx, ctx.scope, input.id, ctx.clock),
         (delivery) => ({
           action: 'webhook_endpoint.test_sent',
           target: input.id,
@@ -142,7 +142,7 @@ export const consoleWebhooksRouter = router({
   ),
 
   deliveries: sessionProcedure.input(listDeliveriesInput).query(async ({ ctx, input }) => {
-    const page = await listDeliveries(ctx.db, ctx.teamId, input);
+    const page = await listDeliveries(ctx.db, ctx.scope, input);
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
@@ -151,7 +151,7 @@ export const consoleWebhooksRouter = router({
   }),
 
   delivery: sessionProcedure.input(endpointId).query(async ({ ctx, input }) => {
-    const { delivery, attempts } = await getDelivery(ctx.db, ctx.teamId, input.id);
+    const { delivery, attempts } = await getDelivery(ctx.db, ctx.scope, input.id);
     return toDeliveryDetailWire(delivery, attempts);
   }),
 
@@ -159,7 +159,7 @@ export const consoleWebhooksRouter = router({
     toDeliveryWire(
       await auditedChange(
         ctx,
-        (tx) => retryDelivery(tx, ctx.teamId, input.id, ctx.clock),
+        (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
         (row) => ({ action: 'webhook_delivery.retried', target: row.id }),
       ),
     ),

@@ -2,15 +2,21 @@ import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { readKeysetPage } from '@/server/platform/pagination';
 import { findTeamEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
-/** A page of the team's deliveries, newest first (server/platform/pagination.ts, as every list). */
-export async function listDeliveries(db: Db, teamId: string, filters: ListDeliveriesInput) {
-  const conditions: Array<SQL | undefined> = [eq(webhookDeliveries.teamId, teamId)];
+/** The scope's conditions on the deliveries table: one team, one mode. */
+function inScope(scope: DataScope) {
+  return and(eq(webhookDeliveries.teamId, scope.teamId), eq(webhookDeliveries.livemode, scope.livemode));
+}
+
+/** A page of the team's deliveries in one mode, newest first (server/platform/pagination.ts, as every list). */
+export async function listDeliveries(db: Db, scope: DataScope, filters: ListDeliveriesInput) {
+  const conditions: Array<SQL | undefined> = [inScope(scope)];
   if (filters.endpoint_id) conditions.push(eq(webhookDeliveries.endpointId, filters.endpoint_id));
   if (filters.status) conditions.push(eq(webhookDeliveries.status, filters.status));
   if (filters.event_type !== undefined) conditions.push(eq(webhookDeliveries.eventType, filters.event_type));
@@ -24,12 +30,12 @@ export async function listDeliveries(db: Db, teamId: string, filters: ListDelive
   );
 }
 
-async function requireDelivery(db: Queryable, teamId: string, id: string) {
+async function requireDelivery(db: Queryable, scope: DataScope, id: string) {
   const [row] = isUuid(id)
     ? await db
         .select()
         .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.teamId, teamId), eq(webhookDeliveries.id, id)))
+        .where(and(inScope(scope), eq(webhookDeliveries.id, id)))
     : [];
   if (!row) throw new AppError('NOT_FOUND', 'No webhook delivery with this id.');
   return row;
@@ -41,10 +47,10 @@ async function requireDelivery(db: Queryable, teamId: string, id: string) {
  * it (status, last_error) commit together, and two plain reads could straddle that commit and
  * show an attempt the record does not know of yet.
  */
-export async function getDelivery(db: Db, teamId: string, id: string) {
+export async function getDelivery(db: Db, scope: DataScope, id: string) {
   return db.transaction(
     async (tx) => {
-      const delivery = await requireDelivery(tx, teamId, id);
+      const delivery = await requireDelivery(tx, scope, id);
       const attempts = await tx
         .select()
         .from(webhookAttempts)
@@ -60,8 +66,8 @@ export async function getDelivery(db: Db, teamId: string, id: string) {
  * Sends a failed or dead-lettered delivery again now (same body, same id). A dead-lettered one gets
  * one more attempt (numbered after its last), which dead-letters it again if it fails.
  */
-export async function retryDelivery(db: Queryable, teamId: string, id: string, clock: Clock) {
-  const delivery = await requireDelivery(db, teamId, id);
+export async function retryDelivery(db: Queryable, scope: DataScope, id: string, clock: Clock) {
+  const delivery = await requireDelivery(db, scope, id);
   const now = clock();
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -94,7 +100,7 @@ export const RECOVERY_WINDOW_DAYS = 7;
  */
 export async function recoverDeliveries(
   db: Db,
-  teamId: string,
+  scope: DataScope,
   endpointId: string,
   since: Date,
   clock: Clock,
@@ -105,7 +111,7 @@ export async function recoverDeliveries(
   if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
-  const endpoint = await findTeamEndpoint(db, teamId, endpointId);
+  const endpoint = await findTeamEndpoint(db, scope, endpointId);
   if (!endpoint) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
   return db.transaction(async (tx) => {
     const rows = await tx

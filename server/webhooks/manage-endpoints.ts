@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { teams, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
@@ -76,24 +77,29 @@ export function validateEvents(raw: string[] | undefined): string[] {
   return [...new Set(raw)];
 }
 
-export async function findTeamEndpoint(db: Queryable, teamId: string, id: string) {
+/** The scope's conditions on the endpoints table: one team, one mode. */
+function inScope(scope: DataScope) {
+  return and(eq(webhookEndpoints.teamId, scope.teamId), eq(webhookEndpoints.livemode, scope.livemode));
+}
+
+export async function findTeamEndpoint(db: Queryable, scope: DataScope, id: string) {
   if (!isUuid(id)) return null;
   const [row] = await db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.teamId, teamId), eq(webhookEndpoints.id, id)));
+    .where(and(inScope(scope), eq(webhookEndpoints.id, id)));
   return row ?? null;
 }
 
-async function requireEndpoint(db: Queryable, teamId: string, id: string) {
-  const row = await findTeamEndpoint(db, teamId, id);
+async function requireEndpoint(db: Queryable, scope: DataScope, id: string) {
+  const row = await findTeamEndpoint(db, scope, id);
   if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
   return row;
 }
 
 export async function createEndpoint(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   input: { url?: string; events?: string[]; description?: string },
   deps: { clock: Clock } & EndpointPolicy,
 ) {
@@ -102,16 +108,15 @@ export async function createEndpoint(
   const now = deps.clock();
   return db.transaction(async (tx) => {
     // The team row lock serialises creates, so two at once cannot both take the tenth place.
-    await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId)).for('update');
-    const [existing] = await tx
-      .select({ n: count() })
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.teamId, teamId));
+    // Each mode has its own places: test endpoints never crowd out live ones.
+    await tx.select({ id: teams.id }).from(teams).where(eq(teams.id, scope.teamId)).for('update');
+    const [existing] = await tx.select({ n: count() }).from(webhookEndpoints).where(inScope(scope));
     if ((existing?.n ?? 0) >= MAX_ENDPOINTS_PER_TEAM) throw new AppError('ENDPOINT_LIMIT_REACHED');
     const [row] = await tx
       .insert(webhookEndpoints)
       .values({
-        teamId,
+        teamId: scope.teamId,
+        livemode: scope.livemode,
         url,
         events,
         description: input.description ?? '',
@@ -125,16 +130,16 @@ export async function createEndpoint(
   });
 }
 
-export async function listEndpoints(db: Queryable, teamId: string) {
+export async function listEndpoints(db: Queryable, scope: DataScope) {
   return db
     .select()
     .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.teamId, teamId))
+    .where(inScope(scope))
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
 }
 
-export async function getEndpoint(db: Queryable, teamId: string, id: string) {
-  return requireEndpoint(db, teamId, id);
+export async function getEndpoint(db: Queryable, scope: DataScope, id: string) {
+  return requireEndpoint(db, scope, id);
 }
 
 /**
@@ -143,7 +148,7 @@ export async function getEndpoint(db: Queryable, teamId: string, id: string) {
  */
 export async function updateEndpoint(
   db: Queryable,
-  teamId: string,
+  scope: DataScope,
   id: string,
   changes: { url?: string; events?: string[]; description?: string; is_active?: boolean },
   deps: { clock: Clock } & EndpointPolicy,
@@ -152,7 +157,7 @@ export async function updateEndpoint(
   const events = changes.events === undefined ? undefined : validateEvents(changes.events);
   const now = deps.clock();
   return db.transaction(async (tx) => {
-    const current = await requireEndpoint(tx, teamId, id);
+    const current = await requireEndpoint(tx, scope, id);
     const [row] = await tx
       .update(webhookEndpoints)
       .set({
@@ -192,14 +197,14 @@ async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Prom
   );
 }
 
-export async function deleteEndpoint(db: Queryable, teamId: string, id: string): Promise<void> {
-  const endpoint = await requireEndpoint(db, teamId, id);
+export async function deleteEndpoint(db: Queryable, scope: DataScope, id: string): Promise<void> {
+  const endpoint = await requireEndpoint(db, scope, id);
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
 }
 
 /** A new secret, effective for the very next attempt (attempts read the secret when they start). */
-export async function rotateEndpointSecret(db: Queryable, teamId: string, id: string, clock: Clock) {
-  const endpoint = await requireEndpoint(db, teamId, id);
+export async function rotateEndpointSecret(db: Queryable, scope: DataScope, id: string, clock: Clock) {
+  const endpoint = await requireEndpoint(db, scope, id);
   const [row] = await db
     .update(webhookEndpoints)
     .set({ secret: newSigningSecret(), updatedAt: clock() })
@@ -213,12 +218,12 @@ export async function rotateEndpointSecret(db: Queryable, teamId: string, id: st
  * A `ping` event and its one delivery to this endpoint, attempted even when the endpoint is
  * disabled so an admin can check a fix before reactivating.
  */
-export async function sendTestPing(db: Queryable, teamId: string, id: string, clock: Clock) {
-  const endpoint = await requireEndpoint(db, teamId, id);
+export async function sendTestPing(db: Queryable, scope: DataScope, id: string, clock: Clock) {
+  const endpoint = await requireEndpoint(db, scope, id);
   const now = clock();
   return db.transaction(async (tx) => {
     const event = await recordEvent(tx, {
-      teamId,
+      scope,
       type: 'ping',
       data: { endpoint_id: endpoint.id, message: 'ping' },
       now,
@@ -226,7 +231,8 @@ export async function sendTestPing(db: Queryable, teamId: string, id: string, cl
     const [delivery] = await tx
       .insert(webhookDeliveries)
       .values({
-        teamId,
+        teamId: scope.teamId,
+        livemode: scope.livemode,
         endpointId: endpoint.id,
         eventId: event.id,
         eventType: 'ping',

@@ -52,7 +52,7 @@ export const webhooksRouter = router({
     .input(createEndpointInput)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await createEndpoint(ctx.db, ctx.teamId, input, { clock: ctx.clock, ...policy(ctx) });
+      const row = await createEndpoint(ctx.db, ctx.scope, input, { clock: ctx.clock, ...policy(ctx) });
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/webhooks/endpoints/${row.id}/`);
       return { ...toEndpointWire(row), secret: row.secret };
     }),
@@ -63,7 +63,7 @@ export const webhooksRouter = router({
     })
     .input(z.object({}))
     .output(endpointListOutput)
-    .query(async ({ ctx }) => ({ results: (await listEndpoints(ctx.db, ctx.teamId)).map(toEndpointWire) })),
+    .query(async ({ ctx }) => ({ results: (await listEndpoints(ctx.db, ctx.scope)).map(toEndpointWire) })),
 
   getEndpoint: apiKeyProcedure
     .meta({
@@ -71,7 +71,7 @@ export const webhooksRouter = router({
     })
     .input(byId)
     .output(endpointOutput)
-    .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.teamId, input.id))),
+    .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.scope, input.id))),
 
   updateEndpoint: apiKeyProcedure
     .meta({
@@ -89,7 +89,7 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { id, ...changes } = input;
       return toEndpointWire(
-        await updateEndpoint(ctx.db, ctx.teamId, id, changes, { clock: ctx.clock, ...policy(ctx) }),
+        await updateEndpoint(ctx.db, ctx.scope, id, changes, { clock: ctx.clock, ...policy(ctx) }),
       );
     }),
 
@@ -106,7 +106,7 @@ export const webhooksRouter = router({
     .input(byId)
     .output(z.null())
     .mutation(async ({ ctx, input }) => {
-      await deleteEndpoint(ctx.db, ctx.teamId, input.id);
+      await deleteEndpoint(ctx.db, ctx.scope, input.id);
       return null;
     }),
 
@@ -124,7 +124,7 @@ export const webhooksRouter = router({
     .input(byId)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await rotateEndpointSecret(ctx.db, ctx.teamId, input.id, ctx.clock);
+      const row = await rotateEndpointSecret(ctx.db, ctx.scope, input.id, ctx.clock);
       return { ...toEndpointWire(row), secret: row.secret };
     }),
 
@@ -143,7 +143,7 @@ export const webhooksRouter = router({
     .input(byId)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(await sendTestPing(ctx.db, ctx.teamId, input.id, ctx.clock)),
+      toDeliveryWire(await sendTestPing(ctx.db, ctx.scope, input.id, ctx.clock)),
     ),
 
   recoverEndpoint: apiKeyProcedure
@@ -162,7 +162,7 @@ export const webhooksRouter = router({
     .input(recoverDeliveriesInput)
     .output(recoverDeliveriesOutput)
     .mutation(async ({ ctx, input }) =>
-      recoverDeliveries(ctx.db, ctx.teamId, input.id, new Date(input.since), ctx.clock),
+      recoverDeliveries(ctx.db, ctx.scope, input.id, new Date(input.since), ctx.clock),
     ),
 
   listDeliveries: apiKeyProcedure
@@ -178,7 +178,7 @@ export const webhooksRouter = router({
     .input(listDeliveriesInput)
     .output(deliveryListOutput)
     .query(async ({ ctx, input }) => {
-      const page = await listDeliveries(ctx.db, ctx.teamId, input);
+      const page = await listDeliveries(ctx.db, ctx.scope, input);
       return {
         next: pageUrl('/v1/webhooks/deliveries/', input, page.nextCursor),
         previous: pageUrl('/v1/webhooks/deliveries/', input, page.previousCursor),
@@ -198,7 +198,7 @@ export const webhooksRouter = router({
     .input(byId)
     .output(deliveryDetailOutput)
     .query(async ({ ctx, input }) => {
-      const { delivery, attempts } = await getDelivery(ctx.db, ctx.teamId, input.id);
+      const { delivery, attempts } = await getDelivery(ctx.db, ctx.scope, input.id);
       return toDeliveryDetailWire(delivery, attempts);
     }),
 
@@ -216,6 +216,6 @@ export const webhooksRouter = router({
     .input(byId)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(await retryDelivery(ctx.db, ctx.teamId, input.id, ctx.clock)),
+      toDeliveryWire(await retryDelivery(ctx.db, ctx.scope, input.id, ctx.clock)),
     ),
 });

@@ -106,7 +106,7 @@ describe('events API', () => {
       recordEvents(
         tx,
         Array.from({ length: 60 }, (_, i) => ({
-          teamId,
+          scope: { teamId, livemode: true },
           type: i % 2 ? ('case.closed' as const) : ('verification.step_completed' as const),
           data: { case_id: '00000000-0000-4000-8000-000000000001', n: i },
           caseId: '00000000-0000-4000-8000-000000000001',

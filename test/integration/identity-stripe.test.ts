@@ -46,7 +46,7 @@ async function newIdCase() {
     notes: '',
   } as CreateCaseInput);
   return database.db.transaction((tx) =>
-    createCase(tx, teamId, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
+    createCase(tx, { teamId, livemode: true }, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
   );
 }
 

@@ -44,7 +44,7 @@ async function newCase(
     ...extra,
   } as CreateCaseInput);
   return database.db.transaction((tx) =>
-    createCase(tx, teamId, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
+    createCase(tx, { teamId, livemode: true }, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
   );
 }
 
@@ -292,7 +292,7 @@ describe('sms', () => {
     const record = await newCase({ sms: true });
     const { sent, sender } = capture();
     const now = new Date();
-    const base = { caseId: record.id, teamName: 'State Co', sender };
+    const base = { caseId: record.id, livemode: true, teamName: 'State Co', sender };
     expect(await sendSmsCode(database.db, { ...base, phoneInput: '12345', now })).toEqual({
       ok: false,
       why: 'invalid_phone',
@@ -333,6 +333,7 @@ describe('sms', () => {
     const now = new Date();
     await sendSmsCode(database.db, {
       caseId: record.id,
+      livemode: true,
       teamName: 'T',
       sender,
       phoneInput: '+447911123456',

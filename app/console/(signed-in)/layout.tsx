@@ -76,6 +76,20 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
             </select>
           </label>
         ) : null}
+        {current ? (
+          <label className="c-mode-switch">
+            <input
+              type="checkbox"
+              checked={me.data.mode === 'test'}
+              onChange={async (e) => {
+                await api.session.chooseMode.mutate({ mode: e.target.checked ? 'test' : 'live' });
+                // Every page shows the chosen mode's data: load it afresh.
+                window.location.reload();
+              }}
+            />{' '}
+            Test data
+          </label>
+        ) : null}
         <div className="c-user">
           <span className="c-muted">
             {me.data.user.email}
@@ -94,6 +108,12 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
           </button>
         </div>
       </header>
+      {current && me.data.mode === 'test' ? (
+        <section className="c-banner c-test-banner" aria-label="Test mode">
+          <strong>Viewing test data.</strong> Cases, webhooks and events here belong to test keys (
+          <code>vouch_test_…</code>): they cost nothing and send no real mail or text message.
+        </section>
+      ) : null}
       {me.data.stand_ins.length > 0 ? (
         <section className="c-banner" aria-label="Development mode">
           <strong>Development mode.</strong> Stand-ins serve this service, so verifications here prove

@@ -13,7 +13,8 @@ export const dynamic = 'force-dynamic';
  * event cannot set an outcome of its own.
  */
 export async function POST(request: Request): Promise<Response> {
-  const provider = (await providers()).identity;
+  // Stripe only ever sees live cases: test-mode cases use the simulated provider.
+  const provider = (await providers(true)).identity;
   if (provider.kind !== 'redirect') return new Response(null, { status: 404 });
   let raw: string;
   try {

@@ -19,11 +19,14 @@ export const GET = pageRoute(
       found,
       csrf: csrf.token,
       notice: noticeFor(query.get('n'), query.get('l')),
-      identityFlow: (await providers()).identity.kind,
-      standInNotes: subjectStandInNotes(
-        env(),
-        found.record.steps.map((step) => step.method),
-      ),
+      identityFlow: (await providers(found.record.livemode)).identity.kind,
+      // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
+      standInNotes: found.record.livemode
+        ? subjectStandInNotes(
+            env(),
+            found.record.steps.map((step) => step.method),
+          )
+        : [],
       now: await clockNow(),
     });
     return htmlResponse(body, { setCookie: csrf.setCookie });

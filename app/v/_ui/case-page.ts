@@ -6,6 +6,7 @@ import type { VerificationMethod } from '@/server/verification/methods';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { type Html, html } from './html';
 import { documentHtml } from './respond';
+import { testModeBanner } from './test-mode';
 
 export interface CasePageInput {
   found: VerificationCase;
@@ -219,6 +220,7 @@ export function renderCasePage(input: CasePageInput): string {
   const notice = input.notice;
   const body = html`<main id="main" data-status="${status}" data-version="${pageVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
 <h1>Verify your identity for ${found.teamName}</h1>
+${testModeBanner(found.record)}
 ${input.standInNotes.map((note) => html`<p class="demo">${note}.</p>`)}
 <div id="case-summary">${summary(status, found)}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>

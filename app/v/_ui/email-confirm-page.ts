@@ -3,6 +3,7 @@ import { CSRF_FIELD } from '@/server/verification/csrf';
 import { maskEmail } from './case-page';
 import { html } from './html';
 import { documentHtml } from './respond';
+import { testModeBanner } from './test-mode';
 
 /**
  * The page the subject's e-mail link opens. Opening it changes nothing (mail scanners and link
@@ -17,6 +18,7 @@ export function renderEmailConfirmPage(input: {
   const { record, teamName } = input.found;
   const body = html`<main id="main">
 <h1>Confirm your e-mail address</h1>
+${testModeBanner(record)}
 <div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
 <p>${teamName} is verifying your identity. Confirm that <strong>${maskEmail(record.subjectEmail)}</strong> is your e-mail address.</p>
 <form method="post" action="${input.action}">

@@ -4,6 +4,7 @@ import { CSRF_FIELD } from '@/server/verification/csrf';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { html } from './html';
 import { documentHtml } from './respond';
+import { testModeBanner } from './test-mode';
 
 /** The page the manager's e-mail link opens: who asks, on whose behalf, and confirm or decline. */
 export function renderManagerPage(input: {
@@ -34,6 +35,7 @@ export function renderManagerPage(input: {
 
   const body = html`<main id="main">
 <h1>Please confirm a person for ${teamName}</h1>
+${testModeBanner(record)}
 <div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
 <p>Hello ${managerName}. ${teamName} is verifying the identity of:</p>
 <dl><dt>Person</dt><dd>${who}</dd><dt>Asked by</dt><dd>${teamName}</dd><dt>Request expires</dt><dd>${record.expiresAt.toUTCString()}</dd></dl>

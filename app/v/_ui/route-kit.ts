@@ -34,9 +34,13 @@ export async function loadCase(publicId: string): Promise<VerificationCase | nul
   return findCaseByPublicId(await database(), publicId);
 }
 
-/** The process's vendors' adapters (or their development stand-ins), from its runtime. */
-export async function providers(): Promise<{ identity: IdentityProvider; sms: SmsSender }> {
-  return (await runtime()).providers;
+/**
+ * The vendors' adapters for a case of this mode, from the process's runtime: a test-mode case's
+ * always are the stand-ins.
+ */
+export async function providers(livemode: boolean): Promise<{ identity: IdentityProvider; sms: SmsSender }> {
+  const { providers: byMode } = await runtime();
+  return livemode ? byMode.live : byMode.test;
 }
 
 /** The process's clock: the instant every step's decision takes. */

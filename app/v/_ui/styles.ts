@@ -29,6 +29,7 @@ button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}
 .notice{border-left:4px solid var(--accent);background:var(--panel);padding:.75rem 1rem;margin:1rem 0}
 .notice.error{border-color:var(--bad)}
 .notice:empty{display:none}
+.test-mode{background:#e8f1ff;color:#0b3a75;border:1px solid #9cc0f0;border-radius:6px;padding:.25rem .75rem;font-size:.875rem}
 .demo{background:#fff6d6;color:#4a3b00;border:1px solid #e6d48a;border-radius:6px;padding:.25rem .75rem;font-size:.875rem}
 .summary{font-size:1.125rem}
 details{margin-top:.75rem}

@@ -5,6 +5,7 @@ import type { AuditActor } from '@/server/audit/record-audit';
 import { authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
 import { consoleAuth } from '@/server/auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '@/server/auth/team-members';
+import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { AppError, appErrorIn } from '@/server/platform/errors';
 import { currentRequestScope } from '@/server/platform/request-scope';
@@ -109,8 +110,10 @@ export const publicProcedure = procedure
 const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
 
 /**
- * Bearer API key → team. Every query below this point is scoped to `ctx.teamId`. Reads and writes
- * draw on separate per-team budgets shared by all of the team's keys.
+ * Bearer API key → team and mode. Every query of cases, events, endpoints and deliveries below this
+ * point is scoped to `ctx.scope` (the key's team, live or test); team-wide reads (usage, billing)
+ * use `ctx.teamId`. Reads and writes draw on separate budgets shared by all of the team's keys of
+ * that mode.
  */
 export const apiKeyProcedure = procedure
   .use(async ({ ctx, next, type }) => {
@@ -126,15 +129,17 @@ export const apiKeyProcedure = procedure
         UNAUTHORIZED_HEADERS,
       );
     }
-    const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', key.teamId);
+    const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', budgetKey(key.scope));
     applyHeaders(ctx, limit.headers);
     if (ctx.clientGone.aborted) throw new ClientGoneError();
-    return next({ ctx: { teamId: key.teamId, apiKeyId: key.keyId } });
+    return next({ ctx: { teamId: key.scope.teamId, scope: key.scope, apiKeyId: key.keyId } });
   })
   .use(refuseControlCharacters);
 
 /** The console's team picker stores the chosen team here; membership is still checked on every call. */
 export const CONSOLE_TEAM_COOKIE = 'vouch_team';
+/** The console's live/test switch: `test` shows and makes test-mode data; anything else is live. */
+export const CONSOLE_MODE_COOKIE = 'vouch_mode';
 
 const TEAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -143,11 +148,19 @@ const TEAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * is not a team id (a cookie edited or mangled on the way) is ignored, as if there were none.
  */
 export function readConsoleTeamCookie(headers: Headers): string | null {
+  const teamId = readCookie(headers, CONSOLE_TEAM_COOKIE);
+  return teamId !== null && TEAM_ID.test(teamId) ? teamId : null;
+}
+
+/** Whether the console shows live data: only the exact value `test` switches to test mode. */
+export function readConsoleLivemode(headers: Headers): boolean {
+  return readCookie(headers, CONSOLE_MODE_COOKIE) !== 'test';
+}
+
+function readCookie(headers: Headers, name: string): string | null {
   for (const part of headers.get('cookie')?.split(';') ?? []) {
     const [key, ...value] = part.trim().split('=');
-    if (key !== CONSOLE_TEAM_COOKIE) continue;
-    const teamId = value.join('=').trim();
-    return TEAM_ID.test(teamId) ? teamId : null;
+    if (key === name) return value.join('=').trim();
   }
   return null;
 }
@@ -184,7 +197,9 @@ export const signedInProcedure = procedure
 
 /**
  * Signed in, one-time password replaced, and a member of the team the request acts on. Every
- * query below this point is scoped to `ctx.teamId`; `ctx.role` says what the user may do there.
+ * query below this point is scoped to `ctx.teamId`, and the mode-bound data (cases, events,
+ * endpoints, deliveries) to `ctx.scope`, the mode the console's switch shows; `ctx.role` says
+ * what the user may do there.
  */
 export const sessionProcedure = signedInProcedure.use(async ({ ctx, next }) => {
   if (await passwordChangeRequired(ctx.db, ctx.user.id)) {
@@ -192,7 +207,13 @@ export const sessionProcedure = signedInProcedure.use(async ({ ctx, next }) => {
   }
   const membership = await resolveMembership(ctx.db, ctx.user.id, readConsoleTeamCookie(ctx.requestHeaders));
   if (!membership) throw new AppError('FORBIDDEN', 'You are not a member of any team.');
-  return next({ ctx: { teamId: membership.teamId, teamName: membership.teamName, role: membership.role } });
+  const scope: DataScope = {
+    teamId: membership.teamId,
+    livemode: readConsoleLivemode(ctx.requestHeaders),
+  };
+  return next({
+    ctx: { teamId: membership.teamId, scope, teamName: membership.teamName, role: membership.role },
+  });
 });
 
 /** Anything that changes a team's setup: owners and admins only; viewers are refused here. */

@@ -9,6 +9,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html?: string;
+  /** False for a test-mode case's mail: it goes to the dev mailbox, never out. Default live. */
+  livemode?: boolean;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: str
         subject: mail.subject,
         text: mail.text,
         html: mail.html ?? null,
+        livemode: mail.livemode ?? true,
       }),
     () => enqueueMailSend(tx, id),
   );

@@ -18,17 +18,17 @@ export const insertEvents = reusableQuery((db) =>
   prepareSql(
     db,
     sql`
-      insert into ${events} (id, team_id, type, data, case_id, created_at)
-      select e.id, e.team_id, e.type, e.data, e.case_id, e.created_at
+      insert into ${events} (id, team_id, livemode, type, data, case_id, created_at)
+      select e.id, e.team_id, e.livemode, e.type, e.data, e.case_id, e.created_at
       from json_to_recordset(${sql.placeholder('events')}::json)
-        as e(id uuid, team_id uuid, type text, data json, case_id uuid, created_at timestamptz)
+        as e(id uuid, team_id uuid, livemode boolean, type text, data json, case_id uuid, created_at timestamptz)
     `,
     'insert_events',
   ),
 );
 
 /**
- * One delivery per endpoint subscribed to each event's type; returns the deliveries whose endpoint
+ * One delivery per endpoint of the event's team and mode subscribed to its type; returns the deliveries whose endpoint
  * is active (the ones to attempt now). An endpoint the service disabled still gets its deliveries,
  * held as pending; one its team switched off gets none.
  */
@@ -37,12 +37,13 @@ export const insertDeliveries = reusableQuery((db) =>
     db,
     sql`
       with inserted as (
-        insert into ${webhookDeliveries} (team_id, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-        select e.team_id, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
+        insert into ${webhookDeliveries} (team_id, livemode, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
+        select e.team_id, e.livemode, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
         from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-          as e(event_id uuid, team_id uuid, type text, body text, created_at timestamptz)
+          as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
         join ${webhookEndpoints} ep
           on ep.team_id = e.team_id
+         and ep.livemode = e.livemode
          and e.type = any(ep.events)
          and (ep.is_active or ep.disabled_at is not null)
         returning id, endpoint_id
@@ -65,6 +66,7 @@ export const insertMail = reusableQuery((db) =>
       subject: sql.placeholder('subject'),
       text: sql.placeholder('text'),
       html: sql.placeholder('html'),
+      livemode: sql.placeholder('livemode'),
     })
     .prepare('insert_mail'),
 );

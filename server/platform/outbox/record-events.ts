@@ -1,5 +1,6 @@
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
+import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, randomUUID } from '@/server/platform/ids';
 import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { insertDeliveries, insertEvents } from './queries';
@@ -19,17 +20,20 @@ export interface EventEnvelope {
   id: string;
   type: EventType;
   created_at: string;
+  /** False for a test-mode event (a `vouch_test_…` key's case or endpoint). */
+  livemode: boolean;
   data: Record<string, unknown>;
 }
 
 export interface RecordedEvent {
   id: string;
-  teamId: string;
+  scope: DataScope;
   envelope: EventEnvelope;
 }
 
 export interface EventInput {
-  teamId: string;
+  /** The team and mode of what the event is about: its deliveries go to that mode's endpoints. */
+  scope: DataScope;
   type: EventType;
   data: Record<string, unknown>;
   caseId?: string;
@@ -45,12 +49,14 @@ export function eventEnvelope(event: {
   id: string;
   type: EventType;
   createdAt: Date;
+  livemode: boolean;
   data: Record<string, unknown>;
 }): EventEnvelope {
   return {
     id: eventWireId(event.id),
     type: event.type,
     created_at: event.createdAt.toISOString(),
+    livemode: event.livemode,
     data: event.data,
   };
 }
@@ -61,19 +67,17 @@ export function deliveryBody(envelope: EventEnvelope): string {
 }
 
 /**
- * One delivery per endpoint subscribed to each event's type, and a job for each delivery whose
+ * One delivery per endpoint of the event's team and mode subscribed to its type, and a job for each delivery whose
  * endpoint is active, all in the event's transaction. An endpoint the service disabled still gets
  * its deliveries, held as `pending` until reactivation (nothing is lost); an endpoint its team
  * switched off (`is_active` false without `disabled_at`) gets none.
  */
-async function fanOutEvents(
-  tx: Tx,
-  recorded: Array<{ id: string; teamId: string; envelope: EventEnvelope }>,
-): Promise<void> {
+async function fanOutEvents(tx: Tx, recorded: RecordedEvent[]): Promise<void> {
   if (recorded.length === 0) return;
   const rows = recorded.map((event) => ({
     event_id: event.id,
-    team_id: event.teamId,
+    team_id: event.scope.teamId,
+    livemode: event.scope.livemode,
     type: event.envelope.type,
     body: deliveryBody(event.envelope),
     created_at: event.envelope.created_at,
@@ -103,8 +107,14 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
     const id = randomUUID();
     return {
       id,
-      teamId: input.teamId,
-      envelope: eventEnvelope({ id, type: input.type, createdAt: input.now, data: input.data }),
+      scope: input.scope,
+      envelope: eventEnvelope({
+        id,
+        type: input.type,
+        createdAt: input.now,
+        livemode: input.scope.livemode,
+        data: input.data,
+      }),
     };
   });
   // Sent together, in this order: the deliveries' insert runs after the events' and sees them.
@@ -114,7 +124,8 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
         events: JSON.stringify(
           inputs.map((input, index) => ({
             id: recorded[index]?.id,
-            team_id: input.teamId,
+            team_id: input.scope.teamId,
+            livemode: input.scope.livemode,
             type: input.type,
             data: input.data,
             case_id: input.caseId ?? null,

@@ -6,15 +6,20 @@ import { api } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
 
+type Mode = 'live' | 'test';
+
 interface NewKey {
   name: string;
   api_key: string;
+  mode: Mode;
 }
 
 export default function KeysPage() {
-  const { canManage } = useSession();
+  const { canManage, me } = useSession();
   const keys = useLoad(() => api.keys.list.query(), 'keys');
   const [name, setName] = useState('');
+  // A new key is of the mode the console shows, unless the form says otherwise.
+  const [mode, setMode] = useState<Mode>(me.mode);
   const [created, setCreated] = useState<NewKey | null>(null);
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -23,8 +28,8 @@ export default function KeysPage() {
     event.preventDefault();
     setBusy(true);
     try {
-      const key = await api.keys.create.mutate({ name });
-      setCreated({ name: key.name, api_key: key.api_key });
+      const key = await api.keys.create.mutate({ name, mode });
+      setCreated({ name: key.name, api_key: key.api_key, mode: key.mode });
       setName('');
       setError(undefined);
       keys.reload();
@@ -51,7 +56,9 @@ export default function KeysPage() {
       <h1>API keys</h1>
       <p className="c-muted">
         Keys authenticate your servers to the REST API (<code>Authorization: Bearer …</code>). Only a hash is
-        stored: a key is shown in full once, when it is created.
+        stored: a key is shown in full once, when it is created. A test key (<code>vouch_test_…</code>) works
+        on test data only: its cases cost nothing, send no real mail or text message, and can be driven to an
+        end with the simulate operation.
       </p>
 
       {canManage ? (
@@ -65,6 +72,11 @@ export default function KeysPage() {
             onChange={(e) => setName(e.target.value)}
             placeholder="e.g. Production server"
           />
+          <label htmlFor="key-mode">Mode</label>
+          <select id="key-mode" value={mode} onChange={(e) => setMode(e.target.value as Mode)}>
+            <option value="live">Live</option>
+            <option value="test">Test</option>
+          </select>
           <button type="submit" className="c-button" disabled={busy}>
             Create key
           </button>
@@ -78,7 +90,9 @@ export default function KeysPage() {
 
       {created ? (
         <section className="c-secret" aria-labelledby="new-key-heading">
-          <h2 id="new-key-heading">Your new key “{created.name}”</h2>
+          <h2 id="new-key-heading">
+            Your new {created.mode} key “{created.name}”
+          </h2>
           <p>Copy it now: it will not be shown again.</p>
           <p>
             <code data-testid="new-api-key">{created.api_key}</code>
@@ -103,6 +117,7 @@ export default function KeysPage() {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
+                <th scope="col">Mode</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">State</th>
@@ -122,6 +137,7 @@ export default function KeysPage() {
                       {k.prefix}…{k.last_four}
                     </code>
                   </td>
+                  <td>{k.mode === 'live' ? 'Live' : 'Test'}</td>
                   <td>{formatDate(k.created_at)}</td>
                   <td>{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
                   <td>{k.revoked_at ? `Revoked ${formatDate(k.revoked_at)}` : 'Active'}</td>

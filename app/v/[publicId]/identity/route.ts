@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
  * nothing is written to disk or the database.
  */
 export const POST = caseRoute(async ({ request, found, back }) => {
-  const provider = (await providers()).identity;
+  const provider = (await providers(found.record.livemode)).identity;
   if (provider.kind !== 'upload') return seeOther(back);
   const tooLarge = seeOther(withNotice(back, 'identity-too-large'));
   if (Number(request.headers.get('content-length') ?? 0) > 2 * MAX_IMAGE_BYTES + 64 * 1024) return tooLarge;

@@ -19,10 +19,11 @@ export const POST = caseRoute(async ({ request, found, back }) => {
       action === 'resend' ? (settingString(found.record, 'sms', 'phone_e164') ?? '') : field(form, 'phone');
     const sent = await sendSmsCode(db, {
       caseId: found.record.id,
+      livemode: found.record.livemode,
       phoneInput,
       teamName: found.teamName,
       now,
-      sender: (await providers()).sms,
+      sender: (await providers(found.record.livemode)).sms,
     });
     if (sent.ok) return seeOther(withNotice(back, 'sms-sent'));
     const codes: Record<typeof sent.why, NoticeCode> = {

@@ -12,7 +12,7 @@ export const dynamic = 'force-dynamic';
  * webhook settles it and the page's live updates show it.
  */
 export const GET = caseRoute(async ({ found, back }) => {
-  const provider = (await providers()).identity;
+  const provider = (await providers(found.record.livemode)).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
     const result = await syncIdentitySession(await database(), {

@@ -12,7 +12,7 @@ export const dynamic = 'force-dynamic';
  * there. A plain link, not a form: it changes nothing on our side but the stored session id.
  */
 export const GET = caseRoute(async ({ found, back, publicId }) => {
-  const provider = (await providers()).identity;
+  const provider = (await providers(found.record.livemode)).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
     const url = await startIdentitySession(await database(), {

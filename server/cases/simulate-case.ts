@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import type { Db } from '@/db/client';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import {
+  completeSteps,
+  expireCase,
+  FAILURE_REASONS,
+  type FailureReason,
+  failCase,
+  type TransitionResult,
+} from '@/server/verification/case-state';
+import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
+import type { CaseRecord } from './case-record';
+import { findCaseForTeam } from './case-repository';
+
+export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as const;
+
+/**
+ * `POST /v1/cases/{id}/simulate/`. Flat rather than a union per action, so the OpenAPI document
+ * shows one plain body; which fields an action needs is checked below, with messages that say so.
+ */
+export const simulateCaseInput = z.object({
+  id: z.string(),
+  action: z.enum(SIMULATION_ACTIONS),
+  method: z.enum(VERIFICATION_METHODS).optional().meta({
+    description: 'The step to complete or fail (complete_step, fail_step).',
+  }),
+  failure_reason: z.enum(FAILURE_REASONS).optional().meta({
+    description: "fail_step only: why the case failed; by default the method's own reason.",
+  }),
+});
+
+export type SimulateCaseInput = z.infer<typeof simulateCaseInput>;
+
+/** What a failed step reports unless the simulation names another reason (e-mail never fails by itself). */
+const DEFAULT_FAILURE_REASONS: Partial<Record<VerificationMethod, FailureReason>> = {
+  government_id: 'government_id_rejected',
+  selfie: 'selfie_rejected',
+  manager: 'manager_declined',
+  custom_question: 'custom_question_failed',
+  sms: 'sms_code_failed',
+};
+
+/** The steps one completion verifies: the ID document and the selfie pass together, as on the page. */
+function stepsCompletedTogether(record: CaseRecord, method: VerificationMethod): VerificationMethod[] {
+  if (method !== 'government_id' && method !== 'selfie') return [method];
+  return record.steps.map((s) => s.method).filter((m) => m === 'government_id' || m === 'selfie');
+}
+
+/**
+ * Drives a test-mode case through the same state machine as the subject's pages, so the same
+ * events and webhooks follow: complete a step, fail a step (with a reason), or expire the case.
+ * Live cases are refused (TEST_MODE_ONLY); an ended case is a 409 CASE_NOT_OPEN.
+ */
+export async function simulateCase(
+  db: Db,
+  scope: DataScope,
+  input: SimulateCaseInput,
+  clock: Clock,
+): Promise<CaseRecord> {
+  const id = z.uuid().safeParse(input.id);
+  const found = id.success ? await findCaseForTeam(db, scope, id.data) : null;
+  if (!found) throw new AppError('NOT_FOUND', 'No case with this id.');
+  if (found.livemode) throw new AppError('TEST_MODE_ONLY');
+
+  const { action, method } = input;
+  if (action !== 'fail_step' && input.failure_reason !== undefined) {
+    throw new AppError('VALIDATION_ERROR', 'failure_reason: only fail_step takes a failure_reason');
+  }
+  if (action === 'expire' && method !== undefined) {
+    throw new AppError('VALIDATION_ERROR', 'method: expire ends the whole case and takes no method');
+  }
+  if (action !== 'expire') {
+    if (!method) throw new AppError('VALIDATION_ERROR', `method: required for ${action}`);
+    if (!found.steps.some((s) => s.method === method)) {
+      const requested = found.steps.map((s) => s.method).join(', ');
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `method: ${method} was not requested for this case (it has ${requested})`,
+      );
+    }
+  }
+  const reason =
+    action === 'fail_step' && method ? (input.failure_reason ?? DEFAULT_FAILURE_REASONS[method]) : undefined;
+  if (action === 'fail_step' && !reason) {
+    throw new AppError('VALIDATION_ERROR', `failure_reason: required to fail the ${method} step`);
+  }
+
+  const now = clock();
+  const result: TransitionResult = await db.transaction((tx) => {
+    if (action === 'expire') return expireCase(tx, found.id, now);
+    const step = method as VerificationMethod;
+    if (action === 'complete_step')
+      return completeSteps(tx, found.id, stepsCompletedTogether(found, step), now);
+    return failCase(tx, found.id, step, reason as FailureReason, now);
+  });
+  if (result.changed) return result.record;
+  if (result.why === 'not_open') throw new AppError('CASE_NOT_OPEN');
+  if (result.why === 'step_not_pending') {
+    throw new AppError('STEP_NOT_PENDING', `The ${method} step has already been completed or failed.`);
+  }
+  throw new AppError('NOT_FOUND', 'No case with this id.');
+}

@@ -1,0 +1,497 @@
+/**
+ * Test mode and simulation (decisions: "Test mode and simulation"): `vouch_test_…` keys see only
+ * test data and live keys only live data, on every route; test cases cost nothing and pass no
+ * billing gate; their mail, SMS and ID checks never reach a vendor even where the live ones do
+ * (this app runs with a real SMTP server and Twilio and Stripe stand-ins configured); and
+ * `POST /v1/cases/{id}/simulate/` drives a test case through the real state machine, with the
+ * webhooks that follow verified by both Standard Webhooks libraries.
+ */
+import { verify } from '@octokit/webhooks-methods';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devMailbox } from '@/db/schema';
+import { REST_ROUTES } from '@/server/api/rest/routes';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam, updateTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { runCli } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { expectError } from '@/test/support/errors';
+import {
+  type Certificate,
+  eventually,
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+} from '@/test/support/https-receiver';
+import { type SmtpSink, startSmtpSink } from '@/test/support/smtp-sink';
+import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
+import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
+import { startTwilioStandIn, type TwilioStandIn } from '@/test/support/twilio-stand-in';
+
+type Api = ReturnType<typeof apiClient>;
+type CaseWire = {
+  id: string;
+  public_id: string;
+  status: string;
+  is_expired: boolean;
+  livemode: boolean;
+  failure_reason: string | null;
+  verification_url: string;
+  verification_methods: Record<string, { requested: boolean; verified: boolean }>;
+};
+type Endpoint = { id: string; secret: string };
+type Envelope = {
+  id: string;
+  type: string;
+  created_at: string;
+  livemode: boolean;
+  data: Record<string, unknown>;
+};
+type Page<T> = { next: string | null; previous: string | null; results: T[] };
+
+let database: TestDatabase;
+let app: RunningApp;
+let certificate: Certificate;
+let receiver: Receiver;
+let smtp: SmtpSink;
+let twilio: TwilioStandIn;
+let stripe: StripeStandIn;
+let teamId: string;
+let live: Api;
+let test: Api;
+let testKey: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  certificate = makeCertificate();
+  receiver = await startReceiver(certificate);
+  smtp = await startSmtpSink();
+  twilio = await startTwilioStandIn();
+  stripe = await startStripeStandIn();
+  app = await startApp({
+    databaseUrl: database.url,
+    env: {
+      NODE_EXTRA_CA_CERTS: certificate.certPath,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      RATE_LIMIT_READ_PER_MINUTE: '100000',
+      RATE_LIMIT_WRITE_PER_MINUTE: '100000',
+      // Live mode is served by real vendors here (production shape); test mode must not touch them.
+      VOUCH_ENV: 'production',
+      SMTP_URL: smtp.url,
+      SMS_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: '+15005550006',
+      TWILIO_API_BASE: twilio.url,
+      IDENTITY_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: stripe.secretKey,
+      STRIPE_WEBHOOK_SECRET: stripe.webhookSecret,
+      STRIPE_API_BASE: stripe.url,
+    },
+  });
+  const created = await createTeam(
+    database.db,
+    { name: 'Modes', adminEmail: 'admin@modes.test' },
+    systemClock,
+  );
+  teamId = created.team.id;
+  testKey = created.testKey.token;
+  expect(created.key.token).toMatch(/^vouch_live_/);
+  expect(testKey).toMatch(/^vouch_test_[A-Za-z0-9]{40}$/);
+  live = apiClient(app.baseUrl, created.key.token);
+  test = apiClient(app.baseUrl, testKey);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await receiver?.close();
+  await smtp?.close();
+  await twilio?.close();
+  await stripe?.close();
+  await database?.close();
+});
+
+async function createCase(client: Api, email: string, methods: Record<string, boolean> = { email: true }) {
+  const res = await client.post<CaseWire>('/v1/cases/', {
+    subject_email: email,
+    verification_methods: methods,
+    ...(methods.custom_question ? { custom_question_text: 'Team?', custom_question_answer: 'Blue' } : {}),
+    ...(methods.manager ? { manager_name: 'Mia Manager', manager_email: `manager.${email}` } : {}),
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+async function createEndpoint(client: Api, pathname: string): Promise<Endpoint> {
+  const res = await client.post<Endpoint>('/v1/webhooks/endpoints/', {
+    url: receiver.url(pathname),
+    events: ['case.created', 'case.closed', 'case.failed', 'case.expired', 'verification.step_completed'],
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+}
+
+async function usedUnits(): Promise<number> {
+  const res = await live.get<{ usage: Record<string, { total_used: number }> }>('/v1/account/usage/');
+  expect(res.status, res.text).toBe(200);
+  return Object.values(res.body.usage).reduce((sum, m) => sum + m.total_used, 0);
+}
+
+describe('test mode', () => {
+  it('keeps live and test data apart on every route, both ways', async () => {
+    const liveEndpoint = await createEndpoint(live, '/iso-live');
+    const testEndpoint = await createEndpoint(test, '/iso-test');
+    const liveCase = await createCase(live, 'iso-live@example.test');
+    const testCase = await createCase(test, 'iso-test@example.test');
+    expect(liveCase.livemode).toBe(true);
+    expect(testCase.livemode).toBe(false);
+
+    // Each case's creation is delivered to its own mode's endpoint only.
+    const [liveDelivered] = await receiver.waitFor('/iso-live', 1);
+    const [testDelivered] = await receiver.waitFor('/iso-test', 1);
+    const liveEvent = JSON.parse(liveDelivered?.body ?? '{}') as Envelope;
+    const testEvent = JSON.parse(testDelivered?.body ?? '{}') as Envelope;
+    expect([liveEvent.livemode, liveEvent.data.case_id]).toEqual([true, liveCase.id]);
+    expect([testEvent.livemode, testEvent.data.case_id]).toEqual([false, testCase.id]);
+    expect(Object.keys(testEvent)).toEqual(['id', 'type', 'created_at', 'livemode', 'data']);
+    const liveDelivery = String(liveDelivered?.headers['x-service-delivery']);
+    const testDelivery = String(testDelivered?.headers['x-service-delivery']);
+
+    const ids = {
+      live: { case: liveCase.id, endpoint: liveEndpoint.id, delivery: liveDelivery, event: liveEvent.id },
+      test: { case: testCase.id, endpoint: testEndpoint.id, delivery: testDelivery, event: testEvent.id },
+    };
+    // Every published route that names one resource: the owner's mode finds it, the other mode
+    // answers 404 (a GET first: the other mode must not be able to change anything either).
+    const idRoutes = REST_ROUTES.filter((route) => route.path.includes('{id}'));
+    expect(idRoutes.length).toBeGreaterThanOrEqual(10);
+    for (const [own, other, client, otherClient] of [
+      ['live', 'test', live, test],
+      ['test', 'live', test, live],
+    ] as const) {
+      for (const route of idRoutes) {
+        const kind = route.path.startsWith('/cases/')
+          ? 'case'
+          : route.path.startsWith('/events/')
+            ? 'event'
+            : route.path.startsWith('/webhooks/deliveries/')
+              ? 'delivery'
+              : 'endpoint';
+        const path = `/v1${route.path.replace('{id}', ids[own][kind])}`;
+        const body = route.path.endsWith('/recover/')
+          ? { since: new Date(Date.now() - 3_600_000).toISOString() }
+          : route.path.endsWith('/simulate/')
+            ? { action: 'expire' }
+            : {};
+        const res = await otherClient.request(
+          route.method,
+          path,
+          route.method === 'GET' || route.method === 'DELETE' ? {} : { body },
+        );
+        expect(res.status, `${other} key on ${own} ${route.method} ${route.path}: ${res.text}`).toBe(404);
+      }
+      // The owner still sees each of them, unchanged.
+      expect((await client.get<CaseWire>(`/v1/cases/${ids[own].case}/`)).body.status).toBe('open');
+      expect((await client.get(`/v1/webhooks/endpoints/${ids[own].endpoint}/`)).status).toBe(200);
+      expect((await client.get(`/v1/webhooks/deliveries/${ids[own].delivery}/`)).status).toBe(200);
+      expect((await client.get(`/v1/events/${ids[own].event}/`)).status).toBe(200);
+    }
+
+    // Lists never mix.
+    for (const [client, own, other] of [
+      [live, ids.live, ids.test],
+      [test, ids.test, ids.live],
+    ] as const) {
+      const cases = (await client.get<Page<CaseWire>>('/v1/cases/')).body.results.map((c) => c.id);
+      expect(cases).toContain(own.case);
+      expect(cases).not.toContain(other.case);
+      const byEmail = await client.get<Page<CaseWire>>(
+        `/v1/cases/?subject_email=${own === ids.live ? 'iso-test' : 'iso-live'}%40example.test`,
+      );
+      expect(byEmail.body.results).toEqual([]);
+      const endpoints = (await client.get<{ results: Endpoint[] }>('/v1/webhooks/endpoints/')).body.results;
+      expect(endpoints.map((e) => e.id)).toEqual([own.endpoint]);
+      const deliveries = (await client.get<Page<{ id: string }>>('/v1/webhooks/deliveries/')).body.results;
+      expect(deliveries.map((d) => d.id)).toContain(own.delivery);
+      expect(deliveries.map((d) => d.id)).not.toContain(other.delivery);
+      const events = (await client.get<Page<Envelope>>('/v1/events/')).body.results;
+      expect(events.map((e) => e.id)).toContain(own.event);
+      expect(events.map((e) => e.id)).not.toContain(other.event);
+      expect(new Set(events.map((e) => e.livemode))).toEqual(new Set([own === ids.live]));
+    }
+  });
+
+  it('counts no usage and passes no billing gate', async () => {
+    const before = await usedUnits();
+    await createCase(test, 'free@example.test', { email: true, sms: true, government_id: true });
+    expect(await usedUnits()).toBe(before);
+    await createCase(live, 'paid@example.test', { email: true });
+    expect(await usedUnits()).toBe(before + 1);
+
+    // A canceled subscription stops live cases, not test ones.
+    await updateTeam(database.db, teamId, { subscriptionStatus: 'canceled' });
+    try {
+      expectError(
+        await live.post('/v1/cases/', {
+          subject_email: 'x@example.test',
+          verification_methods: { email: true },
+        }),
+        422,
+        'TRIAL_EXPIRED',
+      );
+      await createCase(test, 'still-free@example.test');
+    } finally {
+      await updateTeam(database.db, teamId, { subscriptionStatus: 'active' });
+    }
+  });
+
+  it('has rate-limit budgets and idempotency keys of its own', async () => {
+    const liveBefore = Number((await live.get('/v1/cases/')).headers.get('x-ratelimit-remaining'));
+    const testBefore = Number((await test.get('/v1/cases/')).headers.get('x-ratelimit-remaining'));
+    for (let i = 0; i < 3; i++) await test.get('/v1/cases/');
+    expect(Number((await test.get('/v1/cases/')).headers.get('x-ratelimit-remaining'))).toBe(testBefore - 4);
+    expect(Number((await live.get('/v1/cases/')).headers.get('x-ratelimit-remaining'))).toBe(liveBefore - 1);
+
+    const body = { subject_email: 'idem@example.test', verification_methods: { email: true } };
+    const headers = { 'Idempotency-Key': 'same-key-both-modes' };
+    const first = await live.post<CaseWire>('/v1/cases/', body, headers);
+    const second = await test.post<CaseWire>('/v1/cases/', body, headers);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.body.id).not.toBe(first.body.id);
+    expect([first.body.livemode, second.body.livemode]).toEqual([true, false]);
+    const replay = await test.post<CaseWire>('/v1/cases/', body, headers);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.id).toBe(second.body.id);
+  });
+
+  it('keeps its mail and text messages in the dev mailbox and simulates ID checks, marked "Test mode"', async () => {
+    const liveCase = await createCase(live, 'mail-live@example.test', { email: true, government_id: true });
+    const testCase = await createCase(test, 'mail-test@example.test', {
+      email: true,
+      sms: true,
+      government_id: true,
+    });
+    await eventually(async () => smtp.mails.some((m) => m.to.includes('mail-live@example.test')));
+    await eventually(async () => {
+      const kept = await database.db.select({ to: devMailbox.to }).from(devMailbox);
+      return kept.some((row) => row.to === 'mail-test@example.test');
+    });
+    expect(smtp.mails.some((m) => m.to.includes('mail-test@example.test'))).toBe(false);
+
+    // The live page offers Stripe's hosted check; the test page the simulated upload, and says so.
+    const livePage = await openSubjectPage(liveCase.verification_url);
+    expect(livePage.html).toContain('/identity/start');
+    expect(livePage.html).not.toContain('Test mode');
+    const page = await openSubjectPage(testCase.verification_url);
+    expect(page.html).toContain('<strong>Test mode.</strong>');
+    expect(page.html).not.toContain('/identity/start');
+    expect(page.html).toContain('type="file"');
+
+    // The code goes to the dev mailbox, not to Twilio, and is always 000000.
+    const sent = await postSubjectForm(`${testCase.verification_url}/sms`, page, {
+      action: 'send',
+      phone: '+447911123456',
+    });
+    expect(sent.headers.get('location')).toContain('n=sms-sent');
+    const kept = await database.db.select().from(devMailbox);
+    expect(kept.find((row) => row.to === '+447911123456')?.text).toMatch(
+      /^000000 is your Modes verification code/,
+    );
+    expect(twilio.messages).toEqual([]);
+    const confirmed = await postSubjectForm(`${testCase.verification_url}/sms`, page, {
+      action: 'verify',
+      code: '000000',
+    });
+    expect(confirmed.headers.get('location')).toContain('n=sms-verified');
+    const after = await test.get<CaseWire>(`/v1/cases/${testCase.id}/`);
+    expect(after.body.verification_methods.sms).toMatchObject({ requested: true, verified: true });
+  });
+});
+
+describe('simulation', () => {
+  it('closes a test case step by step, with the webhooks both libraries verify', async () => {
+    const endpoint = await createEndpoint(test, '/simulate-close');
+    const created = await createCase(test, 'sim-close@example.test', {
+      email: true,
+      sms: true,
+      government_id: true,
+      custom_question: true,
+      manager: true,
+    });
+    for (const method of ['email', 'sms', 'custom_question', 'manager']) {
+      const res = await test.post<CaseWire>(`/v1/cases/${created.id}/simulate/`, {
+        action: 'complete_step',
+        method,
+      });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.verification_methods[method]?.verified).toBe(true);
+      expect(res.body.status).toBe('open');
+    }
+    // The document and the selfie pass together, as on the page.
+    const closed = await test.post<CaseWire>(`/v1/cases/${created.id}/simulate/`, {
+      action: 'complete_step',
+      method: 'government_id',
+    });
+    expect(closed.status, closed.text).toBe(200);
+    expect(closed.body.status).toBe('closed');
+    expect(closed.body.verification_methods.selfie).toEqual({ requested: true, verified: true });
+
+    // created + 6 steps (selfie included) + closed.
+    const requests = await receiver.waitFor('/simulate-close', 8);
+    const envelopes = requests.map((r) => JSON.parse(r.body) as Envelope);
+    expect(
+      envelopes
+        .filter((e) => e.type === 'verification.step_completed')
+        .map((e) => e.data.method)
+        .sort(),
+    ).toEqual(['custom_question', 'email', 'government_id', 'manager', 'selfie', 'sms']);
+    const closing = requests.find((r) => (JSON.parse(r.body) as Envelope).type === 'case.closed');
+    if (!closing) throw new Error('no case.closed delivery');
+    const h = closing.headers;
+    expect(await verify(endpoint.secret, closing.body, String(h['x-service-signature']))).toBe(true);
+    const envelope = new Webhook(endpoint.secret).verify(closing.body, {
+      'webhook-id': String(h['webhook-id']),
+      'webhook-timestamp': String(h['webhook-timestamp']),
+      'webhook-signature': String(h['webhook-signature']),
+    }) as Envelope;
+    expect(envelope).toMatchObject({
+      type: 'case.closed',
+      livemode: false,
+      data: { case_id: created.id, status: 'closed' },
+    });
+
+    // Ended: nothing more can happen to it.
+    expectError(
+      await test.post(`/v1/cases/${created.id}/simulate/`, { action: 'expire' }),
+      409,
+      'CASE_NOT_OPEN',
+    );
+  });
+
+  it('fails a step with its own reason or the one given, and expires a case', async () => {
+    const endpoint = await createEndpoint(test, '/simulate-end');
+    const expected: Array<[string, string | undefined, string]> = [
+      ['government_id', undefined, 'government_id_rejected'],
+      ['selfie', undefined, 'selfie_rejected'],
+      ['sms', undefined, 'sms_code_failed'],
+      ['custom_question', undefined, 'custom_question_failed'],
+      ['manager', undefined, 'manager_declined'],
+      ['email', 'manager_declined', 'manager_declined'],
+      ['sms', 'government_id_rejected', 'government_id_rejected'],
+    ];
+    for (const [method, given, reason] of expected) {
+      const created = await createCase(test, `fail-${method}@example.test`, {
+        email: true,
+        sms: true,
+        government_id: true,
+        custom_question: true,
+        manager: true,
+      });
+      const res = await test.post<CaseWire>(`/v1/cases/${created.id}/simulate/`, {
+        action: 'fail_step',
+        method,
+        ...(given ? { failure_reason: given } : {}),
+      });
+      expect(res.status, `${method}: ${res.text}`).toBe(200);
+      expect([res.body.status, res.body.failure_reason]).toEqual(['failed', reason]);
+    }
+    expectError(
+      await test.post(`/v1/cases/${(await createCase(test, 'no-reason@example.test')).id}/simulate/`, {
+        action: 'fail_step',
+        method: 'email',
+      }),
+      422,
+      'VALIDATION_ERROR',
+    );
+
+    const toExpire = await createCase(test, 'expire@example.test');
+    const expired = await test.post<CaseWire>(`/v1/cases/${toExpire.id}/simulate/`, { action: 'expire' });
+    expect(expired.status, expired.text).toBe(200);
+    expect([expired.body.status, expired.body.is_expired]).toEqual(['expired', true]);
+    await eventually(async () => {
+      const got = receiver.requestsTo('/simulate-end').map((r) => JSON.parse(r.body) as Envelope);
+      return got.some((e) => e.type === 'case.expired' && e.data.case_id === toExpire.id);
+    });
+    // Every failure reached the endpoint as a signed case.failed carrying its reason.
+    const isFailure = (body: string) => body.includes('"type":"case.failed"');
+    await eventually(
+      async () => receiver.requestsTo('/simulate-end').filter((r) => isFailure(r.body)).length === 7,
+    );
+    const failed = receiver.requestsTo('/simulate-end').filter((r) => isFailure(r.body));
+    for (const request of failed) {
+      expect(
+        await verify(endpoint.secret, request.body, String(request.headers['x-service-signature'])),
+      ).toBe(true);
+    }
+    expect(failed.map((r) => String((JSON.parse(r.body) as Envelope).data.failure_reason)).sort()).toEqual(
+      expected.map(([, , reason]) => reason).sort(),
+    );
+  });
+
+  it('refuses live cases, steps not requested or already done, and bad input', async () => {
+    const liveCase = await createCase(live, 'sim-live@example.test');
+    expectError(
+      await live.post(`/v1/cases/${liveCase.id}/simulate/`, { action: 'complete_step', method: 'email' }),
+      422,
+      'TEST_MODE_ONLY',
+    );
+    expect(
+      (await live.get<CaseWire>(`/v1/cases/${liveCase.id}/`)).body.verification_methods.email?.verified,
+    ).toBe(false);
+
+    const created = await createCase(test, 'sim-refuse@example.test', { email: true, sms: true });
+    const path = `/v1/cases/${created.id}/simulate/`;
+    expectError(
+      await test.post(path, { action: 'complete_step', method: 'manager' }),
+      422,
+      'VALIDATION_ERROR',
+    );
+    expectError(await test.post(path, { action: 'complete_step' }), 422, 'VALIDATION_ERROR');
+    expectError(await test.post(path, { action: 'expire', method: 'email' }), 422, 'VALIDATION_ERROR');
+    expectError(await test.post(path, { action: 'explode' }), 422, 'VALIDATION_ERROR');
+    expectError(
+      await test.post(path, { action: 'complete_step', method: 'email', failure_reason: 'manager_declined' }),
+      422,
+      'VALIDATION_ERROR',
+    );
+    expect((await test.post(path, { action: 'complete_step', method: 'email' })).status).toBe(200);
+    expectError(await test.post(path, { action: 'complete_step', method: 'email' }), 409, 'STEP_NOT_PENDING');
+    expectError(await test.post('/v1/cases/not-a-uuid/simulate/', { action: 'expire' }), 404, 'NOT_FOUND');
+    // Still open, one step verified: none of the refusals changed it.
+    const now = await test.get<CaseWire>(`/v1/cases/${created.id}/`);
+    expect(now.body.status).toBe('open');
+    expect(now.body.verification_methods.sms?.verified).toBe(false);
+  });
+});
+
+describe('the operator command line', () => {
+  it('prints a test key beside the live key, and makes keys of either mode', async () => {
+    const env = { DATABASE_URL: database.url, BASE_URL: app.baseUrl };
+    const team = (await runCli(
+      ['teams', 'create', '--name', 'Cli Modes', '--admin-email', 'cli@modes.test'],
+      env,
+    )) as {
+      team_id: string;
+      api_key: string;
+      test_api_key: string;
+    };
+    expect(team.api_key).toMatch(/^vouch_live_/);
+    expect(team.test_api_key).toMatch(/^vouch_test_/);
+    const made = (await runCli(['keys', 'create', '--team', team.team_id, '--mode', 'test'], env)) as {
+      api_key: string;
+      mode: string;
+    };
+    expect([made.api_key.slice(0, 11), made.mode]).toEqual(['vouch_test_', 'test']);
+    const created = await apiClient(app.baseUrl, made.api_key).post<CaseWire>('/v1/cases/', {
+      subject_email: 'cli@example.test',
+      verification_methods: { email: true },
+    });
+    expect(created.body.livemode).toBe(false);
+    await expect(
+      runCli(['keys', 'create', '--team', team.team_id, '--mode', 'sandbox'], env),
+    ).rejects.toThrow(/--mode must be live or test/);
+  });
+});
