@@ -43,6 +43,7 @@ async function adminDatabaseUrl(): Promise<{ url: string; child?: ChildProcess }
 export interface NewTeam {
   team_id: string;
   api_key: string;
+  test_api_key: string;
   admin_email: string;
   admin_password: string;
 }
@@ -104,6 +105,7 @@ export const test = base.extend<object, WorkerFixtures>({
           return {
             team_id: created.team.id,
             api_key: created.key.token,
+            test_api_key: created.testKey.token,
             admin_email: email,
             admin_password: created.owner.oneTimePassword ?? '',
           };

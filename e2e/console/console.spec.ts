@@ -270,6 +270,35 @@ test('the sign-in page is accessible and explains a bad password', async ({ page
   await expect(page).toHaveURL(/\/console\/sign-in$/);
 });
 
+test('the Test data switch shows the test keys’ cases only, and says so', async ({ page, world }) => {
+  const testSubject = `sandbox-${test.info().project.name}@acme.test`;
+  const created = await apiClient(world.app.baseUrl, team.test_api_key).post('/v1/cases/', {
+    subject_email: testSubject,
+    verification_methods: { email: true },
+  });
+  expect(created.status, created.text).toBe(201);
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
+  await page.goto(`${world.app.baseUrl}/console/cases`);
+  // Live first: the live case is listed (so the page has loaded), the test one is not.
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toBeVisible();
+  await expect(page.getByRole('link', { name: testSubject })).toHaveCount(0);
+  await expect(page.getByRole('region', { name: 'Test mode' })).toHaveCount(0);
+
+  await page.getByLabel('Test data').check();
+  await expect(page.getByRole('region', { name: 'Test mode' })).toContainText('Viewing test data');
+  await expect(page.getByRole('link', { name: testSubject })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toHaveCount(0);
+  await expectAccessible(page);
+
+  await page.getByLabel('Test data').uncheck();
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Test mode' })).toHaveCount(0);
+});
+
 test('works at phone width: the navigation wraps and no page scrolls sideways', async ({ page, world }) => {
   await page.setViewportSize({ width: 375, height: 740 });
   await page.goto(`${world.app.baseUrl}/console/sign-in`);

@@ -73,6 +73,7 @@ describe('POST /v1/cases/ success', () => {
         'failure_reason',
         'id',
         'is_expired',
+        'livemode',
         'notes',
         'public_id',
         'status',
@@ -89,6 +90,7 @@ describe('POST /v1/cases/ success', () => {
     expect(c.subject_name).toBeNull();
     expect(c.notes).toBe('');
     expect(c.failure_reason).toBeNull();
+    expect((c as CaseBody & { livemode: boolean }).livemode).toBe(true);
     expect(c.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(Date.parse(c.expires_at) - Date.parse(c.created_at)).toBe(CASE_TTL_SECONDS * 1000);
     // 64 random bits need at least 11 base62 characters.

@@ -273,6 +273,7 @@ describe('roles are enforced by the server', () => {
         'POST /v1/cases/',
         'GET /v1/cases/',
         'GET /v1/cases/{id}/',
+        'POST /v1/cases/{id}/simulate/',
         'GET /v1/account/',
         'GET /v1/account/usage/',
         'POST /v1/webhooks/endpoints/',
@@ -470,7 +471,7 @@ describe('another team', () => {
     const bKeys = await ownerB.query<Array<{ id: string; name: string }>>('console.keys.list');
     const aKeys = await ownerA.query<Array<{ id: string }>>('console.keys.list');
     expect(aKeys.data?.length).toBeGreaterThan(0);
-    expect(bKeys.data?.map((k) => k.name).sort()).toEqual(['Bravo key', 'Default key']);
+    expect(bKeys.data?.map((k) => k.name).sort()).toEqual(['Bravo key', 'Default key', 'Default test key']);
     const aKeyIds = new Set(aKeys.data?.map((k) => k.id));
     expect(bKeys.data?.filter((k) => aKeyIds.has(k.id))).toEqual([]);
     const bMembers = await ownerB.query<Array<{ email: string }>>('console.members.list');

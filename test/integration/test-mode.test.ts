@@ -15,7 +15,7 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { runCli } from '@/test/support/console-client';
+import { consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
 import {
@@ -464,6 +464,64 @@ describe('simulation', () => {
     const now = await test.get<CaseWire>(`/v1/cases/${created.id}/`);
     expect(now.body.status).toBe('open');
     expect(now.body.verification_methods.sms?.verified).toBe(false);
+  });
+});
+
+describe('the console', () => {
+  it('switches between live and test data, and makes keys of either mode', async () => {
+    const created = await createTeam(
+      database.db,
+      { name: 'Switch', adminEmail: 'owner@switch.test' },
+      systemClock,
+    );
+    const liveApi = apiClient(app.baseUrl, created.key.token);
+    const testApi = apiClient(app.baseUrl, created.testKey.token);
+    const liveCase = await createCase(liveApi, 'switch-live@example.test');
+    const testCase = await createCase(testApi, 'switch-test@example.test');
+    const liveEndpoint = await createEndpoint(liveApi, '/switch-live');
+
+    const owner = consoleClient(app.baseUrl);
+    expect((await owner.signIn('owner@switch.test', String(created.owner.oneTimePassword))).status).toBe(200);
+    await owner.mutate('console.session.changePassword', {
+      current_password: created.owner.oneTimePassword,
+      new_password: 'switch-owner-password-1',
+    });
+    const listed = async () =>
+      (await owner.query<{ results: CaseWire[] }>('console.cases.list', {})).data?.results.map((c) => c.id);
+
+    expect((await owner.query<{ mode: string }>('console.session.me')).data?.mode).toBe('live');
+    expect(await listed()).toEqual([liveCase.id]);
+    expect((await owner.query<Endpoint[]>('console.webhooks.list')).data?.map((e) => e.id)).toEqual([
+      liveEndpoint.id,
+    ]);
+
+    expect((await owner.mutate('console.session.chooseMode', { mode: 'test' })).status).toBe(200);
+    expect((await owner.query<{ mode: string }>('console.session.me')).data?.mode).toBe('test');
+    expect(await listed()).toEqual([testCase.id]);
+    expect((await owner.query<Endpoint[]>('console.webhooks.list')).data).toEqual([]);
+    expect((await owner.query('console.cases.get', { id: liveCase.id })).error?.data?.appCode).toBe(
+      'NOT_FOUND',
+    );
+    // Endpoints made from the console in test mode are test endpoints: the live key cannot see them.
+    const made = await owner.mutate<Endpoint>('console.webhooks.create', {
+      url: receiver.url('/switch-test'),
+      events: ['case.created'],
+    });
+    expect(made.status, JSON.stringify(made.error)).toBe(200);
+    expect((await liveApi.get(`/v1/webhooks/endpoints/${made.data?.id}/`)).status).toBe(404);
+    expect((await testApi.get(`/v1/webhooks/endpoints/${made.data?.id}/`)).status).toBe(200);
+
+    const key = await owner.mutate<{ api_key: string; mode: string }>('console.keys.create', {
+      name: 'CI',
+      mode: 'test',
+    });
+    expect([key.data?.api_key.slice(0, 11), key.data?.mode]).toEqual(['vouch_test_', 'test']);
+    const keys = (await owner.query<Array<{ name: string; mode: string }>>('console.keys.list')).data ?? [];
+    expect(keys.map((k) => [k.name, k.mode]).sort()).toEqual([
+      ['CI', 'test'],
+      ['Default key', 'live'],
+      ['Default test key', 'test'],
+    ]);
   });
 });
 

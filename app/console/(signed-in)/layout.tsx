@@ -80,7 +80,7 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
           <label className="c-mode-switch">
             <input
               type="checkbox"
-              checked={me.data.mode === 'test'}
+              defaultChecked={me.data.mode === 'test'}
               onChange={async (e) => {
                 await api.session.chooseMode.mutate({ mode: e.target.checked ? 'test' : 'live' });
                 // Every page shows the chosen mode's data: load it afresh.
