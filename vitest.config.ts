@@ -22,6 +22,7 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/setup/global-setup.ts'],
+          setupFiles: ['test/setup/openapi-conformance.ts'],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           // Each file starts its own app process; two at a time suits a 2-core machine.

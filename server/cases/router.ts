@@ -25,6 +25,8 @@ export const casesRouter = router({
     )
     .meta({
       successStatus: 201,
+      idempotent: true,
+      errors: ['TRIAL_EXPIRED', 'INSUFFICIENT_ALLOWANCE'],
       openapi: {
         method: 'POST',
         path: '/cases/',
@@ -33,14 +35,6 @@ export const casesRouter = router({
         description:
           'Opens a case for a subject and charges one unit per requested method (government_id adds selfie). Send an Idempotency-Key header to make retries safe.',
         successDescription: 'The created case (201).',
-        errorResponses: {
-          400: 'Bad request',
-          401: 'Unauthorized',
-          409: 'Idempotency conflict',
-          422: 'Validation, TRIAL_EXPIRED or INSUFFICIENT_ALLOWANCE',
-          429: 'Rate limited',
-        },
-        requestHeaders: z.object({ 'Idempotency-Key': z.string().max(64).optional() }),
       },
     })
     .input(createCaseInput)
@@ -116,6 +110,7 @@ export const casesRouter = router({
 
   simulate: apiKeyProcedure
     .meta({
+      errors: ['CASE_NOT_OPEN', 'STEP_NOT_PENDING', 'TEST_MODE_ONLY'],
       openapi: {
         method: 'POST',
         path: '/cases/{id}/simulate/',
@@ -123,14 +118,6 @@ export const casesRouter = router({
         summary: 'Simulate a step or the end of a test case',
         description:
           'Test mode only. Completes a step (`complete_step`), fails one (`fail_step`, optionally with a `failure_reason`) or expires the case (`expire`) through the same state machine as the verification pages, so the same events and webhooks follow. Answers the case as it now is.',
-        errorResponses: {
-          400: 'Bad request',
-          401: 'Unauthorized',
-          404: 'No such case (in this mode)',
-          409: 'CASE_NOT_OPEN or STEP_NOT_PENDING',
-          422: 'TEST_MODE_ONLY or validation',
-          429: 'Rate limited',
-        },
       },
     })
     .input(simulateCaseInput)

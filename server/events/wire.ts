@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { EVENT_ID_PREFIX } from '@/server/platform/ids';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 
@@ -38,3 +39,34 @@ const EVENT_ID = /^evt_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]
 export function eventRowId(wireId: string): string | null {
   return EVENT_ID.exec(wireId)?.[1] ?? null;
 }
+
+const caseEventFields = {
+  case_id: z.uuid(),
+  public_id: z.string(),
+  subject_email: z.string(),
+  status: z.enum(CASE_STATUSES),
+  created_at: z.string(),
+};
+
+/**
+ * `data` of each event type, as caseEventData() and the test ping build it. Strict, so the
+ * OpenAPI document's `webhooks` section (built from these) names every field a receiver gets.
+ */
+export const EVENT_DATA = {
+  'case.created': z.strictObject(caseEventFields).meta({ description: 'A case was opened.' }),
+  'case.closed': z
+    .strictObject(caseEventFields)
+    .meta({ description: 'Every step of a case passed: the subject is verified.' }),
+  'case.failed': z
+    .strictObject({ ...caseEventFields, failure_reason: z.string().nullable() })
+    .meta({ description: 'A step failed for good; `failure_reason` says why.' }),
+  'case.expired': z
+    .strictObject(caseEventFields)
+    .meta({ description: 'The case ran out of time before every step passed.' }),
+  'verification.step_completed': z
+    .strictObject({ ...caseEventFields, method: z.enum(VERIFICATION_METHODS) })
+    .meta({ description: 'One step (`method`) of a case passed.' }),
+  ping: z
+    .strictObject({ endpoint_id: z.uuid(), message: z.literal('ping') })
+    .meta({ description: 'Sent to one endpoint by `POST /v1/webhooks/endpoints/{id}/test/`.' }),
+} as const satisfies Record<(typeof EVENT_TYPES)[number], z.ZodType>;

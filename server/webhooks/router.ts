@@ -39,6 +39,7 @@ export const webhooksRouter = router({
   createEndpoint: apiKeyProcedure
     .meta({
       successStatus: 201,
+      errors: ['INVALID_URL', 'INVALID_EVENTS', 'ENDPOINT_LIMIT_REACHED'],
       openapi: {
         method: 'POST',
         path: '/webhooks/endpoints/',
@@ -75,6 +76,7 @@ export const webhooksRouter = router({
 
   updateEndpoint: apiKeyProcedure
     .meta({
+      errors: ['INVALID_URL', 'INVALID_EVENTS'],
       openapi: {
         method: 'PATCH',
         path: '/webhooks/endpoints/{id}/',

@@ -100,7 +100,8 @@ describe('events API', () => {
 
   it('lists newest first, 50 a page, both ways, with every filter', async () => {
     const caseA = await createCase('list-a@example.test');
-    // 60 more events of another case, a millisecond apart, recorded through the outbox.
+    // 60 more events of another case, a millisecond apart, recorded through the outbox, with
+    // data of the shape their types have (each numbered by its public_id).
     const base = Date.now() - 60_000;
     await database.db.transaction((tx) =>
       recordEvents(
@@ -108,7 +109,14 @@ describe('events API', () => {
         Array.from({ length: 60 }, (_, i) => ({
           scope: { teamId, livemode: true },
           type: i % 2 ? ('case.closed' as const) : ('verification.step_completed' as const),
-          data: { case_id: '00000000-0000-4000-8000-000000000001', n: i },
+          data: {
+            case_id: '00000000-0000-4000-8000-000000000001',
+            public_id: `seed${i}`,
+            subject_email: 'seeded@example.test',
+            status: i % 2 ? 'closed' : 'open',
+            created_at: new Date(base).toISOString(),
+            ...(i % 2 ? {} : { method: 'email' }),
+          },
           caseId: '00000000-0000-4000-8000-000000000001',
           now: new Date(base + i),
         })),
@@ -154,7 +162,13 @@ describe('events API', () => {
     const window = await api.get<Page>(
       `/v1/events/?created_after=${encodeURIComponent(after)}&created_before=${encodeURIComponent(before)}`,
     );
-    expect(window.body.results.map((e) => e.data.n)).toEqual([54, 53, 52, 51, 50]);
+    expect(window.body.results.map((e) => e.data.public_id)).toEqual([
+      'seed54',
+      'seed53',
+      'seed52',
+      'seed51',
+      'seed50',
+    ]);
   });
 
   it('never shows another team its events: 404 by id, absent from lists', async () => {

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { checkWebhookDelivery } from './openapi-conformance';
 
 export interface Certificate {
   /** PEM file to hand the app as NODE_EXTRA_CA_CERTS. */
@@ -87,6 +88,7 @@ export async function startReceiver(certificate: Certificate): Promise<Receiver>
         receivedAt: Date.now(),
       };
       received.push(request);
+      void checkWebhookDelivery(request.headers, request.body);
       const reply = replies.get(request.path)?.(request) ?? {};
       const answer = () => {
         if (res.destroyed) return;

@@ -1,5 +1,6 @@
-import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { ProcedureMeta } from '@/server/api/trpc/procedure-meta';
 import { appRouter } from '@/server/api/trpc/root';
+import type { AppErrorCode } from '@/server/platform/errors';
 
 interface RouteEntry {
   method: string;
@@ -8,6 +9,12 @@ interface RouteEntry {
   /** The path as the spec writes it (trailing slash kept). */
   path: string;
   successStatus?: number;
+  /** Whether it needs an API key (`protect: false` in its metadata publishes it without one). */
+  authenticated: boolean;
+  /** Whether it honours an Idempotency-Key header. */
+  idempotent: boolean;
+  /** The error codes the procedure declares as its own (see ProcedureMeta). */
+  errors: readonly AppErrorCode[];
 }
 
 function compile(path: string): RegExp {
@@ -20,7 +27,7 @@ function compile(path: string): RegExp {
   return new RegExp(`^/v1/${source}/?$`);
 }
 
-type ProcedureLike = { _def: { meta?: OpenApiMeta<{ successStatus?: number }> } };
+type ProcedureLike = { _def: { meta?: ProcedureMeta } };
 
 /**
  * The published routes, read from the procedures' own OpenAPI metadata (one source of truth).
@@ -38,6 +45,9 @@ export const REST_ROUTES: RouteEntry[] = Object.entries(
       procedurePath,
       path: meta.openapi.path,
       successStatus: meta.successStatus,
+      authenticated: meta.openapi.protect !== false,
+      idempotent: meta.idempotent === true,
+      errors: meta.errors ?? [],
     },
   ];
 });

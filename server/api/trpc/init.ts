@@ -1,5 +1,4 @@
 import { initTRPC } from '@trpc/server';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { ClientGoneError, toTrpcError, toWireError } from '@/server/api/error-table';
 import type { AuditActor } from '@/server/audit/record-audit';
 import { authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
@@ -10,13 +9,14 @@ import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platfo
 import { AppError, appErrorIn } from '@/server/platform/errors';
 import { currentRequestScope } from '@/server/platform/request-scope';
 import type { RequestContext } from './context';
+import type { ProcedureMeta } from './procedure-meta';
 
 /**
  * tRPC is the single source of behaviour: the REST facade publishes these procedures under /v1
  * and the console calls them directly. Errors carry the app's code to both.
  */
 const t = initTRPC
-  .meta<OpenApiMeta<{ successStatus?: number }>>()
+  .meta<ProcedureMeta>()
   .context<RequestContext>()
   .create({
     errorFormatter({ shape, error }) {

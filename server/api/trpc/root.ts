@@ -14,6 +14,7 @@ const healthRouter = router({
         path: '/ping',
         tags: ['Health'],
         summary: 'Health check (no authentication)',
+        protect: false,
       },
     })
     .input(z.object({}))

@@ -1,0 +1,18 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The guides in docs/guides/ (Markdown, in file-name order), published in the OpenAPI document's
+ * description, so /docs shows them beside the reference, each as a section of its own. Read from
+ * the working directory, which every process of the service runs in.
+ */
+function readGuides(): string {
+  const folder = path.join(process.cwd(), 'docs', 'guides');
+  return readdirSync(folder)
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => readFileSync(path.join(folder, name), 'utf8').trim())
+    .join('\n\n');
+}
+
+export const API_GUIDES = readGuides();
