@@ -60,7 +60,9 @@ test.describe('e-mail step', () => {
       verification_methods: { email: true },
     });
     await page.goto(`${other.verification_url}/email/${'x'.repeat(32)}`);
-    await expect(page.locator('#notice')).toHaveText('That e-mail link is not valid or was already used.');
+    await expect(page.locator('#notice')).toHaveText(
+      'That e-mail link no longer works: it was used already, or replaced by a newer one. Use the link in the latest e-mail.',
+    );
     expect((await vouch.getCase(other.id)).status).toBe('open');
   });
 

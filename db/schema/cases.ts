@@ -29,6 +29,13 @@ export const cases = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamptz('expires_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+    /** When the team canceled the open case (its status is then `expired`). */
+    canceledAt: timestamptz('canceled_at'),
+    /** When the subject's personal data was erased; the case keeps its ids, status and results. */
+    redactedAt: timestamptz('redacted_at'),
+    /** Times the case's links were sent again, and the last time (resend's limits). */
+    resendCount: integer('resend_count').notNull().default(0),
+    lastResentAt: timestamptz('last_resent_at'),
   },
   (t) => [
     check('cases_status_check', oneOf(t.status, CASE_STATUSES)),

@@ -16,6 +16,8 @@ export const mailOutbox = pgTable(
     html: text('html'),
     /** A test-mode case's mail never leaves: it goes to the dev mailbox whatever SMTP_URL says. */
     livemode: livemode(),
+    /** The case the mail is about (a subject's or manager's link), so redaction can erase it. */
+    caseId: uuid('case_id'),
     status: text('status').$type<MailStatus>().notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
@@ -25,6 +27,7 @@ export const mailOutbox = pgTable(
   (t) => [
     check('mail_outbox_status_check', oneOf(t.status, MAIL_STATUSES)),
     index('mail_outbox_created_idx').on(t.createdAt),
+    index('mail_outbox_case_idx').on(t.caseId),
   ],
 );
 
@@ -39,12 +42,12 @@ export const devMailbox = pgTable(
     id: primaryUuid(),
     /** An e-mail address, or for a text message the phone number (E.164). */
     to: text('to').notNull(),
-    /** The case a text message is about (mails name their case by its link in the text). */
+    /** The case the mail or text message is about, so redaction can erase it. */
     caseId: uuid('case_id'),
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
     createdAt: createdAt(),
   },
-  (t) => [index('dev_mailbox_created_idx').on(t.createdAt)],
+  (t) => [index('dev_mailbox_created_idx').on(t.createdAt), index('dev_mailbox_case_idx').on(t.caseId)],
 );

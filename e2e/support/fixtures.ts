@@ -63,7 +63,7 @@ type Fixtures = {
   vouch: {
     createCase: (body: Record<string, unknown>) => Promise<CaseWire>;
     getCase: (id: string) => Promise<CaseWire>;
-    waitForMail: (to: string, subject?: RegExp) => Promise<ReceivedMail>;
+    waitForMail: (to: string, subject?: RegExp, text?: RegExp) => Promise<ReceivedMail>;
     waitForSms: (to: string, count?: number) => Promise<TwilioMessage>;
     expireCase: (id: string) => Promise<void>;
     /** Waits until the team's webhook receiver got these event types for the case, signatures checked. */
@@ -141,10 +141,12 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
         expect(res.status, res.text).toBe(200);
         return res.body;
       },
-      waitForMail: (to, subject) =>
+      waitForMail: (to, subject, text) =>
         poll(`mail to ${to}`, async () => {
           const mails = (await (await fetch(`${inspect}/mail`)).json()) as ReceivedMail[];
-          return mails.find((m) => m.to.includes(to) && (!subject || subject.test(m.subject)));
+          return mails.find(
+            (m) => m.to.includes(to) && (!subject || subject.test(m.subject)) && (!text || text.test(m.text)),
+          );
         }),
       waitForSms: (to, count = 1) =>
         poll(`text ${count} to ${to}`, async () => {

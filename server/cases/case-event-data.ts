@@ -1,3 +1,7 @@
+/** Why a case expired: its time ran out, or its team canceled it. */
+export const EXPIRY_REASONS = ['timeout', 'canceled'] as const;
+export type ExpiryReason = (typeof EXPIRY_REASONS)[number];
+
 /**
  * `data` of every `case.*` event: the case's ids, subject, status and creation, and for a failed
  * case why it failed.
@@ -18,4 +22,12 @@ export function caseEventData(c: {
     created_at: c.createdAt.toISOString(),
     ...(c.status === 'failed' ? { failure_reason: c.failureReason ?? null } : {}),
   };
+}
+
+/** `data` of `case.expired`: the case's, and why it ended. */
+export function caseExpiredData(
+  c: Parameters<typeof caseEventData>[0],
+  reason: ExpiryReason,
+): Record<string, unknown> {
+  return { ...caseEventData(c), reason };
 }

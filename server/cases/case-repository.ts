@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
 import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
 import { looksLikePublicId } from '@/server/platform/ids';
 import type { CaseRecord } from './case-record';
 import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
@@ -23,6 +25,27 @@ export async function findCaseForTeam(
 ): Promise<CaseRecord | null> {
   const [record] = await readCaseRecords(db, teamCase, { ...scope, caseId });
   return record ?? null;
+}
+
+/**
+ * The case `caseId` names for this team and mode, or 404 NOT_FOUND: an unknown id, another team's
+ * or mode's case and a malformed id all look the same. A `public_id` gets a hint that the API names
+ * a case by its id.
+ */
+export async function findTeamCaseOrFail(
+  db: Queryable,
+  scope: DataScope,
+  caseId: string,
+): Promise<CaseRecord> {
+  const id = z.uuid().safeParse(caseId);
+  const record = id.success ? await findCaseForTeam(db, scope, id.data) : null;
+  if (record) return record;
+  throw new AppError(
+    'NOT_FOUND',
+    looksLikePublicId(caseId)
+      ? 'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.'
+      : 'No case with this id.',
+  );
 }
 
 /** A case as its subject's pages see it: with the name of the team that asks. */

@@ -116,6 +116,7 @@ export async function createCase(
       sendVerificationMails(
         tx,
         {
+          caseId: id,
           publicId,
           livemode,
           subjectEmail: input.subject_email,

@@ -1,7 +1,7 @@
 import type { Db } from '@/db/client';
 import type { Clock } from '@/server/platform/clock';
 import { recordEvents } from '@/server/platform/outbox/record-events';
-import { caseEventData } from './case-event-data';
+import { caseExpiredData } from './case-event-data';
 import { expireDueBatch } from './queries';
 
 const BATCH_SIZE = 1000;
@@ -26,13 +26,16 @@ export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZ
           type: 'case.expired' as const,
           caseId: row.id,
           now,
-          data: caseEventData({
-            id: row.id,
-            publicId: row.public_id,
-            subjectEmail: row.subject_email,
-            status: 'expired',
-            createdAt: new Date(row.created_at),
-          }),
+          data: caseExpiredData(
+            {
+              id: row.id,
+              publicId: row.public_id,
+              subjectEmail: row.subject_email,
+              status: 'expired',
+              createdAt: new Date(row.created_at),
+            },
+            'timeout',
+          ),
         })),
       );
       return rows.length;

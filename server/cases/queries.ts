@@ -31,6 +31,10 @@ export interface CaseRowWithSteps {
   created_at: string;
   expires_at: string;
   updated_at: string;
+  canceled_at: string | null;
+  redacted_at: string | null;
+  resend_count: number;
+  last_resent_at: string | null;
   steps: Array<{
     case_id: string;
     method: VerificationMethod;
@@ -40,6 +44,10 @@ export interface CaseRowWithSteps {
     verified_at: string | null;
     updated_at: string;
   }>;
+}
+
+function optionalDate(text: string | null): Date | null {
+  return text === null ? null : new Date(text);
 }
 
 export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
@@ -56,13 +64,17 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
     updatedAt: new Date(row.updated_at),
+    canceledAt: optionalDate(row.canceled_at),
+    redactedAt: optionalDate(row.redacted_at),
+    resendCount: row.resend_count,
+    lastResentAt: optionalDate(row.last_resent_at),
     steps: row.steps.map((step) => ({
       caseId: step.case_id,
       method: step.method,
       state: step.state,
       failedAttempts: step.failed_attempts,
       settings: step.settings,
-      verifiedAt: step.verified_at === null ? null : new Date(step.verified_at),
+      verifiedAt: optionalDate(step.verified_at),
       updatedAt: new Date(step.updated_at),
     })),
   };

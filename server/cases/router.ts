@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
-import { AppError } from '@/server/platform/errors';
-import { looksLikePublicId } from '@/server/platform/ids';
-import { findCaseForTeam } from './case-repository';
+import { cancelCase } from './cancel-case';
+import { findTeamCaseOrFail } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
+import { redactCase } from './redact-case';
+import { RESEND_LIMITS, resendLinks, resendLinksInput } from './resend-links';
 import { simulateCase, simulateCaseInput } from './simulate-case';
 import {
   type CaseWire,
@@ -94,17 +95,7 @@ export const casesRouter = router({
     .input(z.object({ id: z.string() }))
     .output(caseOutput)
     .query(async ({ ctx, input }) => {
-      // A malformed id is simply not a case of this team: 404, like any unknown id.
-      const id = z.uuid().safeParse(input.id);
-      const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
-      if (!record) {
-        throw new AppError(
-          'NOT_FOUND',
-          looksLikePublicId(input.id)
-            ? 'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.'
-            : 'No case with this id.',
-        );
-      }
+      const record = await findTeamCaseOrFail(ctx.db, ctx.scope, input.id);
       return toCaseWire(record, ctx.clock());
     }),
 
@@ -124,5 +115,57 @@ export const casesRouter = router({
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
       toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx.clock), ctx.clock()),
+    ),
+
+  cancel: apiKeyProcedure
+    .meta({
+      errors: ['CASE_NOT_OPEN'],
+      openapi: {
+        method: 'POST',
+        path: '/cases/{id}/cancel/',
+        tags: ['Cases'],
+        summary: 'Cancel an open case',
+        description:
+          'Ends the case now: status `expired`, `canceled_at` set, and `case.expired` with `reason: "canceled"`. Every link of the case stops working, and its pages tell the subject that the team canceled the verification. 409 CASE_NOT_OPEN once the case has ended.',
+      },
+    })
+    .input(z.object({ id: z.string() }))
+    .output(caseOutput)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await cancelCase(ctx.db, ctx.scope, input.id, ctx.clock), ctx.clock()),
+    ),
+
+  resend: apiKeyProcedure
+    .meta({
+      errors: ['CASE_NOT_OPEN', 'STEP_NOT_PENDING'],
+      openapi: {
+        method: 'POST',
+        path: '/cases/{id}/resend/',
+        tags: ['Cases'],
+        summary: 'Send the case’s links again',
+        description: `Mails fresh links for \`methods\` (\`email\`: the subject's link; \`manager\`: the manager's request), by default every one whose step is still to do. The earlier links stop working at once. At most ${RESEND_LIMITS.perCase} times per case and once per ${RESEND_LIMITS.intervalSeconds} s (429 with Retry-After); 409 CASE_NOT_OPEN once the case has ended, 409 STEP_NOT_PENDING for a step already done.`,
+      },
+    })
+    .input(resendLinksInput)
+    .output(caseOutput)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await resendLinks(ctx.db, ctx.scope, input, ctx.clock), ctx.clock()),
+    ),
+
+  redact: apiKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/cases/{id}/redact/',
+        tags: ['Cases'],
+        summary: 'Erase the subject’s personal data',
+        description:
+          'For good: `subject_email` becomes `redacted+<public_id>@redacted.invalid`, `subject_name` null, `notes` empty; the manager’s name and e-mail, the phone’s last digits and the question are erased, as are the stored bodies of the case’s events and deliveries and its mails. The case keeps its status, ids and results and gains `redacted_at`; `case.redacted` follows. An open case is canceled first. Repeating it answers the case and changes nothing.',
+      },
+    })
+    .input(z.object({ id: z.string() }))
+    .output(caseOutput)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await redactCase(ctx.db, ctx.scope, input.id, ctx.clock), ctx.clock()),
     ),
 });

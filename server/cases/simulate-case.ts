@@ -13,7 +13,7 @@ import {
 } from '@/server/verification/case-state';
 import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import type { CaseRecord } from './case-record';
-import { findCaseForTeam } from './case-repository';
+import { findTeamCaseOrFail } from './case-repository';
 
 export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as const;
 
@@ -60,9 +60,7 @@ export async function simulateCase(
   input: SimulateCaseInput,
   clock: Clock,
 ): Promise<CaseRecord> {
-  const id = z.uuid().safeParse(input.id);
-  const found = id.success ? await findCaseForTeam(db, scope, id.data) : null;
-  if (!found) throw new AppError('NOT_FOUND', 'No case with this id.');
+  const found = await findTeamCaseOrFail(db, scope, input.id);
   if (found.livemode) throw new AppError('TEST_MODE_ONLY');
 
   const { action, method } = input;
@@ -90,7 +88,7 @@ export async function simulateCase(
 
   const now = clock();
   const result: TransitionResult = await db.transaction((tx) => {
-    if (action === 'expire') return expireCase(tx, found.id, now);
+    if (action === 'expire') return expireCase(tx, found.id, now, 'timeout');
     const step = method as VerificationMethod;
     if (action === 'complete_step')
       return completeSteps(tx, found.id, stepsCompletedTogether(found, step), now);

@@ -99,6 +99,14 @@ export const caseOutput = z
     notes: z.string(),
     failure_reason: z.string().nullable(),
     livemode: z.boolean().meta({ description: 'False for a case made with a test key (`vouch_test_…`).' }),
+    canceled_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'When the team canceled the case (its status is then `expired`).' }),
+    redacted_at: z.string().nullable().meta({
+      description:
+        'When the subject’s personal data was erased (`POST /v1/cases/{id}/redact/`); the status, ids and results stay.',
+    }),
   })
   .meta({ id: 'Case' });
 
@@ -158,5 +166,7 @@ export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
     notes: record.notes,
     failure_reason: record.failureReason,
     livemode: record.livemode,
+    canceled_at: record.canceledAt?.toISOString() ?? null,
+    redacted_at: record.redactedAt?.toISOString() ?? null,
   };
 }

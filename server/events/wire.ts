@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
+import { EXPIRY_REASONS } from '@/server/cases/case-event-data';
 import { EVENT_ID_PREFIX } from '@/server/platform/ids';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 
-/** What an event may be filtered by: its type (the five case types, or `ping`), its case, its time. */
+/** What an event may be filtered by: its type (a case type, or `ping`), its case, its time. */
 export const EVENT_TYPES = [...CASE_EVENT_TYPES, 'ping'] as const;
 
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -60,12 +61,19 @@ export const EVENT_DATA = {
   'case.failed': z
     .strictObject({ ...caseEventFields, failure_reason: z.string().nullable() })
     .meta({ description: 'A step failed for good; `failure_reason` says why.' }),
-  'case.expired': z
-    .strictObject(caseEventFields)
-    .meta({ description: 'The case ran out of time before every step passed.' }),
+  'case.expired': z.strictObject({ ...caseEventFields, reason: z.enum(EXPIRY_REASONS) }).meta({
+    description:
+      'The case ended before every step passed: it ran out of time (`reason`: `timeout`) or the team canceled it (`canceled`).',
+  }),
   'verification.step_completed': z
     .strictObject({ ...caseEventFields, method: z.enum(VERIFICATION_METHODS) })
     .meta({ description: 'One step (`method`) of a case passed.' }),
+  'case.redacted': z
+    .strictObject({ ...caseEventFields, failure_reason: z.string().nullable().optional() })
+    .meta({
+      description:
+        'The subject’s personal data was erased: `subject_email` is now the placeholder `redacted+<public_id>@redacted.invalid`.',
+    }),
   ping: z
     .strictObject({ endpoint_id: z.uuid(), message: z.literal('ping') })
     .meta({ description: 'Sent to one endpoint by `POST /v1/webhooks/endpoints/{id}/test/`.' }),

@@ -46,10 +46,10 @@ async function storeInDevMailbox(db: Db, mails: StoredMail[], sentAt: Date): Pro
       update ${mailOutbox}
          set status = 'sent', sent_at = ${sentAt.toISOString()}::timestamptz, attempts = attempts + 1, last_error = null
        where id = any(${`{${ids.join(',')}}`}::uuid[]) and status <> 'sent'
-      returning "to", subject, text, html
+      returning "to", subject, text, html, case_id
     )
-    insert into ${devMailbox} ("to", subject, text, html)
-    select "to", subject, text, html from sent
+    insert into ${devMailbox} ("to", subject, text, html, case_id)
+    select "to", subject, text, html, case_id from sent
   `);
   // Only ids: a mail's text holds links and tokens, and its recipient is personal data.
   logger.info('mail kept in the dev mailbox (not sent)', { mail_ids: ids });

@@ -1,7 +1,7 @@
 import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { caseSteps, cases } from '@/db/schema';
-import { caseEventData } from '@/server/cases/case-event-data';
+import { caseEventData, caseExpiredData, type ExpiryReason } from '@/server/cases/case-event-data';
 import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { recordEvent } from '@/server/platform/outbox/record-events';
@@ -12,7 +12,7 @@ import type { VerificationMethod } from './methods';
  *
  *   open ──(every requested step verified)──▶ closed   + case.closed
  *   open ──(a step fails)───────────────────▶ failed   + case.failed (with failure_reason)
- *   open ──(ended early: test-mode simulation)▶ expired + case.expired
+ *   open ──(canceled, or expired early)──────▶ expired + case.expired (with reason)
  *   each step that passes                    ─▶         verification.step_completed (+ method)
  *
  * closed, failed and expired cases (an open case past `expires_at` included) never change here.
@@ -135,23 +135,31 @@ export async function failCase(
 }
 
 /**
- * Ends an open case as `expired` now, as its deadline passing would (the deadline moves to now, so
- * the case reads like one that ran out of time), and records `case.expired`. The expiry sweep does
- * the same for cases whose time ran out, in batches.
+ * Ends an open case as `expired` now and records `case.expired` with the reason: `timeout` reads
+ * like a case whose time ran out (its deadline moves to now; the expiry sweep does the same for
+ * cases whose deadline passed, in batches), `canceled` is the team calling it off (the case keeps
+ * its deadline and gains `canceled_at`). Either way every link of the case stops working: each
+ * step checks that its case is still open.
  */
-export async function expireCase(tx: Tx, caseId: string, now: Date): Promise<TransitionResult> {
+export async function expireCase(
+  tx: Tx,
+  caseId: string,
+  now: Date,
+  reason: ExpiryReason,
+): Promise<TransitionResult> {
   const record = await lockCaseForUpdate(tx, caseId);
   if (!record) return { changed: false, record: null, why: 'no_case' };
   if (!isActionable(record, now)) return { changed: false, record, why: 'not_open' };
-  await tx
-    .update(cases)
-    .set({ status: 'expired', expiresAt: now, updatedAt: now })
-    .where(eq(cases.id, caseId));
-  Object.assign(record, { status: 'expired', expiresAt: now, updatedAt: now });
+  const change =
+    reason === 'canceled'
+      ? { status: 'expired' as const, canceledAt: now, updatedAt: now }
+      : { status: 'expired' as const, expiresAt: now, updatedAt: now };
+  await tx.update(cases).set(change).where(eq(cases.id, caseId));
+  Object.assign(record, change);
   await recordEvent(tx, {
     scope: caseScope(record),
     type: 'case.expired',
-    data: caseEventData(record),
+    data: caseExpiredData(record, reason),
     caseId,
     now,
   });

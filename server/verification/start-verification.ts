@@ -41,6 +41,7 @@ export function issueVerificationLinks(methods: VerificationMethod[]): Verificat
 
 /** What the mails of a new case say about it. */
 export interface NewCaseMailFacts {
+  caseId: string;
   publicId: string;
   /** A test-mode case's mails go to the dev mailbox only. */
   livemode: boolean;
@@ -48,6 +49,8 @@ export interface NewCaseMailFacts {
   subjectName: string | null;
   expiresAt: Date;
   manager: { name: string; email: string } | null;
+  /** Sent again at the team's request: the mails say that the earlier link no longer works. */
+  resent?: boolean;
 }
 
 /**
@@ -67,6 +70,7 @@ export async function sendVerificationMails(
   if (links.emailToken) {
     mails.push({
       livemode: facts.livemode,
+      caseId: facts.caseId,
       to: facts.subjectEmail,
       subject: `${teamName} asks you to verify your identity`,
       text: [
@@ -76,6 +80,7 @@ export async function sendVerificationMails(
         emailLinkUrl(facts.publicId, links.emailToken),
         '',
         `The link works once and expires on ${facts.expiresAt.toUTCString()}.`,
+        ...(facts.resent ? ['This link replaces the one we sent earlier, which no longer works.'] : []),
         'If you did not expect this message, you can ignore it.',
       ].join('\n'),
     });
@@ -84,6 +89,7 @@ export async function sendVerificationMails(
   if (links.managerToken && facts.manager) {
     mails.push({
       livemode: facts.livemode,
+      caseId: facts.caseId,
       to: facts.manager.email,
       subject: `Please confirm ${who} for ${teamName}`,
       text: [
@@ -94,6 +100,7 @@ export async function sendVerificationMails(
         managerLinkUrl(facts.publicId, links.managerToken),
         '',
         `The request expires on ${facts.expiresAt.toUTCString()}.`,
+        ...(facts.resent ? ['This link replaces the one we sent earlier, which no longer works.'] : []),
       ].join('\n'),
     });
   }

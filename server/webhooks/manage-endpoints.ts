@@ -63,7 +63,7 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
   return url.toString();
 }
 
-/** One or more of the five subscribable types, each once. */
+/** One or more of the subscribable types, each once. */
 export function validateEvents(raw: string[] | undefined): string[] {
   if (!raw || raw.length === 0)
     throw new AppError('INVALID_EVENTS', 'events: at least one event type is required.');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,
@@ -45,8 +46,7 @@ export const webhooksRouter = router({
         path: '/webhooks/endpoints/',
         tags: TAGS,
         summary: 'Create a webhook endpoint',
-        description:
-          'HTTPS on port 443 only (INVALID_URL); `events` lists one or more of case.created, case.closed, case.failed, case.expired, verification.step_completed (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.',
+        description: `HTTPS on port 443 only (INVALID_URL); \`events\` lists one or more of ${CASE_EVENT_TYPES.join(', ')} (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.`,
         successDescription: 'The endpoint with its signing secret (201).',
       },
     })

@@ -59,6 +59,8 @@ interface CaseBody {
   verification_methods: Record<string, Record<string, unknown>>;
   notes: string;
   failure_reason: string | null;
+  canceled_at: string | null;
+  redacted_at: string | null;
 }
 
 describe('POST /v1/cases/ success', () => {
@@ -68,6 +70,7 @@ describe('POST /v1/cases/ success', () => {
     const c = res.body;
     expect(Object.keys(c).sort()).toEqual(
       [
+        'canceled_at',
         'created_at',
         'expires_at',
         'failure_reason',
@@ -76,6 +79,7 @@ describe('POST /v1/cases/ success', () => {
         'livemode',
         'notes',
         'public_id',
+        'redacted_at',
         'status',
         'subject_email',
         'subject_name',
@@ -83,6 +87,8 @@ describe('POST /v1/cases/ success', () => {
         'verification_url',
       ].sort(),
     );
+    expect(c.canceled_at).toBeNull();
+    expect(c.redacted_at).toBeNull();
     expect(c.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(c.status).toBe('open');
     expect(c.is_expired).toBe(false);

@@ -80,9 +80,12 @@ describe('case expiry', () => {
         'case_id',
         'created_at',
         'public_id',
+        'reason',
         'status',
         'subject_email',
       ]);
+      // Its time ran out: the team did not cancel it.
+      expect(body.data.reason).toBe('timeout');
     }
     const rows = await database.db
       .select()

@@ -18,7 +18,13 @@ export interface CasePageInput {
   now: Date;
 }
 
-const STATE_TEXT: Record<string, string> = { pending: 'To do', verified: 'Done', failed: 'Not confirmed' };
+/** `ended`: a step still to do when its case ended (canceled or out of time); nothing is offered. */
+const STATE_TEXT: Record<string, string> = {
+  pending: 'To do',
+  verified: 'Done',
+  failed: 'Not confirmed',
+  ended: 'Not done',
+};
 
 const FAILURE_TEXT: Record<string, string> = {
   government_id_rejected: 'your ID document could not be confirmed',
@@ -55,7 +61,9 @@ function emailStep(input: CasePageInput, state: string): Html {
   const text =
     state === 'verified'
       ? 'Your e-mail address is confirmed.'
-      : `We e-mailed a link to ${maskEmail(input.found.record.subjectEmail)}. Open it on any device to confirm your address.`;
+      : state === 'ended'
+        ? ''
+        : `We e-mailed a link to ${maskEmail(input.found.record.subjectEmail)}. Open it on any device to confirm your address.`;
   return stepShell('email', 'E-mail address', state, html`<p>${text}</p>`);
 }
 
@@ -173,7 +181,9 @@ function managerStep(input: CasePageInput, state: string): Html {
       ? `${name} confirmed you.`
       : state === 'failed'
         ? `${name} declined.`
-        : `We asked ${name} to confirm you. There is nothing for you to do here.`;
+        : state === 'ended'
+          ? ''
+          : `We asked ${name} to confirm you. There is nothing for you to do here.`;
   return stepShell('manager', 'Confirmation by your manager', state, html`<p>${text}</p>`);
 }
 
@@ -185,6 +195,9 @@ function summary(status: string, found: VerificationCase): Html {
     case 'failed':
       return html`<p class="summary">Verification could not be completed: ${FAILURE_TEXT[found.record.failureReason ?? ''] ?? 'a step failed'}. Please contact ${team}.</p>`;
     case 'expired':
+      if (found.record.canceledAt) {
+        return html`<p class="summary">${team} canceled this verification, so there is nothing left for you to do. If you did not expect that, contact ${team}.</p>`;
+      }
       return html`<p class="summary">This verification link has expired. Please ask ${team} for a new one.</p>`;
     default:
       return html`<p class="summary">Complete each step below. Your progress is saved as you go.</p>`;
@@ -200,7 +213,8 @@ export function renderCasePage(input: CasePageInput): string {
   const open = status === 'open';
   const base = `/v/${record.publicId}`;
   const steps = ORDER.filter((m) => stepOf(record, m)).map((method) => {
-    const state = stepOf(record, method)?.state ?? 'pending';
+    const stored = stepOf(record, method)?.state ?? 'pending';
+    const state = !open && stored === 'pending' ? 'ended' : stored;
     switch (method) {
       case 'email':
         return emailStep(input, state);

@@ -21,7 +21,9 @@ export function renderManagerPage(input: {
   const status = effectiveStatus(record, now);
   const who = record.subjectName ? `${record.subjectName} (${record.subjectEmail})` : record.subjectEmail;
 
-  let content = html`<p>This request can no longer be answered.</p>`;
+  let content = record.canceledAt
+    ? html`<p>${teamName} canceled this verification: there is nothing for you to do.</p>`
+    : html`<p>This request can no longer be answered.</p>`;
   if (state === 'verified') content = html`<p>You confirmed this person. Thank you.</p>`;
   else if (state === 'failed') content = html`<p>You declined this request.</p>`;
   else if (status === 'open') {

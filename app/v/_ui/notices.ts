@@ -4,7 +4,10 @@
  */
 const NOTICES = {
   'email-verified': { text: 'Thank you, your e-mail address is confirmed.', error: false },
-  'email-invalid': { text: 'That e-mail link is not valid or was already used.', error: true },
+  'email-invalid': {
+    text: 'That e-mail link no longer works: it was used already, or replaced by a newer one. Use the link in the latest e-mail.',
+    error: true,
+  },
   'sms-sent': { text: 'We sent a 6-digit code by text message. It is valid for 10 minutes.', error: false },
   'sms-invalid-phone': {
     text: 'That does not look like a valid mobile number. Include the country code, for example +44 7911 123456.',

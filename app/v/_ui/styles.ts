@@ -17,7 +17,7 @@ h2{font-size:1.125rem;margin:0 0 .25rem}
 ol.steps{list-style:none;padding:0;margin:1.5rem 0}
 ol.steps>li{border:1px solid var(--border);border-radius:8px;padding:1rem;margin:0 0 1rem}
 .state{font-weight:600;margin:0 0 .5rem}
-.state-verified{color:var(--ok)}.state-failed{color:var(--bad)}.state-pending{color:var(--muted)}
+.state-verified{color:var(--ok)}.state-failed{color:var(--bad)}.state-pending{color:var(--muted)}.state-ended{color:var(--muted)}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 .hint{color:var(--muted);font-size:.9375rem;margin:.25rem 0}
 input[type=text],input[type=tel],input:not([type]){width:100%;font:inherit;padding:.625rem;border:2px solid var(--muted);border-radius:6px}

@@ -11,6 +11,8 @@ export interface OutgoingMail {
   html?: string;
   /** False for a test-mode case's mail: it goes to the dev mailbox, never out. Default live. */
   livemode?: boolean;
+  /** The case the mail is about: redacting the case erases the mail. */
+  caseId?: string;
 }
 
 /**
@@ -30,6 +32,7 @@ export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: str
         text: mail.text,
         html: mail.html ?? null,
         livemode: mail.livemode ?? true,
+        caseId: mail.caseId ?? null,
       }),
     () => enqueueMailSend(tx, id),
   );

@@ -67,6 +67,7 @@ export const insertMail = reusableQuery((db) =>
       text: sql.placeholder('text'),
       html: sql.placeholder('html'),
       livemode: sql.placeholder('livemode'),
+      caseId: sql.placeholder('caseId'),
     })
     .prepare('insert_mail'),
 );

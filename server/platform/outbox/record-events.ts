@@ -11,6 +11,7 @@ export const CASE_EVENT_TYPES = [
   'case.failed',
   'case.expired',
   'verification.step_completed',
+  'case.redacted',
 ] as const;
 
 export type CaseEventType = (typeof CASE_EVENT_TYPES)[number];

@@ -1,0 +1,24 @@
+import type { Db } from '@/db/client';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import { expireCase } from '@/server/verification/case-state';
+import type { CaseRecord } from './case-record';
+import { findTeamCaseOrFail } from './case-repository';
+
+/**
+ * The team calls off an open case: it ends now as `expired` with `canceled_at`, `case.expired`
+ * says `reason: "canceled"`, and every link of the case stops working (each step checks that its
+ * case is still open, under the same row lock). An ended case answers 409 CASE_NOT_OPEN.
+ */
+export async function cancelCase(
+  db: Db,
+  scope: DataScope,
+  caseId: string,
+  clock: Clock,
+): Promise<CaseRecord> {
+  const found = await findTeamCaseOrFail(db, scope, caseId);
+  const result = await db.transaction((tx) => expireCase(tx, found.id, clock(), 'canceled'));
+  if (result.changed) return result.record;
+  throw new AppError('CASE_NOT_OPEN');
+}

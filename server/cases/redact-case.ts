@@ -1,0 +1,146 @@
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { Db, Tx } from '@/db/client';
+import {
+  auditLog,
+  caseSteps,
+  cases,
+  devMailbox,
+  events,
+  idempotencyKeys,
+  mailOutbox,
+  webhookDeliveries,
+} from '@/db/schema';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import { recordEvent } from '@/server/platform/outbox/record-events';
+import { expireCase, isActionable } from '@/server/verification/case-state';
+import { settingString } from '@/server/verification/step-settings';
+import { caseEventData } from './case-event-data';
+import { type CaseRecord, caseScope } from './case-record';
+import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
+import { toCaseWire } from './wire';
+
+/** What `subject_email` becomes: still an address (clients may parse it), of a reserved domain. */
+export function redactedEmail(publicId: string): string {
+  return `redacted+${publicId}@redacted.invalid`;
+}
+
+/** A personal value of the case and what it becomes where it is quoted. */
+interface Erasure {
+  value: string;
+  replacement: string;
+}
+
+/** Every personal value the case holds: the subject's, the manager's, the phone's, the question's. */
+function personalValues(record: CaseRecord): Erasure[] {
+  const erased = '[redacted]';
+  const values: Erasure[] = [{ value: record.subjectEmail, replacement: redactedEmail(record.publicId) }];
+  const others = [
+    record.subjectName,
+    settingString(record, 'manager', 'manager_name'),
+    settingString(record, 'manager', 'manager_email'),
+    settingString(record, 'sms', 'phone_e164'),
+    settingString(record, 'custom_question', 'question'),
+  ];
+  for (const value of others) if (value) values.push({ value, replacement: erased });
+  return values;
+}
+
+/**
+ * `text` (JSON) with every string that is exactly one of the personal values replaced: whole JSON
+ * strings only, so a short name never clobbers a longer word, and everything else keeps its bytes
+ * (an event's `data` and its deliveries' bodies stay identical to each other).
+ */
+function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
+  return erasures.reduce(
+    (current, { value, replacement }) =>
+      sql`replace(${current}, ${JSON.stringify(value)}, ${JSON.stringify(replacement)})`,
+    text,
+  );
+}
+
+/**
+ * Erases the subject's personal data for good, in one transaction: the case's subject e-mail (to a
+ * placeholder), name and notes; the steps' settings (manager's name and e-mail, phone number, the
+ * question, the hashes), every stored event body and delivery body about the case, its mails and
+ * dev-mailbox entries, the stored idempotent answer, and audit details that quote a personal
+ * value. The case keeps its ids, status and results and gains `redacted_at`; `case.redacted`
+ * follows. An open case is canceled first (its `case.expired` is redacted with the rest). A
+ * redacted case answers as it is and nothing changes, so redaction is safe to repeat; two at once
+ * serialise on the case's row lock.
+ */
+export async function redactCase(
+  db: Db,
+  scope: DataScope,
+  caseId: string,
+  clock: Clock,
+): Promise<CaseRecord> {
+  const found = await findTeamCaseOrFail(db, scope, caseId);
+  return db.transaction(async (tx) => {
+    const now = clock();
+    let record = await lockCaseForUpdate(tx, found.id);
+    if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
+    if (record.redactedAt) return record;
+    if (isActionable(record, now)) {
+      const canceled = await expireCase(tx, record.id, now, 'canceled');
+      if (canceled.record) record = canceled.record;
+    }
+    await eraseCaseData(tx, record, now);
+    const redacted: CaseRecord = {
+      ...record,
+      subjectEmail: redactedEmail(record.publicId),
+      subjectName: null,
+      notes: '',
+      redactedAt: now,
+      updatedAt: now,
+      steps: record.steps.map((step) => ({ ...step, settings: {} })),
+    };
+    await tx
+      .update(idempotencyKeys)
+      .set({ responseBody: toCaseWire(redacted, now) })
+      .where(sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`);
+    await recordEvent(tx, {
+      scope: caseScope(redacted),
+      type: 'case.redacted',
+      data: caseEventData(redacted),
+      caseId: record.id,
+      now,
+    });
+    return redacted;
+  });
+}
+
+async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<void> {
+  const erasures = personalValues(record);
+  await tx
+    .update(cases)
+    .set({
+      subjectEmail: redactedEmail(record.publicId),
+      subjectName: null,
+      notes: '',
+      redactedAt: now,
+      updatedAt: now,
+    })
+    .where(eq(cases.id, record.id));
+  await tx.update(caseSteps).set({ settings: {}, updatedAt: now }).where(eq(caseSteps.caseId, record.id));
+  await tx
+    .update(events)
+    .set({ data: sql`${withoutPersonalValues(sql`${events.data}::text`, erasures)}::json` })
+    .where(eq(events.caseId, record.id));
+  await tx
+    .update(webhookDeliveries)
+    .set({ body: withoutPersonalValues(sql`${webhookDeliveries.body}`, erasures) })
+    .where(
+      inArray(
+        webhookDeliveries.eventId,
+        tx.select({ id: events.id }).from(events).where(eq(events.caseId, record.id)),
+      ),
+    );
+  await tx.delete(mailOutbox).where(eq(mailOutbox.caseId, record.id));
+  await tx.delete(devMailbox).where(eq(devMailbox.caseId, record.id));
+  await tx
+    .update(auditLog)
+    .set({ details: sql`${withoutPersonalValues(sql`${auditLog.details}::text`, erasures)}::jsonb` })
+    .where(and(eq(auditLog.teamId, record.teamId), eq(auditLog.target, record.id)));
+}
