@@ -16,6 +16,7 @@ import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 const USAGE = `usage:
   teams create --name NAME --admin-email EMAIL [--plan PLAN]
   teams update --team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO]
+               [--retention-days N|none]
   keys create --team TEAM_ID [--name NAME] [--mode live|test]
   keys revoke --key KEY_ID
   db migrate`;
@@ -28,6 +29,18 @@ function required(values: Record<string, string | undefined>, flag: string): str
   const value = values[flag];
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);
   return value;
+}
+
+/** `--retention-days`: a number of days (1 to 3650), or `none` to keep ended cases. */
+function parseRetentionDays(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  return z.coerce
+    .number({ error: '--retention-days must be a number of days or none' })
+    .int({ error: '--retention-days must be a whole number of days or none' })
+    .min(1, { error: '--retention-days must be at least 1 (or none)' })
+    .max(3650, { error: '--retention-days must be at most 3650 (or none)' })
+    .parse(value);
 }
 
 async function main(argv: string[]): Promise<Record<string, unknown>> {
@@ -44,6 +57,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
       'topup-cents': { type: 'string' },
       'trial-ends-at': { type: 'string' },
       mode: { type: 'string' },
+      'retention-days': { type: 'string' },
     },
   });
   const command = positionals.join(' ');
@@ -83,7 +97,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
       case 'teams update': {
         const teamId = uuid('--team').parse(required(values, 'team'));
         const status = values['subscription-status'];
-        const flags = ['plan', 'subscription-status', 'topup-cents', 'trial-ends-at'];
+        const flags = ['plan', 'subscription-status', 'topup-cents', 'trial-ends-at', 'retention-days'];
         if (flags.every((flag) => values[flag as keyof typeof values] === undefined)) {
           throw new UsageError(
             `nothing to update: give at least one of ${flags.map((f) => `--${f}`).join(', ')}`,
@@ -100,6 +114,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
             values['trial-ends-at'] === undefined
               ? undefined
               : new Date(z.iso.datetime({ offset: true }).parse(values['trial-ends-at'])),
+          retentionDays: parseRetentionDays(values['retention-days']),
         });
         return {
           team_id: team.id,
@@ -107,6 +122,7 @@ async function main(argv: string[]): Promise<Record<string, unknown>> {
           subscription_status: team.subscriptionStatus,
           topup_balance_cents: team.topupBalanceCents,
           trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
+          retention_days: team.retentionDays,
         };
       }
       case 'keys create': {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { plans } from './billing';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { oneOf, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './values';
@@ -18,10 +18,13 @@ export const teams = pgTable(
     topupBalanceCents: bigint('topup_balance_cents', { mode: 'number' }).notNull().default(0),
     /** Billing periods are monthly from this instant (UTC). */
     billingAnchor: timestamptz('billing_anchor').notNull().defaultNow(),
+    /** Ended cases older than this many days are redacted by the daily retention job; null: kept. */
+    retentionDays: integer('retention_days'),
     createdAt: createdAt(),
   },
   (t) => [
     check('teams_subscription_status_check', oneOf(t.subscriptionStatus, SUBSCRIPTION_STATUSES)),
+    check('teams_retention_days_positive', sql`${t.retentionDays} is null or ${t.retentionDays} > 0`),
     check('teams_topup_balance_nonnegative', sql`${t.topupBalanceCents} >= 0`),
   ],
 );

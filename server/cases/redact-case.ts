@@ -78,37 +78,45 @@ export async function redactCase(
 ): Promise<CaseRecord> {
   const found = await findTeamCaseOrFail(db, scope, caseId);
   return db.transaction(async (tx) => {
-    const now = clock();
-    let record = await lockCaseForUpdate(tx, found.id);
+    const record = await lockCaseForUpdate(tx, found.id);
     if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
-    if (record.redactedAt) return record;
-    if (isActionable(record, now)) {
-      const canceled = await expireCase(tx, record.id, now, 'canceled');
-      if (canceled.record) record = canceled.record;
-    }
-    await eraseCaseData(tx, record, now);
-    const redacted: CaseRecord = {
-      ...record,
-      subjectEmail: redactedEmail(record.publicId),
-      subjectName: null,
-      notes: '',
-      redactedAt: now,
-      updatedAt: now,
-      steps: record.steps.map((step) => ({ ...step, settings: {} })),
-    };
-    await tx
-      .update(idempotencyKeys)
-      .set({ responseBody: toCaseWire(redacted, now) })
-      .where(sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`);
-    await recordEvent(tx, {
-      scope: caseScope(redacted),
-      type: 'case.redacted',
-      data: caseEventData(redacted),
-      caseId: record.id,
-      now,
-    });
-    return redacted;
+    return redactLockedCase(tx, record, clock());
   });
+}
+
+/**
+ * The redaction itself, for a case the caller has locked in `tx` (read with lockCaseForUpdate):
+ * the API's redaction and the retention job's share it.
+ */
+export async function redactLockedCase(tx: Tx, locked: CaseRecord, now: Date): Promise<CaseRecord> {
+  let record = locked;
+  if (record.redactedAt) return record;
+  if (isActionable(record, now)) {
+    const canceled = await expireCase(tx, record.id, now, 'canceled');
+    if (canceled.record) record = canceled.record;
+  }
+  await eraseCaseData(tx, record, now);
+  const redacted: CaseRecord = {
+    ...record,
+    subjectEmail: redactedEmail(record.publicId),
+    subjectName: null,
+    notes: '',
+    redactedAt: now,
+    updatedAt: now,
+    steps: record.steps.map((step) => ({ ...step, settings: {} })),
+  };
+  await tx
+    .update(idempotencyKeys)
+    .set({ responseBody: toCaseWire(redacted, now) })
+    .where(sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`);
+  await recordEvent(tx, {
+    scope: caseScope(redacted),
+    type: 'case.redacted',
+    data: caseEventData(redacted),
+    caseId: record.id,
+    now,
+  });
+  return redacted;
 }
 
 async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<void> {

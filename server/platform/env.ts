@@ -67,6 +67,12 @@ const envSchema = z.object({
   WEB_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */
   MAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** Events (with their deliveries and attempts) older than this are deleted by the daily job. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(30),
+  /** Sent (or given-up) mails and dev-mailbox entries older than this are deleted. */
+  MAIL_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
+  /** Audit entries older than this are deleted. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
   /** Seconds between runs of the periodic jobs (case expiry, delivery recovery). */
   JOB_TICK_SECONDS: z.coerce.number().int().min(1).default(5),
   /** Signs console session cookies; unset, a key generated once and kept in the database is used. */

@@ -55,6 +55,8 @@ export async function updateTeam(
     subscriptionStatus?: SubscriptionStatus;
     topupBalanceCents?: number;
     trialEndsAt?: Date | null;
+    /** Days ended cases are kept before the retention job redacts them; null keeps them. */
+    retentionDays?: number | null;
   },
 ) {
   if (changes.planCode !== undefined) await findPlan(db, changes.planCode);
@@ -65,6 +67,7 @@ export async function updateTeam(
       ...(changes.subscriptionStatus !== undefined ? { subscriptionStatus: changes.subscriptionStatus } : {}),
       ...(changes.topupBalanceCents !== undefined ? { topupBalanceCents: changes.topupBalanceCents } : {}),
       ...(changes.trialEndsAt !== undefined ? { trialEndsAt: changes.trialEndsAt } : {}),
+      ...(changes.retentionDays !== undefined ? { retentionDays: changes.retentionDays } : {}),
     })
     .where(eq(teams.id, teamId))
     .returning();

@@ -9,6 +9,7 @@ import { jobQueue } from '@/server/platform/jobs/producers';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
 import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
+import { applyRetention } from './data-retention';
 
 /**
  * A job that runs every `seconds`. Every worker process queues the tick on its own timer, and
@@ -121,4 +122,11 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
   });
   await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
+
+  await boss.work(QUEUES.dataRetention, async () => {
+    const done = await applyRetention(db, clock, config);
+    if (Object.values(done).some((count) => count > 0))
+      logger.info('data past retention redacted or deleted', done);
+  });
+  await boss.schedule(QUEUES.dataRetention, '47 3 * * *');
 }

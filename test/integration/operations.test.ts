@@ -306,10 +306,13 @@ describe('pages', () => {
 });
 
 describe('scheduled jobs', () => {
-  it('schedules the daily idempotency-purge at 03:17 in pg-boss at start-up', async () => {
+  it('schedules the daily idempotency-purge at 03:17 and data-retention at 03:47 in pg-boss at start-up', async () => {
     const schedules = await database.sql<{ name: string; cron: string; timezone: string | null }[]>`
       select name, cron, timezone from pgboss.schedule order by name`;
-    expect(schedules).toEqual([{ name: 'idempotency-purge', cron: '17 3 * * *', timezone: 'UTC' }]);
+    expect(schedules).toEqual([
+      { name: 'data-retention', cron: '47 3 * * *', timezone: 'UTC' },
+      { name: 'idempotency-purge', cron: '17 3 * * *', timezone: 'UTC' },
+    ]);
     const [queue] = await database.sql<{ name: string }[]>`
       select name from pgboss.queue where name = 'idempotency-purge'`;
     expect(queue?.name).toBe('idempotency-purge');

@@ -15,6 +15,8 @@ export const QUEUES = {
   mailSend: 'mail-send',
   /** Daily: deletes idempotency keys past their 30-day retention. */
   idempotencyPurge: 'idempotency-purge',
+  /** Daily: redacts cases past their team's retention; deletes old events, mails and audit entries. */
+  dataRetention: 'data-retention',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -30,6 +32,7 @@ export interface JobPayloads {
   [QUEUES.webhookRecover]: null;
   [QUEUES.casesExpire]: null;
   [QUEUES.idempotencyPurge]: null;
+  [QUEUES.dataRetention]: null;
 }
 
 /** The periodic queues: their jobs are ticks that carry nothing. */
@@ -37,6 +40,7 @@ export const TICK_QUEUES: readonly QueueName[] = [
   QUEUES.webhookRecover,
   QUEUES.casesExpire,
   QUEUES.idempotencyPurge,
+  QUEUES.dataRetention,
 ];
 
 export const MAIL_RETRY_LIMIT = 5;
@@ -67,6 +71,10 @@ export function queueOptions(
       };
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:
+    case QUEUES.dataRetention:
+      // A day's backlog of redactions may take a while; it commits batch by batch, so a run
+      // that is cut off loses nothing and the next one continues.
+      return { policy: 'short', retryLimit: 0, expireInSeconds: 3600 };
     case QUEUES.idempotencyPurge:
       // One queued at most, so the ticks every worker queues never pile up; any number running.
       // `stately` (one queued and one running) held every tick back for minutes behind one left

@@ -1,0 +1,29 @@
+import type { Db } from '@/db/client';
+import { purgeAudit } from '@/server/audit/purge-audit';
+import { redactCasesPastRetention } from '@/server/cases/redact-past-retention';
+import { purgeEvents } from '@/server/events/purge-events';
+import { purgeMail } from '@/server/mail/purge-mail';
+import type { Clock } from '@/server/platform/clock';
+import type { Env } from '@/server/platform/env';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type RetentionPolicy = Pick<
+  Env,
+  'EVENT_RETENTION_DAYS' | 'MAIL_RETENTION_DAYS' | 'AUDIT_RETENTION_DAYS'
+>;
+
+/**
+ * The daily `data-retention` job: ended cases past their team's retention period are redacted,
+ * then events, mails and audit entries past the operator's periods are deleted. Each part works in
+ * batches that commit on their own, so the job is resumable, and safe to run on several workers at
+ * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
+ */
+export async function applyRetention(db: Db, clock: Clock, policy: RetentionPolicy) {
+  const before = (days: number) => new Date(clock().getTime() - days * DAY_MS);
+  const redactedCases = await redactCasesPastRetention(db, clock);
+  const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
+  const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
+  const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS));
+  return { redactedCases, events, mails: mail.mails, devMailbox: mail.devMailbox, auditEntries };
+}
