@@ -25,6 +25,7 @@ let team: NewTeam;
 let caseId: string;
 let apiKey: string;
 let viewerEmail: string;
+let helpdeskCaseId: string;
 
 test('a newcomer signs in with the admin from teams create and creates an API key that works over REST', async ({
   page,
@@ -168,6 +169,71 @@ test('cases, their detail with the copy-link button, usage and the dev mailbox',
   await expectAccessible(page);
 });
 
+test('the helpdesk opens a case, watches the caller complete it live, and resends, cancels and erases cases, all audited', async ({
+  page,
+  context,
+  world,
+}) => {
+  await page.goto(`${world.app.baseUrl}/console/sign-in`);
+  await page.getByLabel('E-mail').fill(team.admin_email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Cases' }).click();
+  await page.getByRole('button', { name: 'New case' }).click();
+  await page.getByLabel('The person’s e-mail address').fill('caller@acme.test');
+  await page.getByLabel('Their name (optional)').fill('Casey Caller');
+  await page.getByRole('checkbox', { name: 'E-mail link' }).uncheck();
+  await page.getByRole('checkbox', { name: 'A question only they can answer' }).check();
+  await page.getByLabel('The question').fill('Which office do you sit in?');
+  await page.getByLabel(/Its answer/).fill('Harbour House');
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Open the case' }).click();
+  await expect(page.getByRole('heading', { name: 'Case for caller@acme.test' })).toBeVisible();
+  await expect(page.locator('.c-status').first()).toHaveText('open');
+  helpdeskCaseId = page.url().split('/').at(-1) ?? '';
+
+  // The agent reads the link out (or copies it); the caller answers on their own device.
+  const created = await apiClient(world.app.baseUrl, team.api_key).get<{ verification_url: string }>(
+    `/v1/cases/${helpdeskCaseId}/`,
+  );
+  const caller = await context.newPage();
+  await caller.goto(created.body.verification_url);
+  await caller.getByLabel('Which office do you sit in?').fill('harbour  house');
+  await caller.getByRole('button', { name: 'Confirm answer' }).click();
+  await expect(caller.locator('#case-summary')).toContainText('All steps are done');
+  await caller.close();
+  // The console follows without a reload, to the second, in the order things happened.
+  await expect(page.locator('.c-status').first()).toHaveText('closed', { timeout: 15_000 });
+  const timeline = page.locator('.c-timeline li');
+  await expect(timeline).toHaveCount(3);
+  await expect(timeline.nth(0)).toContainText('case.created');
+  await expect(timeline.nth(1)).toContainText('verification.step_completed');
+  await expect(timeline.nth(2)).toContainText('case.closed');
+  await expect(timeline.nth(2)).toContainText(/\d{2}:\d{2}:\d{2} UTC/);
+
+  // A second caller lost their mail: resend, then cancel, then erase.
+  await page.goto(`${world.app.baseUrl}/console/cases`);
+  await page.getByRole('button', { name: 'New case' }).click();
+  await page.getByLabel('The person’s e-mail address').fill('lost-mail@acme.test');
+  await page.getByRole('button', { name: 'Open the case' }).click();
+  await expect(page.getByRole('heading', { name: 'Case for lost-mail@acme.test' })).toBeVisible();
+  await page.getByRole('button', { name: 'Mail the links again' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'New links were mailed' })).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel case' }).click();
+  await expect(page.locator('.c-status').first()).toHaveText('expired');
+  await expect(page.getByText('Canceled', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Erase personal data' }).click();
+  await page.getByRole('button', { name: 'Erase for good' }).click();
+  await expect(page.getByRole('heading', { name: /Case for redacted\+.+@redacted\.invalid/ })).toBeVisible();
+  await expect(page.getByText('Personal data erased')).toBeVisible();
+  await expectAccessible(page);
+
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  for (const action of ['case.created', 'case.links_resent', 'case.canceled', 'case.redacted']) {
+    await expect(page.getByText(action, { exact: true }).first()).toBeVisible();
+  }
+});
+
 test('a viewer invited by e-mail can read but not change anything, in the UI and on the server', async ({
   page,
   browser,
@@ -197,6 +263,12 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
   await expect(viewer.getByRole('button', { name: 'Add an endpoint' })).toHaveCount(0);
   await viewer.goto(`${world.app.baseUrl}/console/members`);
   await expect(viewer.getByRole('button', { name: 'Invite' })).toHaveCount(0);
+  await viewer.goto(`${world.app.baseUrl}/console/cases/${helpdeskCaseId}`);
+  await expect(viewer.getByRole('heading', { name: 'Case for caller@acme.test' })).toBeVisible();
+  await expect(viewer.getByRole('button', { name: 'Erase personal data' })).toHaveCount(0);
+  await viewer.goto(`${world.app.baseUrl}/console/cases`);
+  await expect(viewer.getByRole('heading', { name: 'Cases' })).toBeVisible();
+  await expect(viewer.getByRole('button', { name: 'New case' })).toHaveCount(0);
 
   // The server refuses too, whatever the page shows: straight at the tRPC route with the
   // viewer's session cookie.
@@ -204,6 +276,8 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
     ['console.keys.create', { name: 'sneaky' }],
     ['console.members.invite', { email: 'friend@acme.test', role: 'admin' }],
     ['console.webhooks.create', { url: world.receiver.url('/sneaky'), events: ['case.created'] }],
+    ['console.cases.create', { subject_email: 'sneaky@acme.test', verification_methods: { email: true } }],
+    ['console.cases.redact', { id: helpdeskCaseId }],
   ] as const) {
     const response = await viewer.request.post(`${world.app.baseUrl}/api/trpc/${path}`, { data: input });
     expect(response.status()).toBe(403);
@@ -313,6 +387,7 @@ test('works at phone width: the navigation wraps and no page scrolls sideways', 
     '/console/webhooks',
     '/console/members',
     '/console/audit',
+    `/console/cases/${helpdeskCaseId}`,
   ]) {
     await page.goto(`${world.app.baseUrl}${path}`);
     await expect(page.getByRole('navigation', { name: 'Console' })).toBeVisible();

@@ -1,4 +1,4 @@
-import type { Db } from '@/db/client';
+import type { Queryable } from '@/db/client';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -12,7 +12,7 @@ import { findTeamCaseOrFail } from './case-repository';
  * case is still open, under the same row lock). An ended case answers 409 CASE_NOT_OPEN.
  */
 export async function cancelCase(
-  db: Db,
+  db: Queryable,
   scope: DataScope,
   caseId: string,
   clock: Clock,

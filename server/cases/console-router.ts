@@ -1,12 +1,25 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { events, webhookDeliveries } from '@/db/schema';
-import { router, sessionProcedure } from '@/server/api/trpc/init';
+import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
+import { auditedChange } from '@/server/audit/record-audit';
 import { AppError } from '@/server/platform/errors';
 import { eventWireId } from '@/server/platform/ids';
+import { cancelCase } from './cancel-case';
+import type { CaseRecord } from './case-record';
 import { findCaseForTeam } from './case-repository';
+import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
-import { listCasesInput, toCaseWire } from './wire';
+import { redactCase } from './redact-case';
+import { resendLinks, resendLinksInput } from './resend-links';
+import { createCaseInput, listCasesInput, toCaseWire } from './wire';
+
+const caseId = z.object({ id: z.string().max(100) });
+
+/** What an audit entry says of a case: its id and mode, never the person (redaction erases less). */
+function caseAudit(action: string) {
+  return (record: CaseRecord) => ({ action, target: record.id, details: { livemode: record.livemode } });
+}
 
 export const consoleCasesRouter = router({
   /** The API's list (same filters, same cursors); the console passes cursors back as given. */
@@ -25,11 +38,17 @@ export const consoleCasesRouter = router({
     const id = z.uuid().safeParse(input.id);
     const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
     if (!record) throw new AppError('NOT_FOUND', 'No case with this id in your team.');
+    // In the order things happened. Events recorded in one transaction share their instant (a
+    // step passing and the case closing), so within an instant they follow the case's life.
     const timeline = await ctx.db
       .select()
       .from(events)
       .where(and(eq(events.teamId, ctx.teamId), eq(events.caseId, record.id)))
-      .orderBy(asc(events.createdAt));
+      .orderBy(
+        asc(events.createdAt),
+        asc(sql`case ${events.type} when 'case.created' then 0 when 'verification.step_completed' then 1
+                when 'case.redacted' then 3 else 2 end`),
+      );
     const deliveries =
       timeline.length === 0
         ? []
@@ -66,4 +85,58 @@ export const consoleCasesRouter = router({
       })),
     };
   }),
+
+  /**
+   * The helpdesk's case: the same rules, billing and events as `POST /v1/cases/`, made by an
+   * owner or admin in the console's current mode, and audited.
+   */
+  create: managerProcedure.input(createCaseInput).mutation(async ({ ctx, input }) => {
+    const prepared = await prepareCase(input);
+    const record = await auditedChange(
+      ctx,
+      (tx) =>
+        createCase(tx, ctx.scope, prepared, { clock: ctx.clock, caseTtlSeconds: ctx.env.CASE_TTL_SECONDS }),
+      caseAudit('case.created'),
+    );
+    return toCaseWire(record, ctx.clock());
+  }),
+
+  cancel: managerProcedure
+    .input(caseId)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => cancelCase(tx, ctx.scope, input.id, ctx.clock),
+          caseAudit('case.canceled'),
+        ),
+        ctx.clock(),
+      ),
+    ),
+
+  resend: managerProcedure
+    .input(resendLinksInput)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => resendLinks(tx, ctx.scope, input, ctx.clock),
+          caseAudit('case.links_resent'),
+        ),
+        ctx.clock(),
+      ),
+    ),
+
+  redact: managerProcedure
+    .input(caseId)
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => redactCase(tx, ctx.scope, input.id, ctx.clock),
+          caseAudit('case.redacted'),
+        ),
+        ctx.clock(),
+      ),
+    ),
 });

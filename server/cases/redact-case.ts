@@ -1,5 +1,5 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import type { Db, Tx } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import {
   auditLog,
   caseSteps,
@@ -71,7 +71,7 @@ function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
  * serialise on the case's row lock.
  */
 export async function redactCase(
-  db: Db,
+  db: Queryable,
   scope: DataScope,
   caseId: string,
   clock: Clock,

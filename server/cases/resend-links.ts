@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Db } from '@/db/client';
+import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
@@ -42,7 +42,7 @@ function rateLimited(detail: string, retryAfterSeconds: number): AppError {
  * STEP_NOT_PENDING.
  */
 export async function resendLinks(
-  db: Db,
+  db: Queryable,
   scope: DataScope,
   input: ResendLinksInput,
   clock: Clock,

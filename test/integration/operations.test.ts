@@ -273,6 +273,13 @@ describe('pages', () => {
     expect(html).toContain('href="/v1/openapi.json"');
   });
 
+  it('/favicon.ico is an icon, not a 404 on every page', async () => {
+    const res = await fetch(`${app.baseUrl}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)/);
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+  });
+
   it('/docs is the reference renderer, served from this origin under a policy without inline scripts', async () => {
     const res = await fetch(`${app.baseUrl}/docs`);
     expect(res.status).toBe(200);

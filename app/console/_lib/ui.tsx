@@ -55,6 +55,15 @@ export function formatDate(iso: string | null): string {
   );
 }
 
+/** To the second: for a case's timeline and deliveries, where several things happen in a minute. */
+export function formatInstant(iso: string | null): string {
+  if (!iso) return '—';
+  return (
+    new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
+    ' UTC'
+  );
+}
+
 export function formatCents(cents: number): string {
   return `$${(cents / 100).toFixed(2)}`;
 }

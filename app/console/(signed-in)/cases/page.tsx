@@ -2,9 +2,11 @@
 
 import Link from 'next/link';
 import { type FormEvent, useState } from 'react';
+import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
+import { NewCaseForm } from './new-case-form';
 
 type Status = 'open' | 'closed' | 'failed' | 'expired';
 
@@ -28,6 +30,8 @@ export default function CasesPage() {
   const [after, setAfter] = useState('');
   const [before, setBefore] = useState('');
   const page = useLoad(() => api.cases.list.query(filters), JSON.stringify(filters));
+  const { canManage } = useSession();
+  const [creating, setCreating] = useState(false);
 
   function onFilter(event: FormEvent) {
     event.preventDefault();
@@ -44,6 +48,17 @@ export default function CasesPage() {
   return (
     <>
       <h1>Cases</h1>
+      {canManage ? (
+        creating ? (
+          <NewCaseForm />
+        ) : (
+          <div className="c-row">
+            <button type="button" className="c-button" onClick={() => setCreating(true)}>
+              New case
+            </button>
+          </div>
+        )
+      ) : null}
       <form onSubmit={onFilter} className="c-form c-filters" aria-label="Filter cases">
         <div>
           <label htmlFor="f-email">Subject e-mail</label>
@@ -77,7 +92,7 @@ export default function CasesPage() {
       {page.loading ? <Loading what="cases" /> : null}
       <ErrorNote error={page.error} />
       {page.data && page.data.results.length === 0 ? (
-        <Empty>No cases match. Cases are created through the API (POST /v1/cases/).</Empty>
+        <Empty>No cases match. Cases are opened here (New case) or through the API (POST /v1/cases/).</Empty>
       ) : null}
       {page.data && page.data.results.length > 0 ? (
         <div className="c-table-wrap">

@@ -2,9 +2,117 @@
 
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
+import { useEffect, useState } from 'react';
+import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
-import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
+
+/** How often an open case is read again, so the page follows the subject without a reload. */
+const LIVE_REFRESH_MS = 2_000;
+
+type CaseWire = Awaited<ReturnType<typeof api.cases.get.query>>['case'];
+
+/**
+ * What a helpdesk agent does with a case: mail its links again, cancel it, erase the person's
+ * data. Each is audited; the page shows the case as the action left it.
+ */
+function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState('');
+  const [confirmErase, setConfirmErase] = useState(false);
+  const open = current.status === 'open';
+
+  async function run(what: string, action: () => Promise<unknown>) {
+    setBusy(true);
+    setError(undefined);
+    setDone('');
+    try {
+      await action();
+      setDone(what);
+      onChanged();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+      setConfirmErase(false);
+    }
+  }
+
+  const mailed = ['email', 'manager'].some(
+    (m) =>
+      current.verification_methods[m as 'email' | 'manager']?.requested &&
+      !current.verification_methods[m as 'email' | 'manager']?.verified,
+  );
+  return (
+    <section aria-labelledby="case-actions">
+      <h2 id="case-actions">Actions</h2>
+      <div className="c-row c-wrap">
+        {open && mailed ? (
+          <button
+            type="button"
+            className="c-button c-secondary"
+            disabled={busy}
+            onClick={() =>
+              run('New links were mailed; the earlier ones no longer work.', () =>
+                api.cases.resend.mutate({ id: current.id }),
+              )
+            }
+          >
+            Mail the links again
+          </button>
+        ) : null}
+        {open ? (
+          <button
+            type="button"
+            className="c-button c-secondary"
+            disabled={busy}
+            onClick={() => run('The case is canceled.', () => api.cases.cancel.mutate({ id: current.id }))}
+          >
+            Cancel case
+          </button>
+        ) : null}
+        {current.redacted_at ? null : confirmErase ? (
+          <>
+            <button
+              type="button"
+              className="c-button c-danger"
+              disabled={busy}
+              onClick={() =>
+                run('The person’s data is erased.', () => api.cases.redact.mutate({ id: current.id }))
+              }
+            >
+              Erase for good
+            </button>
+            <button type="button" className="c-button c-secondary" onClick={() => setConfirmErase(false)}>
+              Keep it
+            </button>
+          </>
+        ) : (
+          <button
+            type="button"
+            className="c-button c-secondary"
+            disabled={busy}
+            onClick={() => setConfirmErase(true)}
+          >
+            Erase personal data
+          </button>
+        )}
+      </div>
+      {confirmErase ? (
+        <p className="c-muted">
+          This erases the subject’s e-mail, name and notes, the manager’s details and the case’s mails and
+          event bodies. It cannot be undone{open ? ', and cancels the open case' : ''}.
+        </p>
+      ) : null}
+      <p role="status" aria-live="polite" className="c-muted">
+        {done}
+      </p>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
 
 const METHOD_NAMES: Record<string, string> = {
   email: 'E-mail',
@@ -19,6 +127,14 @@ export default function CasePage() {
   const { id } = useParams<{ id: string }>();
   const detail = useLoad(() => api.cases.get.query({ id }), id);
   const data = detail.data;
+  const { canManage } = useSession();
+  const open = data?.case.status === 'open';
+  const { reload } = detail;
+  useEffect(() => {
+    if (!open) return;
+    const timer = setInterval(reload, LIVE_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [open, reload]);
 
   return (
     <>
@@ -29,7 +145,7 @@ export default function CasePage() {
       <ErrorNote error={detail.error} />
       {data ? (
         <>
-          <h1>Case for {data.case.subject_email}</h1>
+          <h1 className="c-break">Case for {data.case.subject_email}</h1>
           <dl className="c-facts">
             <div>
               <dt>Status</dt>
@@ -46,16 +162,29 @@ export default function CasePage() {
               <dt>Expires</dt>
               <dd>{formatDate(data.case.expires_at)}</dd>
             </div>
+            {data.case.canceled_at ? (
+              <div>
+                <dt>Canceled</dt>
+                <dd>{formatInstant(data.case.canceled_at)}</dd>
+              </div>
+            ) : null}
+            {data.case.redacted_at ? (
+              <div>
+                <dt>Personal data erased</dt>
+                <dd>{formatInstant(data.case.redacted_at)}</dd>
+              </div>
+            ) : null}
             <div>
               <dt>Case id</dt>
               <dd>
-                <code>{data.case.id}</code>
+                <code className="c-break">{data.case.id}</code>
               </dd>
             </div>
           </dl>
           <div className="c-row">
             <CopyButton value={data.case.verification_url} label="Copy verification link" />
           </div>
+          {canManage ? <CaseActions current={data.case} onChanged={reload} /> : null}
           {data.case.notes ? (
             <>
               <h2>Notes</h2>
@@ -80,7 +209,7 @@ export default function CasePage() {
           <ol className="c-timeline">
             {data.events.map((e) => (
               <li key={e.id}>
-                <time dateTime={e.created_at}>{formatDate(e.created_at)}</time> <code>{e.type}</code>
+                <time dateTime={e.created_at}>{formatInstant(e.created_at)}</time> <code>{e.type}</code>
                 {typeof e.data.method === 'string'
                   ? ` (${METHOD_NAMES[e.data.method] ?? e.data.method})`
                   : ''}
@@ -113,7 +242,7 @@ export default function CasePage() {
                         {d.last_response_status ? ` (HTTP ${d.last_response_status})` : ''}
                       </td>
                       <td>{d.attempt_count}</td>
-                      <td>{formatDate(d.created_at)}</td>
+                      <td>{formatInstant(d.created_at)}</td>
                     </tr>
                   ))}
                 </tbody>

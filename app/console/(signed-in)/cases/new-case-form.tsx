@@ -1,0 +1,130 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { type FormEvent, useState } from 'react';
+import { api } from '@/app/console/_lib/trpc';
+import { ErrorNote } from '@/app/console/_lib/ui';
+
+/** The methods a helpdesk agent picks from (a government ID check brings the selfie with it). */
+const METHODS = [
+  ['email', 'E-mail link'],
+  ['sms', 'Text message code'],
+  ['government_id', 'Government ID and selfie'],
+  ['custom_question', 'A question only they can answer'],
+  ['manager', 'Confirmation by their manager'],
+] as const;
+
+type Method = (typeof METHODS)[number][0];
+
+/**
+ * A case opened from the console, for the helpdesk: a caller asks for a password reset, the agent
+ * opens a case, mails the link or reads it out, and watches the case close. Same rules, billing and
+ * events as the API; the server checks everything again.
+ */
+export function NewCaseForm() {
+  const router = useRouter();
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [methods, setMethods] = useState<Method[]>(['email']);
+  const [question, setQuestion] = useState('');
+  const [answer, setAnswer] = useState('');
+  const [managerName, setManagerName] = useState('');
+  const [managerEmail, setManagerEmail] = useState('');
+  const [notes, setNotes] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const has = (method: Method) => methods.includes(method);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const created = await api.cases.create.mutate({
+        subject_email: email.trim(),
+        subject_name: name.trim() || null,
+        verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
+        notes,
+        ...(has('custom_question') ? { custom_question_text: question, custom_question_answer: answer } : {}),
+        ...(has('manager') ? { manager_name: managerName, manager_email: managerEmail.trim() } : {}),
+      });
+      router.push(`/console/cases/${created.id}`);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="c-form" aria-labelledby="new-case">
+      <h2 id="new-case">New case</h2>
+      <label htmlFor="case-email">The person’s e-mail address</label>
+      <input id="case-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      <label htmlFor="case-name">Their name (optional)</label>
+      <input id="case-name" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      <fieldset className="c-fieldset">
+        <legend>How they prove who they are</legend>
+        {METHODS.map(([method, label]) => (
+          <label key={method} className="c-check">
+            <input
+              type="checkbox"
+              checked={has(method)}
+              onChange={(e) =>
+                setMethods(e.target.checked ? [...methods, method] : methods.filter((m) => m !== method))
+              }
+            />{' '}
+            {label}
+          </label>
+        ))}
+      </fieldset>
+      {has('custom_question') ? (
+        <>
+          <label htmlFor="case-question">The question</label>
+          <input
+            id="case-question"
+            required
+            maxLength={500}
+            value={question}
+            onChange={(e) => setQuestion(e.target.value)}
+          />
+          <label htmlFor="case-answer">Its answer (stored hashed; capitals and spacing do not matter)</label>
+          <input
+            id="case-answer"
+            required
+            maxLength={200}
+            value={answer}
+            onChange={(e) => setAnswer(e.target.value)}
+          />
+        </>
+      ) : null}
+      {has('manager') ? (
+        <>
+          <label htmlFor="case-manager-name">Their manager’s name</label>
+          <input
+            id="case-manager-name"
+            required
+            maxLength={200}
+            value={managerName}
+            onChange={(e) => setManagerName(e.target.value)}
+          />
+          <label htmlFor="case-manager-email">Their manager’s e-mail address</label>
+          <input
+            id="case-manager-email"
+            type="email"
+            required
+            value={managerEmail}
+            onChange={(e) => setManagerEmail(e.target.value)}
+          />
+        </>
+      ) : null}
+      <label htmlFor="case-notes">Notes for your team (optional)</label>
+      <textarea id="case-notes" maxLength={2000} value={notes} onChange={(e) => setNotes(e.target.value)} />
+      <ErrorNote error={error} />
+      <div className="c-row">
+        <button type="submit" className="c-button" disabled={busy || methods.length === 0}>
+          Open the case
+        </button>
+      </div>
+    </form>
+  );
+}
