@@ -37,6 +37,12 @@ export interface CreatedApiKey {
   createdAt: Date;
 }
 
+/** How the console and the audit log name a key: its first characters and its last four. */
+export function apiKeyLabel(token: string): string {
+  const mode: Mode = token.startsWith(API_KEY_PREFIXES.test) ? 'test' : 'live';
+  return `${token.slice(0, API_KEY_PREFIXES[mode].length + 4)}…${token.slice(-4)}`;
+}
+
 /** A new key of `mode` (live unless said otherwise). */
 export async function createApiKey(
   db: Queryable,

@@ -5,8 +5,8 @@ import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/in
 import { auditedChange } from '@/server/audit/record-audit';
 import { AppError } from '@/server/platform/errors';
 import { eventWireId } from '@/server/platform/ids';
+import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
-import type { CaseRecord } from './case-record';
 import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
@@ -15,11 +15,6 @@ import { resendLinks, resendLinksInput } from './resend-links';
 import { createCaseInput, listCasesInput, toCaseWire } from './wire';
 
 const caseId = z.object({ id: z.string().max(100) });
-
-/** What an audit entry says of a case: its id and mode, never the person (redaction erases less). */
-function caseAudit(action: string) {
-  return (record: CaseRecord) => ({ action, target: record.id, details: { livemode: record.livemode } });
-}
 
 export const consoleCasesRouter = router({
   /** The API's list (same filters, same cursors); the console passes cursors back as given. */

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { auditedChange } from '@/server/audit/record-audit';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
+import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
 import { findTeamCaseOrFail } from './case-repository';
 import { createCase, prepareCase } from './create-case';
@@ -132,7 +134,14 @@ export const casesRouter = router({
     .input(z.object({ id: z.string() }))
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await cancelCase(ctx.db, ctx.scope, input.id, ctx.clock), ctx.clock()),
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => cancelCase(tx, ctx.scope, input.id, ctx.clock),
+          caseAudit('case.canceled'),
+        ),
+        ctx.clock(),
+      ),
     ),
 
   resend: apiKeyProcedure
@@ -149,7 +158,14 @@ export const casesRouter = router({
     .input(resendLinksInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await resendLinks(ctx.db, ctx.scope, input, ctx.clock), ctx.clock()),
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => resendLinks(tx, ctx.scope, input, ctx.clock),
+          caseAudit('case.links_resent'),
+        ),
+        ctx.clock(),
+      ),
     ),
 
   redact: apiKeyProcedure
@@ -166,6 +182,13 @@ export const casesRouter = router({
     .input(z.object({ id: z.string() }))
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await redactCase(ctx.db, ctx.scope, input.id, ctx.clock), ctx.clock()),
+      toCaseWire(
+        await auditedChange(
+          ctx,
+          (tx) => redactCase(tx, ctx.scope, input.id, ctx.clock),
+          caseAudit('case.redacted'),
+        ),
+        ctx.clock(),
+      ),
     ),
 });

@@ -6,6 +6,7 @@ import { readPasswordHash } from '@/server/auth/team-members';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { webhookAudit } from './audit-entries';
 import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,
@@ -53,27 +54,17 @@ export const consoleWebhooksRouter = router({
     const row = await auditedChange(
       ctx,
       (tx) => createEndpoint(tx, ctx.scope, input, endpointPolicy(ctx)),
-      (row) => ({
-        action: 'webhook_endpoint.created',
-        target: row.id,
-        details: { url: row.url, events: row.events },
-      }),
+      webhookAudit.endpointCreated,
     );
     return { ...toEndpointWire(row), secret: row.secret };
   }),
 
   update: managerProcedure.input(updateEndpointInput).mutation(async ({ ctx, input }) => {
     const { id, ...changes } = input;
-    const action =
-      changes.is_active === true
-        ? 'webhook_endpoint.enabled'
-        : changes.is_active === false
-          ? 'webhook_endpoint.disabled'
-          : 'webhook_endpoint.updated';
     const row = await auditedChange(
       ctx,
       (tx) => updateEndpoint(tx, ctx.scope, id, changes, endpointPolicy(ctx)),
-      (row) => ({ action, target: row.id, details: changes }),
+      (row) => webhookAudit.endpointUpdated(row, changes),
     );
     return toEndpointWire(row);
   }),
@@ -86,11 +77,7 @@ export const consoleWebhooksRouter = router({
         await deleteEndpoint(tx, ctx.scope, endpoint.id);
         return endpoint;
       },
-      (endpoint) => ({
-        action: 'webhook_endpoint.deleted',
-        target: endpoint.id,
-        details: { url: endpoint.url },
-      }),
+      webhookAudit.endpointDeleted,
     );
     return { deleted: true };
   }),
@@ -100,7 +87,7 @@ export const consoleWebhooksRouter = router({
     const row = await auditedChange(
       ctx,
       (tx) => rotateEndpointSecret(tx, ctx.scope, input.id, ctx.clock),
-      (row) => ({ action: 'webhook_endpoint.secret_rotated', target: row.id }),
+      webhookAudit.secretRotated,
     );
     return { ...toEndpointWire(row), secret: row.secret };
   }),
@@ -132,11 +119,7 @@ export const consoleWebhooksRouter = router({
       await auditedChange(
         ctx,
         (tx) => sendTestPing(tx, ctx.scope, input.id, ctx.clock),
-        (delivery) => ({
-          action: 'webhook_endpoint.test_sent',
-          target: input.id,
-          details: { delivery_id: delivery.id },
-        }),
+        (delivery) => webhookAudit.testSent(input.id, delivery),
       ),
     ),
   ),
@@ -155,13 +138,15 @@ export const consoleWebhooksRouter = router({
     return toDeliveryDetailWire(delivery, attempts);
   }),
 
-  retry: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) =>
-    toDeliveryWire(
-      await auditedChange(
-        ctx,
-        (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
-        (row) => ({ action: 'webhook_delivery.retried', target: row.id }),
+  retry: managerProcedure
+    .input(endpointId)
+    .mutation(async ({ ctx, input }) =>
+      toDeliveryWire(
+        await auditedChange(
+          ctx,
+          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
+          webhookAudit.deliveryRetried,
+        ),
       ),
     ),
-  ),
 });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { auditedChange } from '@/server/audit/record-audit';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { webhookAudit } from './audit-entries';
 import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries';
 import {
   createEndpoint,
@@ -53,7 +55,11 @@ export const webhooksRouter = router({
     .input(createEndpointInput)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await createEndpoint(ctx.db, ctx.scope, input, { clock: ctx.clock, ...policy(ctx) });
+      const row = await auditedChange(
+        ctx,
+        (tx) => createEndpoint(tx, ctx.scope, input, { clock: ctx.clock, ...policy(ctx) }),
+        webhookAudit.endpointCreated,
+      );
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/webhooks/endpoints/${row.id}/`);
       return { ...toEndpointWire(row), secret: row.secret };
     }),
@@ -91,7 +97,11 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { id, ...changes } = input;
       return toEndpointWire(
-        await updateEndpoint(ctx.db, ctx.scope, id, changes, { clock: ctx.clock, ...policy(ctx) }),
+        await auditedChange(
+          ctx,
+          (tx) => updateEndpoint(tx, ctx.scope, id, changes, { clock: ctx.clock, ...policy(ctx) }),
+          (row) => webhookAudit.endpointUpdated(row, changes),
+        ),
       );
     }),
 
@@ -108,7 +118,15 @@ export const webhooksRouter = router({
     .input(byId)
     .output(z.null())
     .mutation(async ({ ctx, input }) => {
-      await deleteEndpoint(ctx.db, ctx.scope, input.id);
+      await auditedChange(
+        ctx,
+        async (tx) => {
+          const endpoint = await getEndpoint(tx, ctx.scope, input.id);
+          await deleteEndpoint(tx, ctx.scope, endpoint.id);
+          return endpoint;
+        },
+        webhookAudit.endpointDeleted,
+      );
       return null;
     }),
 
@@ -126,7 +144,11 @@ export const webhooksRouter = router({
     .input(byId)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await rotateEndpointSecret(ctx.db, ctx.scope, input.id, ctx.clock);
+      const row = await auditedChange(
+        ctx,
+        (tx) => rotateEndpointSecret(tx, ctx.scope, input.id, ctx.clock),
+        webhookAudit.secretRotated,
+      );
       return { ...toEndpointWire(row), secret: row.secret };
     }),
 
@@ -145,7 +167,13 @@ export const webhooksRouter = router({
     .input(byId)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(await sendTestPing(ctx.db, ctx.scope, input.id, ctx.clock)),
+      toDeliveryWire(
+        await auditedChange(
+          ctx,
+          (tx) => sendTestPing(tx, ctx.scope, input.id, ctx.clock),
+          (delivery) => webhookAudit.testSent(input.id, delivery),
+        ),
+      ),
     ),
 
   recoverEndpoint: apiKeyProcedure
@@ -164,7 +192,11 @@ export const webhooksRouter = router({
     .input(recoverDeliveriesInput)
     .output(recoverDeliveriesOutput)
     .mutation(async ({ ctx, input }) =>
-      recoverDeliveries(ctx.db, ctx.scope, input.id, new Date(input.since), ctx.clock),
+      auditedChange(
+        ctx,
+        (tx) => recoverDeliveries(tx, ctx.scope, input.id, new Date(input.since), ctx.clock),
+        (result) => webhookAudit.recovered(input.id, input.since, result.queued),
+      ),
     ),
 
   listDeliveries: apiKeyProcedure
@@ -218,6 +250,12 @@ export const webhooksRouter = router({
     .input(byId)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(await retryDelivery(ctx.db, ctx.scope, input.id, ctx.clock)),
+      toDeliveryWire(
+        await auditedChange(
+          ctx,
+          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
+          webhookAudit.deliveryRetried,
+        ),
+      ),
     ),
 });

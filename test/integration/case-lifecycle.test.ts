@@ -45,6 +45,8 @@ let api: Api;
 let testApi: Api;
 let otherTeam: Api;
 let secret: string;
+let liveKey: string;
+let teamId: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -70,6 +72,8 @@ beforeAll(async () => {
     systemClock,
   );
   api = apiClient(app.baseUrl, team.key.token);
+  liveKey = team.key.token;
+  teamId = team.team.id;
   testApi = apiClient(app.baseUrl, team.testKey.token);
   otherTeam = apiClient(app.baseUrl, other.key.token);
   const endpoint = await api.post<{ secret: string }>('/v1/webhooks/endpoints/', {
@@ -406,5 +410,34 @@ describe('redact', () => {
     expectError(await otherTeam.post(`/v1/cases/${created.id}/redact/`), 404, 'NOT_FOUND');
     const page = await openSubjectPage(created.verification_url);
     expect(page.html).not.toContain(created.subject_email);
+  });
+});
+
+describe('the audit log', () => {
+  it('records what API keys change on cases and endpoints, naming the key by its prefix and last four', async () => {
+    const created = await createCase();
+    expect(
+      (await api.post(`/v1/cases/${created.id}/cancel/`, undefined, { 'User-Agent': 'acme-hr/2.1' })).status,
+    ).toBe(200);
+    const endpoint = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+      url: receiver.url('/audited'),
+      events: ['case.closed'],
+    });
+    expect((await api.delete(`/v1/webhooks/endpoints/${endpoint.body.id}/`)).status).toBe(204);
+    // A refused change records nothing.
+    expectError(await api.post(`/v1/cases/${created.id}/cancel/`), 409, 'CASE_NOT_OPEN');
+
+    const entries = await database.sql<
+      { action: string; target: string; actor_email: string; user_agent: string }[]
+    >`
+      select action, target, actor_email, user_agent from audit_log
+       where team_id = ${teamId} and target in (${created.id}, ${endpoint.body.id}) order by created_at, action`;
+    const actor = `API key ${liveKey.slice(0, 'vouch_live_'.length + 4)}…${liveKey.slice(-4)}`;
+    expect(entries.map((e) => [e.action, e.target, e.actor_email])).toEqual([
+      ['case.canceled', created.id, actor],
+      ['webhook_endpoint.created', endpoint.body.id, actor],
+      ['webhook_endpoint.deleted', endpoint.body.id, actor],
+    ]);
+    expect(entries[0]?.user_agent).toBe('acme-hr/2.1');
   });
 });

@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import { ClientGoneError, toTrpcError, toWireError } from '@/server/api/error-table';
 import type { AuditActor } from '@/server/audit/record-audit';
-import { authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
+import { apiKeyLabel, authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
 import { consoleAuth } from '@/server/auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '@/server/auth/team-members';
 import { budgetKey, type DataScope } from '@/server/platform/data-scope';
@@ -119,7 +119,7 @@ export const apiKeyProcedure = procedure
   .use(async ({ ctx, next, type }) => {
     const token = bearerToken(ctx.requestHeaders.get('authorization'));
     const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
-    if (!key) {
+    if (!key || !token) {
       // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
       const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
       applyHeaders(ctx, limit.headers);
@@ -132,7 +132,14 @@ export const apiKeyProcedure = procedure
     const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', budgetKey(key.scope));
     applyHeaders(ctx, limit.headers);
     if (ctx.clientGone.aborted) throw new ClientGoneError();
-    return next({ ctx: { teamId: key.scope.teamId, scope: key.scope, apiKeyId: key.keyId } });
+    // What the key changes is audited like a console user's changes, the key named as the actor.
+    const actor: AuditActor = {
+      userId: null,
+      email: `API key ${apiKeyLabel(token)}`,
+      ipAddress: ctx.clientAddress,
+      userAgent: ctx.requestHeaders.get('user-agent'),
+    };
+    return next({ ctx: { teamId: key.scope.teamId, scope: key.scope, apiKeyId: key.keyId, actor } });
   })
   .use(refuseControlCharacters);
 
