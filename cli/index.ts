@@ -7,7 +7,7 @@ import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
-import { createTeam, updateTeam } from '@/server/teams/manage-teams';
+import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
 
 /**
  * The operator's command line: `npm run --silent cli -- <command>`. The last line
@@ -31,7 +31,7 @@ function required(values: Record<string, string | undefined>, flag: string): str
   return value;
 }
 
-/** `--retention-days`: a number of days (1 to 3650), or `none` to keep ended cases. */
+/** `--retention-days`: a number of days (1 to MAX_RETENTION_DAYS), or `none` to keep ended cases. */
 function parseRetentionDays(value: string | undefined): number | null | undefined {
   if (value === undefined) return undefined;
   if (value === 'none') return null;
@@ -39,7 +39,7 @@ function parseRetentionDays(value: string | undefined): number | null | undefine
     .number({ error: '--retention-days must be a number of days or none' })
     .int({ error: '--retention-days must be a whole number of days or none' })
     .min(1, { error: '--retention-days must be at least 1 (or none)' })
-    .max(3650, { error: '--retention-days must be at most 3650 (or none)' })
+    .max(MAX_RETENTION_DAYS, { error: `--retention-days must be at most ${MAX_RETENTION_DAYS} (or none)` })
     .parse(value);
 }
 

@@ -228,8 +228,24 @@ test('the helpdesk opens a case, watches the caller complete it live, and resend
   await expect(page.getByText('Personal data erased')).toBeVisible();
   await expectAccessible(page);
 
+  // The team keeps ended cases 30 days, then the person's data goes.
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await page.getByRole('radio', { name: /For a number of days/ }).check();
+  await page.getByLabel('Days', { exact: true }).fill('30');
+  await page.getByRole('button', { name: 'Save retention' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'over 30 days ago' })).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Days', { exact: true })).toHaveValue('30');
+  await expectAccessible(page);
+
   await page.getByRole('link', { name: 'Audit log' }).click();
-  for (const action of ['case.created', 'case.links_resent', 'case.canceled', 'case.redacted']) {
+  for (const action of [
+    'case.created',
+    'case.links_resent',
+    'case.canceled',
+    'case.redacted',
+    'team.retention_changed',
+  ]) {
     await expect(page.getByText(action, { exact: true }).first()).toBeVisible();
   }
 });
@@ -278,6 +294,7 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
     ['console.webhooks.create', { url: world.receiver.url('/sneaky'), events: ['case.created'] }],
     ['console.cases.create', { subject_email: 'sneaky@acme.test', verification_methods: { email: true } }],
     ['console.cases.redact', { id: helpdeskCaseId }],
+    ['console.team.setRetention', { retention_days: 1 }],
   ] as const) {
     const response = await viewer.request.post(`${world.app.baseUrl}/api/trpc/${path}`, { data: input });
     expect(response.status()).toBe(403);
@@ -394,6 +411,41 @@ test('works at phone width: the navigation wraps and no page scrolls sideways', 
     await expect(page.locator('main h1')).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+  }
+  // The detail pages too: an endpoint, the delivery log and one delivery.
+  const noSidewaysScroll = async (what: string) => {
+    await expect(page.locator('main h1')).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${what} scrolls sideways`).toBeLessThanOrEqual(0);
+  };
+  await page.goto(`${world.app.baseUrl}/console/webhooks`);
+  const endpointLink = page.locator('main table a[href^="/console/webhooks/"]').first();
+  await expect(endpointLink).toBeVisible();
+  await page.goto(`${world.app.baseUrl}${await endpointLink.getAttribute('href')}`);
+  await noSidewaysScroll('the endpoint page');
+  await page.goto(`${world.app.baseUrl}/console/webhooks/deliveries`);
+  await noSidewaysScroll('the delivery log');
+  const deliveryLink = page.locator('main a[href^="/console/webhooks/deliveries/"]').first();
+  await expect(deliveryLink).toBeVisible();
+  await deliveryLink.click();
+  await expect(page).toHaveURL(/\/console\/webhooks\/deliveries\/[0-9a-f-]{36}$/);
+  await noSidewaysScroll('a delivery page');
+
+  // A table's actions lie within the screen's width as the page opens, not past the edge of a
+  // table that would have to be scrolled sideways to find them.
+  for (const [path, name] of [
+    ['/console/keys', /^Revoke/],
+    ['/console/members', /^Remove/],
+  ] as const) {
+    await page.goto(`${world.app.baseUrl}${path}`);
+    const action = page.getByRole('button', { name }).first();
+    await expect(action).toBeVisible();
+    const edges = await action.evaluate((element) => {
+      const box = element.getBoundingClientRect();
+      return { left: box.left, right: box.right, width: window.innerWidth };
+    });
+    expect(edges.left, `${path}: ${name}`).toBeGreaterThanOrEqual(0);
+    expect(edges.right, `${path}: ${name}`).toBeLessThanOrEqual(edges.width);
   }
   // Keyboard: the skip link is the first stop and lands on the page's content.
   await page.keyboard.press('Tab');

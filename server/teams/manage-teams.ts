@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '@/db/client';
+import type { Db, Queryable } from '@/db/client';
 import { plans, type SubscriptionStatus, teams } from '@/db/schema';
 import { createApiKey } from '@/server/auth/api-keys';
 import { createTeamOwner } from '@/server/auth/team-members';
@@ -47,8 +47,11 @@ export async function createTeam(
   });
 }
 
+/** The longest retention period a team may choose, in days (ten years). */
+export const MAX_RETENTION_DAYS = 3650;
+
 export async function updateTeam(
-  db: Db,
+  db: Queryable,
   teamId: string,
   changes: {
     planCode?: string;

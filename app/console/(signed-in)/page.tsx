@@ -3,6 +3,7 @@
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
+import { RetentionSettings } from './retention-settings';
 
 const METHOD_NAMES: Record<string, string> = {
   email: 'E-mail',
@@ -133,6 +134,7 @@ export default function UsagePage() {
 
           <h2>Cases per day</h2>
           <DailyChart days={data.daily} />
+          <RetentionSettings />
         </>
       ) : null}
     </>

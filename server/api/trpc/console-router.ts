@@ -3,6 +3,7 @@ import { consoleAuthRouter } from '@/server/auth/console-router';
 import { consoleAccountRouter } from '@/server/billing/console-router';
 import { consoleCasesRouter } from '@/server/cases/console-router';
 import { consoleMailboxRouter } from '@/server/mail/console-router';
+import { consoleTeamRouter } from '@/server/teams/console-router';
 import { consoleWebhooksRouter } from '@/server/webhooks/console-router';
 import { router } from './init';
 
@@ -19,4 +20,5 @@ export const consoleRouter = router({
   audit: consoleAuditRouter,
   mailbox: consoleMailboxRouter,
   webhooks: consoleWebhooksRouter,
+  team: consoleTeamRouter,
 });

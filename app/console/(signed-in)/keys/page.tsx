@@ -111,7 +111,7 @@ export default function KeysPage() {
       {keys.data && keys.data.length === 0 ? <Empty>No API keys yet.</Empty> : null}
       {keys.data && keys.data.length > 0 ? (
         <div className="c-table-wrap">
-          <table>
+          <table className="c-stack">
             <caption className="c-sr">API keys</caption>
             <thead>
               <tr>
@@ -131,16 +131,18 @@ export default function KeysPage() {
             <tbody>
               {keys.data.map((k) => (
                 <tr key={k.id}>
-                  <td>{k.name || '(unnamed)'}</td>
-                  <td>
+                  <td data-label="Name">{k.name || '(unnamed)'}</td>
+                  <td data-label="Key">
                     <code>
                       {k.prefix}…{k.last_four}
                     </code>
                   </td>
-                  <td>{k.mode === 'live' ? 'Live' : 'Test'}</td>
-                  <td>{formatDate(k.created_at)}</td>
-                  <td>{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
-                  <td>{k.revoked_at ? `Revoked ${formatDate(k.revoked_at)}` : 'Active'}</td>
+                  <td data-label="Mode">{k.mode === 'live' ? 'Live' : 'Test'}</td>
+                  <td data-label="Created">{formatDate(k.created_at)}</td>
+                  <td data-label="Last used">{k.last_used_at ? formatDate(k.last_used_at) : 'Never'}</td>
+                  <td data-label="State">
+                    {k.revoked_at ? `Revoked ${formatDate(k.revoked_at)}` : 'Active'}
+                  </td>
                   {canManage ? (
                     <td>
                       {k.revoked_at ? null : (

@@ -85,7 +85,7 @@ export default function MembersPage() {
       <ErrorNote error={members.error} />
       {members.data ? (
         <div className="c-table-wrap">
-          <table>
+          <table className="c-stack">
             <caption className="c-sr">Team members</caption>
             <thead>
               <tr>
@@ -104,8 +104,8 @@ export default function MembersPage() {
                 const editable = canManage && (isOwner || m.role !== 'owner');
                 return (
                   <tr key={m.user_id}>
-                    <td>{m.email}</td>
-                    <td>
+                    <td data-label="E-mail">{m.email}</td>
+                    <td data-label="Role">
                       {editable ? (
                         <select
                           aria-label={`Role of ${m.email}`}
@@ -131,7 +131,7 @@ export default function MembersPage() {
                         m.role
                       )}
                     </td>
-                    <td>{formatDate(m.joined_at)}</td>
+                    <td data-label="Joined">{formatDate(m.joined_at)}</td>
                     {canManage ? (
                       <td>
                         {editable ? (

@@ -1,0 +1,40 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { teams } from '@/db/schema';
+import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
+import { auditedChange } from '@/server/audit/record-audit';
+import { MAX_RETENTION_DAYS, updateTeam } from './manage-teams';
+
+/** Retention periods a team may choose, in days; null keeps ended cases until someone erases them. */
+export const retentionDaysInput = z
+  .number({ error: 'must be a number of days' })
+  .int({ error: 'must be a whole number of days' })
+  .min(1, { error: 'must be at least 1 day' })
+  .max(MAX_RETENTION_DAYS, { error: `must be at most ${MAX_RETENTION_DAYS} days (10 years)` })
+  .nullable();
+
+export const consoleTeamRouter = router({
+  /** How long the team keeps ended cases before the daily job erases the person's data. */
+  retention: sessionProcedure.query(async ({ ctx }) => {
+    const [team] = await ctx.db
+      .select({ retentionDays: teams.retentionDays })
+      .from(teams)
+      .where(eq(teams.id, ctx.teamId));
+    return { retention_days: team?.retentionDays ?? null };
+  }),
+
+  setRetention: managerProcedure
+    .input(z.object({ retention_days: retentionDaysInput }))
+    .mutation(async ({ ctx, input }) => {
+      const team = await auditedChange(
+        ctx,
+        (tx) => updateTeam(tx, ctx.teamId, { retentionDays: input.retention_days }),
+        (row) => ({
+          action: 'team.retention_changed',
+          target: row.id,
+          details: { retention_days: row.retentionDays },
+        }),
+      );
+      return { retention_days: team.retentionDays };
+    }),
+});
