@@ -69,4 +69,29 @@ test.describe('a case the team acted on', () => {
     await expect(page.locator('#notice')).toHaveText('Thank you, your e-mail address is confirmed.');
     await expect(page.locator('#case-summary')).toContainText('All steps are done');
   });
+
+  test('redacted: the page keeps the outcome and shows nothing of the person', async ({
+    page,
+    vouch,
+    baseUrl,
+    apiKey,
+  }) => {
+    const subject = uniqueEmail('erased');
+    const created = await vouch.createCase({
+      subject_email: subject,
+      subject_name: 'Erin Erased',
+      verification_methods: { email: true },
+    });
+    const redacted = await apiClient(baseUrl, apiKey).post<CaseWire>(`/v1/cases/${created.id}/redact/`);
+    expect(redacted.status, redacted.text).toBe(200);
+
+    await page.goto(created.verification_url);
+    await expect(page.locator('#case-summary')).toContainText('canceled this verification');
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).not.toContain(subject);
+    expect(text).not.toContain(`${subject.slice(0, 1)}•••`);
+    expect(text).not.toContain('Erin');
+    await expect(page.getByRole('button')).toHaveCount(0);
+    await expectAccessible(page);
+  });
 });
