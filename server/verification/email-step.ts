@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import type { VerificationCase } from '@/server/cases/case-repository';
+import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
 import { completeSteps } from './case-state';
 import { linkTokenMatches } from './link-tokens';
@@ -41,10 +41,17 @@ export async function confirmEmailLink(
   if (step.state === 'verified') return 'already_verified';
   if (!linkTokenMatches(token, settingString(record, 'email', 'link_token_hash'))) return 'invalid';
   const transition = await db.transaction(async (tx) => {
+    // Checked again under the case's lock: a resend that committed since the page was read has
+    // replaced the token, and the old link must not pass.
+    const locked = await lockCaseForUpdate(tx, record.id);
+    if (!locked || !linkTokenMatches(token, settingString(locked, 'email', 'link_token_hash'))) {
+      return 'invalid' as const;
+    }
     const result = await completeSteps(tx, record.id, ['email'], now);
     if (result.changed) await mergeStepSettings(tx, record.id, 'email', { link_token_hash: null }, now);
     return result;
   });
+  if (transition === 'invalid') return 'invalid';
   if (transition.changed) return 'verified';
   return transition.why === 'step_not_pending' ? 'already_verified' : 'closed';
 }

@@ -1,5 +1,5 @@
 import type { Db } from '@/db/client';
-import type { VerificationCase } from '@/server/cases/case-repository';
+import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
 import { completeSteps, failCase } from './case-state';
 import { linkTokenMatches } from './link-tokens';
 import { settingString, stepOf } from './step-settings';
@@ -20,11 +20,16 @@ export async function decideManagerRequest(
 ): Promise<'confirmed' | 'declined' | 'invalid' | 'unavailable'> {
   if (!managerTokenValid(found, token)) return 'invalid';
   const caseId = found.record.id;
-  const transition = await db.transaction((tx) =>
-    decision === 'confirm'
+  const transition = await db.transaction(async (tx) => {
+    // Checked again under the case's lock: a resend that committed since the page was read has
+    // replaced the token, and the old link must not decide anything.
+    const locked = await lockCaseForUpdate(tx, caseId);
+    if (!locked || !managerTokenValid({ ...found, record: locked }, token)) return 'invalid' as const;
+    return decision === 'confirm'
       ? completeSteps(tx, caseId, ['manager'], now)
-      : failCase(tx, caseId, 'manager', 'manager_declined', now),
-  );
+      : failCase(tx, caseId, 'manager', 'manager_declined', now);
+  });
+  if (transition === 'invalid') return 'invalid';
   if (!transition.changed) return 'unavailable';
   return decision === 'confirm' ? 'confirmed' : 'declined';
 }

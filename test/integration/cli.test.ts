@@ -140,6 +140,7 @@ describe('operator CLI', { timeout: 180_000 }, () => {
       subscription_status: 'active',
       topup_balance_cents: 1500,
       trial_ends_at: '2030-01-02T03:04:05.000Z',
+      retention_days: null,
     });
     const account = await apiClient(app.baseUrl, apiKey).get('/v1/account/');
     expect(account.body).toMatchObject({
