@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { auditedChange } from '@/server/audit/record-audit';
+import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
 import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
@@ -58,6 +58,13 @@ export const casesRouter = router({
           const record = await createCase(tx, ctx.scope, prepared, {
             clock: ctx.clock,
             caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
+          });
+          // Audited like a console creation, in the case's transaction (a replay records nothing).
+          await recordAudit(tx, {
+            teamId: ctx.teamId,
+            actor: ctx.actor,
+            at: ctx.clock(),
+            ...caseAudit('case.created')(record),
           });
           return toCaseWire(record, ctx.clock());
         },

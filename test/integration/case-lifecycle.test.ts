@@ -414,7 +414,7 @@ describe('redact', () => {
 });
 
 describe('the audit log', () => {
-  it('records what API keys change on cases and endpoints, naming the key by its prefix and last four', async () => {
+  it('records what API keys do to cases and endpoints, naming the key by its prefix and last four', async () => {
     const created = await createCase();
     expect(
       (await api.post(`/v1/cases/${created.id}/cancel/`, undefined, { 'User-Agent': 'acme-hr/2.1' })).status,
@@ -434,10 +434,11 @@ describe('the audit log', () => {
        where team_id = ${teamId} and target in (${created.id}, ${endpoint.body.id}) order by created_at, action`;
     const actor = `API key ${liveKey.slice(0, 'vouch_live_'.length + 4)}…${liveKey.slice(-4)}`;
     expect(entries.map((e) => [e.action, e.target, e.actor_email])).toEqual([
+      ['case.created', created.id, actor],
       ['case.canceled', created.id, actor],
       ['webhook_endpoint.created', endpoint.body.id, actor],
       ['webhook_endpoint.deleted', endpoint.body.id, actor],
     ]);
-    expect(entries[0]?.user_agent).toBe('acme-hr/2.1');
+    expect(entries.find((e) => e.action === 'case.canceled')?.user_agent).toBe('acme-hr/2.1');
   });
 });
