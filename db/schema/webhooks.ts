@@ -70,6 +70,9 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt.desc(), t.id.desc()),
     // The recovery sweep looks only at claims still held, which are few at any moment.
     index('webhook_deliveries_claimed_idx').on(t.claimedUntil).where(sql`${t.claimedUntil} is not null`),
+    // An event's deliveries: rewritten when its case is redacted, deleted (cascade) when events
+    // pass their retention; without it each event would scan every delivery.
+    index('webhook_deliveries_event_idx').on(t.eventId),
     // Reactivation resumes an endpoint's held deliveries.
     index('webhook_deliveries_endpoint_open_idx')
       .on(t.endpointId)

@@ -6,12 +6,11 @@ import { auditedChange } from '@/server/audit/record-audit';
 import { AppError } from '@/server/platform/errors';
 import { eventWireId } from '@/server/platform/ids';
 import { caseAudit } from './audit-entries';
-import { cancelCase } from './cancel-case';
+import { auditedCaseActions } from './audited-actions';
 import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
-import { redactCase } from './redact-case';
-import { resendLinks, resendLinksInput } from './resend-links';
+import { resendLinksInput } from './resend-links';
 import { createCaseInput, listCasesInput, toCaseWire } from './wire';
 
 const caseId = z.object({ id: z.string().max(100) });
@@ -99,39 +98,16 @@ export const consoleCasesRouter = router({
   cancel: managerProcedure
     .input(caseId)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => cancelCase(tx, ctx.scope, input.id, ctx.clock),
-          caseAudit('case.canceled'),
-        ),
-        ctx.clock(),
-      ),
+      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), ctx.clock()),
     ),
 
   resend: managerProcedure
     .input(resendLinksInput)
-    .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => resendLinks(tx, ctx.scope, input, ctx.clock),
-          caseAudit('case.links_resent'),
-        ),
-        ctx.clock(),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => toCaseWire(await auditedCaseActions.resend(ctx, input), ctx.clock())),
 
   redact: managerProcedure
     .input(caseId)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => redactCase(tx, ctx.scope, input.id, ctx.clock),
-          caseAudit('case.redacted'),
-        ),
-        ctx.clock(),
-      ),
+      toCaseWire(await auditedCaseActions.redact(ctx, input.id), ctx.clock()),
     ),
 });

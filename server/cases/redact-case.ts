@@ -108,7 +108,14 @@ export async function redactLockedCase(tx: Tx, locked: CaseRecord, now: Date): P
   await tx
     .update(idempotencyKeys)
     .set({ responseBody: toCaseWire(redacted, now) })
-    .where(sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`);
+    // Within the case's team and mode (the key's primary key leads with them), not the whole table.
+    .where(
+      and(
+        eq(idempotencyKeys.teamId, record.teamId),
+        eq(idempotencyKeys.livemode, record.livemode),
+        sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`,
+      ),
+    );
   await recordEvent(tx, {
     scope: caseScope(redacted),
     type: 'case.redacted',

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { auditedChange, recordAudit } from '@/server/audit/record-audit';
+import { recordAudit } from '@/server/audit/record-audit';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
 import { caseAudit } from './audit-entries';
-import { cancelCase } from './cancel-case';
+import { auditedCaseActions } from './audited-actions';
 import { findTeamCaseOrFail } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
-import { redactCase } from './redact-case';
-import { RESEND_LIMITS, resendLinks, resendLinksInput } from './resend-links';
+import { RESEND_LIMITS, resendLinksInput } from './resend-links';
 import { simulateCase, simulateCaseInput } from './simulate-case';
 import {
   type CaseWire,
@@ -141,14 +140,7 @@ export const casesRouter = router({
     .input(z.object({ id: z.string() }))
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => cancelCase(tx, ctx.scope, input.id, ctx.clock),
-          caseAudit('case.canceled'),
-        ),
-        ctx.clock(),
-      ),
+      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), ctx.clock()),
     ),
 
   resend: apiKeyProcedure
@@ -164,16 +156,7 @@ export const casesRouter = router({
     })
     .input(resendLinksInput)
     .output(caseOutput)
-    .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => resendLinks(tx, ctx.scope, input, ctx.clock),
-          caseAudit('case.links_resent'),
-        ),
-        ctx.clock(),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => toCaseWire(await auditedCaseActions.resend(ctx, input), ctx.clock())),
 
   redact: apiKeyProcedure
     .meta({
@@ -189,13 +172,6 @@ export const casesRouter = router({
     .input(z.object({ id: z.string() }))
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(
-        await auditedChange(
-          ctx,
-          (tx) => redactCase(tx, ctx.scope, input.id, ctx.clock),
-          caseAudit('case.redacted'),
-        ),
-        ctx.clock(),
-      ),
+      toCaseWire(await auditedCaseActions.redact(ctx, input.id), ctx.clock()),
     ),
 });

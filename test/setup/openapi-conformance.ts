@@ -1,13 +1,12 @@
 import { afterAll, afterEach, expect } from 'vitest';
-import { conformanceCheckingFetch, takeConformanceReport } from '../support/openapi-conformance';
+import { conformanceCheckingFetch, takeConformanceViolations } from '../support/openapi-conformance';
 
 // Every integration test file: the API's answers are checked against its OpenAPI document, and a
 // test that got one the document does not describe fails (see test/support/openapi-conformance.ts).
 globalThis.fetch = conformanceCheckingFetch(globalThis.fetch);
 
 function expectConformingAnswers(): void {
-  const { violations } = takeConformanceReport();
-  expect(violations, 'answers that /v1/openapi.json does not describe').toEqual([]);
+  expect(takeConformanceViolations(), 'answers that /v1/openapi.json does not describe').toEqual([]);
 }
 
 afterEach(expectConformingAnswers);

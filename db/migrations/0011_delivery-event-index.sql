@@ -1,0 +1,2 @@
+-- Deliveries by event: redaction rewrites an event's deliveries and the retention job's event deletes cascade to them.
+CREATE INDEX "webhook_deliveries_event_idx" ON "webhook_deliveries" USING btree ("event_id");

@@ -1,0 +1,31 @@
+import type { Db } from '@/db/client';
+import { type AuditActor, auditedChange } from '@/server/audit/record-audit';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { caseAudit } from './audit-entries';
+import { cancelCase } from './cancel-case';
+import type { CaseRecord } from './case-record';
+import { redactCase } from './redact-case';
+import { type ResendLinksInput, resendLinks } from './resend-links';
+
+/** Who acts on a case, for whom, and when: a console user or an API key, in a team and mode. */
+export interface CaseActionContext {
+  db: Db;
+  teamId: string;
+  scope: DataScope;
+  actor: AuditActor;
+  clock: Clock;
+}
+
+/**
+ * A team's actions on a case, each committed with its audit entry: the REST API and the console
+ * publish the same three, whoever the actor.
+ */
+export const auditedCaseActions = {
+  cancel: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
+    auditedChange(ctx, (tx) => cancelCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.canceled')),
+  resend: (ctx: CaseActionContext, input: ResendLinksInput): Promise<CaseRecord> =>
+    auditedChange(ctx, (tx) => resendLinks(tx, ctx.scope, input, ctx.clock), caseAudit('case.links_resent')),
+  redact: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
+    auditedChange(ctx, (tx) => redactCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.redacted')),
+};
