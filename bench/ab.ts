@@ -10,6 +10,9 @@
  * `NAME=value` pairs separated by spaces; NODE_OPTIONS takes V8 flags). Scenarios: ping, get, list, post (as in bench/profile.ts). Background workers are off in
  * both apps, so jobs queued by one are not run by the other; what is compared is the request path.
  *
+ * AB_SEPARATE_DATABASES=1 gives each app a database of its own on the same server (seeded alike,
+ * with this checkout's migrations), for variants whose jobs or schema would trip over each other.
+ *
  * Prints, per round, each app's CPU and its PostgreSQL backends' CPU per request (backends are told
  * apart by application_name), then the median ratio B/A over the rounds.
  */
@@ -52,6 +55,8 @@ async function main(): Promise<void> {
   const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
   try {
     const ds = await seedDataset(pg.url, 'vouch_ab', 10_000);
+    const separate = process.env.AB_SEPARATE_DATABASES === '1';
+    const datasets = [ds, separate ? await seedDataset(pg.url, 'vouch_ab_b', 10_000) : ds] as const;
     const variants = (['A', 'B'] as const).map((name) => ({
       name,
       tree: path.resolve(process.env[`AB_${name}_TREE`] ?? '.'),
@@ -59,11 +64,11 @@ async function main(): Promise<void> {
       env: parseEnv(process.env[`AB_${name}_ENV`]),
       appName: `vouch-ab-${name.toLowerCase()}`,
     }));
-    for (const variant of variants) {
+    for (const [index, variant] of variants.entries()) {
       apps.push(
         await startApp({
           cwd: variant.tree,
-          databaseUrl: ds.url,
+          databaseUrl: (datasets[index] ?? ds).url,
           env: {
             NEXT_DIST_DIR: variant.dist,
             PGAPPNAME: variant.appName,
@@ -79,6 +84,7 @@ async function main(): Promise<void> {
       );
     }
 
+    // pg_stat_activity lists the backends of every database on the server.
     const admin = postgres(ds.url, { max: 1, onnotice: () => {} });
     const backends = async (appName: string) =>
       (
@@ -93,7 +99,11 @@ async function main(): Promise<void> {
             concurrency: CONCURRENCY,
             warmupMs: 0,
             durationMs,
-            target: scenarioTarget(scenario, ds, `ab-${variants[index]?.name}-${Date.now().toString(36)}`),
+            target: scenarioTarget(
+              scenario,
+              datasets[index] ?? ds,
+              `ab-${variants[index]?.name}-${Date.now().toString(36)}`,
+            ),
           }),
         ),
       );

@@ -1,10 +1,12 @@
+import { sql } from 'drizzle-orm';
 import { check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { MAIL_STATUSES, type MailStatus, oneOf } from './values';
 
 /**
- * Every e-mail the service sends, written in the transaction that decides to send it; the
- * `mail.send` job delivers it. A mail that keeps failing stays here as `failed` with its error.
+ * Every e-mail the service sends, written in the transaction that decides to send it. The worker
+ * sends the queued ones that are due (server/mail/send-mail.ts); a mail that keeps failing stays
+ * here as `failed` with its error.
  */
 export const mailOutbox = pgTable(
   'mail_outbox',
@@ -21,6 +23,12 @@ export const mailOutbox = pgTable(
     status: text('status').$type<MailStatus>().notNull().default('queued'),
     attempts: integer('attempts').notNull().default(0),
     lastError: text('last_error'),
+    /**
+     * When a queued mail is next due: null for a new mail (due at once), then the retry's time, or
+     * the end of the lease of the worker sending it (a worker that dies mid-send leaves the mail
+     * to be taken again when the lease ends).
+     */
+    nextAttemptAt: timestamptz('next_attempt_at'),
     createdAt: createdAt(),
     sentAt: timestamptz('sent_at'),
   },
@@ -28,6 +36,8 @@ export const mailOutbox = pgTable(
     check('mail_outbox_status_check', oneOf(t.status, MAIL_STATUSES)),
     index('mail_outbox_created_idx').on(t.createdAt),
     index('mail_outbox_case_idx').on(t.caseId),
+    // The worker's poll: the queued mails, new ones (null) first, then by due time.
+    index('mail_outbox_due_idx').on(t.nextAttemptAt.asc().nullsFirst()).where(sql`${t.status} = 'queued'`),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
 import { devMailbox, mailOutbox } from '@/db/schema';
@@ -15,25 +15,75 @@ const transports = new Map<string, Transporter>();
 function smtpTransport(url: string): Transporter {
   let transport = transports.get(url);
   if (!transport) {
-    transport = nodemailer.createTransport(url);
+    // Time-outs well inside the mail's lease (below): a stuck server fails the attempt, and the
+    // mail is retried, long before another worker could take it (nodemailer waits up to 10 min).
+    transport = nodemailer.createTransport({
+      url,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+    });
     transports.set(url, transport);
   }
   return transport;
 }
 
-export interface MailToSend {
-  mailId: string;
-  /** The job's last retry: a failure now leaves the row `failed` instead of `queued`. */
-  isLastTry: boolean;
+/** How many mails one claim takes: a full batch is followed at once by the next. */
+export const MAIL_BATCH_SIZE = 50;
+/** Retries after the first attempt; after the last one a mail stays `failed`. */
+export const MAIL_RETRY_LIMIT = 5;
+/**
+ * How long a worker owns the mails it claimed. Longer than the longest send the transport allows
+ * (its time-outs below), so a live worker's mail is never taken twice; a dead worker's mails are
+ * taken again when it ends.
+ */
+const MAIL_LEASE_MS = 5 * 60_000;
+/** The longest wait between two attempts of one mail, however many failed before. */
+const MAX_RETRY_DELAY_MS = 60 * 60_000;
+
+export interface MailSenderDeps {
+  db: Db;
+  clock: Clock;
+  transport: MailTransportConfig;
+  /** The wait before the first retry; each later one waits twice as long (MAIL_RETRY_DELAY_SECONDS). */
+  retryDelaySeconds: number;
 }
 
-/** A mail that could not be sent, and why; its job is failed so that it retries. */
-export interface MailFailure {
-  mailId: string;
+/** A mail that could not be sent, and why. */
+interface MailFailure {
+  mail: StoredMail;
   error: string;
 }
 
 type StoredMail = typeof mailOutbox.$inferSelect;
+
+/**
+ * Takes up to `limit` queued mails that are due, oldest due first, and leases them to this worker
+ * in one statement: each gets its attempt counted and its next due time set to the lease's end.
+ * SKIP LOCKED lets several workers claim at once without waiting on or taking each other's rows.
+ */
+async function claimDueMails(db: Db, now: Date, limit: number): Promise<StoredMail[]> {
+  const due = db
+    .select({ id: mailOutbox.id })
+    .from(mailOutbox)
+    .where(
+      and(
+        eq(mailOutbox.status, 'queued'),
+        or(isNull(mailOutbox.nextAttemptAt), lte(mailOutbox.nextAttemptAt, now)),
+      ),
+    )
+    .orderBy(sql`${mailOutbox.nextAttemptAt} asc nulls first`)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return db
+    .update(mailOutbox)
+    .set({
+      attempts: sql`${mailOutbox.attempts} + 1`,
+      nextAttemptAt: new Date(now.getTime() + MAIL_LEASE_MS),
+    })
+    .where(inArray(mailOutbox.id, due))
+    .returning();
+}
 
 /**
  * Dev mailbox: the copies and the outbox's `sent` mark in one statement, so a mail is in the
@@ -44,8 +94,8 @@ async function storeInDevMailbox(db: Db, mails: StoredMail[], sentAt: Date): Pro
   await db.execute(sql`
     with sent as (
       update ${mailOutbox}
-         set status = 'sent', sent_at = ${sentAt.toISOString()}::timestamptz, attempts = attempts + 1, last_error = null
-       where id = any(${`{${ids.join(',')}}`}::uuid[]) and status <> 'sent'
+         set status = 'sent', sent_at = ${sentAt.toISOString()}::timestamptz, next_attempt_at = null, last_error = null
+       where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'queued'
       returning "to", subject, text, html, case_id
     )
     insert into ${devMailbox} ("to", subject, text, html, case_id)
@@ -77,65 +127,64 @@ async function sendOverSmtp(
   if (sent.length > 0) {
     await db
       .update(mailOutbox)
-      .set({ status: 'sent', sentAt: clock(), attempts: sql`${mailOutbox.attempts} + 1`, lastError: null })
+      .set({ status: 'sent', sentAt: clock(), nextAttemptAt: null, lastError: null })
       .where(inArray(mailOutbox.id, sent));
   }
   return mails.flatMap((mail, index) => {
     const outcome = outcomes[index];
     if (outcome?.status !== 'rejected') return [];
     const reason = outcome.reason as unknown;
-    return [{ mailId: mail.id, error: reason instanceof Error ? reason.message : String(reason) }];
+    return [{ mail, error: reason instanceof Error ? reason.message : String(reason) }];
   });
 }
 
 /**
- * Sends stored mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox; a test-mode
- * case's mails always go to the dev mailbox, never out. Mails already sent are skipped (a job may run twice). A failure is written on its row
- * (attempts, last_error) and returned so its job retries; after the last retry the row stays
- * `failed`, visible rather than silently dropped.
+ * Sends claimed mails: over SMTP when SMTP_URL is set, otherwise into the dev mailbox; a test-mode
+ * case's mails always go to the dev mailbox, never out. A failure is written on its row: queued
+ * again for its retry (the delay doubling each time), or after the last retry `failed`, visible
+ * rather than silently dropped.
  */
-export async function sendStoredMails(
-  db: Db,
-  batch: MailToSend[],
-  config: MailTransportConfig,
-  clock: Clock,
-): Promise<MailFailure[]> {
-  if (batch.length === 0) return [];
-  const mails = await db
-    .select()
-    .from(mailOutbox)
-    .where(
-      and(
-        inArray(
-          mailOutbox.id,
-          batch.map((item) => item.mailId),
-        ),
-        ne(mailOutbox.status, 'sent'),
-      ),
-    );
-  if (mails.length === 0) return [];
-  const smtpUrl = config.smtpUrl;
+async function sendClaimedMails(deps: MailSenderDeps, mails: StoredMail[]): Promise<void> {
+  const { db, clock, transport } = deps;
+  const smtpUrl = transport.smtpUrl;
   const outgoing = smtpUrl ? mails.filter((mail) => mail.livemode) : [];
   const kept = smtpUrl ? mails.filter((mail) => !mail.livemode) : mails;
   let failures: MailFailure[];
   try {
     if (kept.length > 0) await storeInDevMailbox(db, kept, clock());
     failures =
-      smtpUrl && outgoing.length > 0 ? await sendOverSmtp(db, outgoing, { ...config, smtpUrl }, clock) : [];
+      smtpUrl && outgoing.length > 0
+        ? await sendOverSmtp(db, outgoing, { ...transport, smtpUrl }, clock)
+        : [];
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    failures = mails.map((mail) => ({ mailId: mail.id, error: message }));
+    failures = mails.map((mail) => ({ mail, error: message }));
   }
-  const lastTry = new Set(batch.filter((item) => item.isLastTry).map((item) => item.mailId));
-  for (const failure of failures) {
+  for (const { mail, error } of failures) {
+    const retriesLeft = mail.attempts <= MAIL_RETRY_LIMIT;
+    const delayMs = Math.min(deps.retryDelaySeconds * 1000 * 2 ** (mail.attempts - 1), MAX_RETRY_DELAY_MS);
     await db
       .update(mailOutbox)
       .set({
-        status: lastTry.has(failure.mailId) ? 'failed' : 'queued',
-        attempts: sql`${mailOutbox.attempts} + 1`,
-        lastError: failure.error,
+        status: retriesLeft ? 'queued' : 'failed',
+        lastError: error,
+        nextAttemptAt: retriesLeft ? new Date(clock().getTime() + delayMs) : null,
       })
-      .where(eq(mailOutbox.id, failure.mailId));
+      .where(and(eq(mailOutbox.id, mail.id), eq(mailOutbox.status, 'queued')));
   }
-  return failures;
+}
+
+/**
+ * Sends every queued mail that is due, a batch at a time, until a batch comes back short. The
+ * worker runs it on a one-second tick; mails are written with the change that causes them (the
+ * outbox), so nothing per mail is queued anywhere else. Returns how many mails it took.
+ */
+export async function sendDueMails(deps: MailSenderDeps): Promise<number> {
+  let taken = 0;
+  for (;;) {
+    const mails = await claimDueMails(deps.db, deps.clock(), MAIL_BATCH_SIZE);
+    taken += mails.length;
+    if (mails.length > 0) await sendClaimedMails(deps, mails);
+    if (mails.length < MAIL_BATCH_SIZE) return taken;
+  }
 }

@@ -1,9 +1,9 @@
 import type { PgBoss } from 'pg-boss';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
-import { sendStoredMails } from '@/server/mail/send-mail';
+import { sendDueMails } from '@/server/mail/send-mail';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { MAIL_RETRY_LIMIT, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
+import { QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { jobQueue } from '@/server/platform/jobs/producers';
 import { logger } from '@/server/platform/logger';
@@ -69,31 +69,14 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
       ),
   );
 
-  const mailConfig = {
-    smtpUrl: config.SMTP_URL,
-    from: `Vouch <no-reply@${new URL(config.BASE_URL).hostname}>`,
+  const mailSender = {
+    db,
+    clock,
+    transport: { smtpUrl: config.SMTP_URL, from: `Vouch <no-reply@${new URL(config.BASE_URL).hostname}>` },
+    retryDelaySeconds: config.MAIL_RETRY_DELAY_SECONDS,
   };
-  await boss.work<{ mailId: string }>(
-    QUEUES.mailSend,
-    // In batches, fetched at once again while full: under load one fetch, one statement and one
-    // completion serve many mails.
-    { batchSize: 50, burstWhenBatchFull: true, perJobResults: true, pollingIntervalSeconds: 1 },
-    async (jobs) => {
-      const failures = await sendStoredMails(
-        db,
-        jobs.map((job) => ({ mailId: job.data.mailId, isLastTry: job.retryCount >= MAIL_RETRY_LIMIT })),
-        mailConfig,
-        clock,
-      );
-      const failed = new Map(failures.map((failure) => [failure.mailId, failure.error]));
-      return jobs.map((job) => {
-        const error = failed.get(job.data.mailId);
-        return error === undefined
-          ? { id: job.id, status: 'completed' as const }
-          : { id: job.id, status: 'failed' as const, output: { message: error } };
-      });
-    },
-  );
+  // Each second, not every JOB_TICK_SECONDS: a subject waits for the mail a case sends.
+  await every(boss, QUEUES.mailSend, 1, () => sendDueMails(mailSender).then(() => undefined), onShutdown);
 
   await every(
     boss,

@@ -29,7 +29,7 @@ describe('job queues at boot', () => {
     const current = new PgBoss({ connectionString: database.url, schema: 'pgboss', supervise: false });
     await current.start();
     try {
-      const expected = queueOptions(QUEUES.casesExpire, { webhookTimeoutMs: 1, mailRetryDelaySeconds: 1 });
+      const expected = queueOptions(QUEUES.casesExpire, { webhookTimeoutMs: 1 });
       expect((await current.getQueue(QUEUES.casesExpire))?.policy).toBe(expected.policy);
       expect(expected.policy).not.toBe('stately');
     } finally {

@@ -1,8 +1,7 @@
-import { eq } from 'drizzle-orm';
-import { PgBoss } from 'pg-boss';
+import { eq, inArray, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox, mailOutbox } from '@/db/schema';
-import { setJobQueue } from '@/server/platform/jobs/producers';
+import { MAIL_BATCH_SIZE, type MailSenderDeps, sendDueMails } from '@/server/mail/send-mail';
 import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -14,21 +13,6 @@ let devDatabase: TestDatabase;
 let smtpApp: RunningApp;
 let devApp: RunningApp;
 let smtp: SmtpSink;
-const producers: PgBoss[] = [];
-
-/** This process queues mail the way any app node does; the app's workers send it. */
-async function producerFor(database: TestDatabase): Promise<void> {
-  const boss = new PgBoss({
-    connectionString: database.url,
-    schema: 'pgboss',
-    max: 2,
-    supervise: false,
-    schedule: false,
-  });
-  await boss.start();
-  producers.push(boss);
-  setJobQueue(boss);
-}
 
 beforeAll(async () => {
   smtp = await startSmtpSink();
@@ -41,8 +25,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  setJobQueue(undefined);
-  for (const boss of producers) await boss.stop({ graceful: false });
   await smtpApp?.stop();
   await devApp?.stop();
   await smtp?.close();
@@ -52,7 +34,6 @@ afterAll(async () => {
 
 describe('enqueueMail', () => {
   it('sends over SMTP once the transaction commits, and never when it rolls back', async () => {
-    await producerFor(smtpDatabase);
     await expect(
       smtpDatabase.db.transaction(async (tx) => {
         await enqueueMail(tx, { to: 'never@mail.test', subject: 'rolled back', text: 'no' });
@@ -87,7 +68,6 @@ describe('enqueueMail', () => {
   });
 
   it('stores mail in the dev mailbox when SMTP_URL is unset, and logs its id, never its text', async () => {
-    await producerFor(devDatabase);
     await devDatabase.db.transaction((tx) =>
       enqueueMail(tx, { to: 'dev@mail.test', subject: 'Dev mail', text: 'Link: https://vouch.test/v/dev' }),
     );
@@ -101,5 +81,113 @@ describe('enqueueMail', () => {
     await eventually(async () => devApp.logs().includes(outbox?.id ?? 'no outbox row'));
     expect(devApp.logs()).not.toContain('vouch.test/v/dev');
     expect(devApp.logs()).not.toContain('dev@mail.test');
+  });
+});
+
+describe('the outbox sender (sendDueMails), run here as a worker process runs it', () => {
+  let database: TestDatabase;
+  let sink: SmtpSink;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await sink?.close();
+    await database?.close();
+  });
+
+  function sender(now: () => Date, retryDelaySeconds = 30): MailSenderDeps {
+    return {
+      db: database.db,
+      clock: now,
+      transport: { smtpUrl: sink.url, from: 'Vouch <no-reply@vouch.test>' },
+      retryDelaySeconds,
+    };
+  }
+
+  async function queueMails(prefix: string, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    await database.db.transaction(async (tx) => {
+      for (let i = 0; i < count; i++) {
+        ids.push(
+          (await enqueueMail(tx, { to: `${prefix}${i}@outbox.test`, subject: `mail ${i}`, text: 'x' })).id,
+        );
+      }
+    });
+    return ids;
+  }
+
+  it('sends each mail exactly once when two workers poll at the same time, past one batch', async () => {
+    const count = MAIL_BATCH_SIZE * 2 + 20;
+    await queueMails('pair', count);
+    const now = () => new Date();
+    const [first, second] = await Promise.all([sendDueMails(sender(now)), sendDueMails(sender(now))]);
+    expect(first + second).toBe(count);
+    const received = sink.mails.flatMap((mail) => mail.to).filter((to) => to.startsWith('pair'));
+    expect(received).toHaveLength(count);
+    expect(new Set(received).size).toBe(count);
+    const rows = await database.db.select().from(mailOutbox).where(like(mailOutbox.to, 'pair%'));
+    expect(rows.map((row) => [row.status, row.attempts, row.nextAttemptAt])).toEqual(
+      rows.map(() => ['sent', 1, null]),
+    );
+    // Nothing is left for a third poll.
+    expect(await sendDueMails(sender(now))).toBe(0);
+  });
+
+  it('retries a failing mail with a doubling delay, then keeps it failed', async () => {
+    const [id] = await queueMails('bounce-retry', 1);
+    let now = new Date('2030-01-01T00:00:00Z');
+    const deps = sender(() => now, 10);
+    const row = async () =>
+      (
+        await database.db
+          .select()
+          .from(mailOutbox)
+          .where(eq(mailOutbox.id, id ?? ''))
+      )[0];
+    const due: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      expect(await sendDueMails(deps)).toBe(1);
+      const after = await row();
+      expect(after).toMatchObject({
+        attempts: attempt,
+        lastError: expect.stringContaining('mailbox unavailable'),
+      });
+      if (attempt < 6) {
+        expect(after?.status).toBe('queued');
+        due.push((after?.nextAttemptAt?.getTime() ?? 0) - now.getTime());
+        // Not due a millisecond before its time.
+        now = new Date(now.getTime() + (due.at(-1) ?? 0) - 1);
+        expect(await sendDueMails(deps)).toBe(0);
+        now = new Date(now.getTime() + 1);
+      }
+    }
+    expect(due).toEqual([10_000, 20_000, 40_000, 80_000, 160_000]);
+    expect(await row()).toMatchObject({ status: 'failed', attempts: 6, nextAttemptAt: null });
+    now = new Date(now.getTime() + 3_600_000);
+    expect(await sendDueMails(deps)).toBe(0);
+  });
+
+  it('takes a mail again once the lease of a worker that died while sending it ends', async () => {
+    const [id] = await queueMails('leased', 1);
+    const start = new Date('2031-01-01T00:00:00Z');
+    // A worker claimed it (attempt counted, lease set) and died before sending.
+    const [claimed] = await database.db
+      .update(mailOutbox)
+      .set({ attempts: 1, nextAttemptAt: new Date(start.getTime() + 5 * 60_000) })
+      .where(eq(mailOutbox.id, id ?? ''))
+      .returning();
+    expect(claimed?.status).toBe('queued');
+    expect(await sendDueMails(sender(() => new Date(start.getTime() + 5 * 60_000 - 1)))).toBe(0);
+    expect(sink.mails.filter((mail) => mail.to.includes('leased0@outbox.test'))).toHaveLength(0);
+    expect(await sendDueMails(sender(() => new Date(start.getTime() + 5 * 60_000)))).toBe(1);
+    expect(sink.mails.filter((mail) => mail.to.includes('leased0@outbox.test'))).toHaveLength(1);
+    const [row] = await database.db
+      .select()
+      .from(mailOutbox)
+      .where(inArray(mailOutbox.id, [id ?? '']));
+    expect(row).toMatchObject({ status: 'sent', attempts: 2 });
   });
 });

@@ -11,7 +11,7 @@ export const QUEUES = {
   webhookRecover: 'webhook-recover',
   /** Periodic: marks open cases past `expires_at` as expired and emits `case.expired`. */
   casesExpire: 'cases-expire',
-  /** One outbound e-mail. */
+  /** Periodic (each second): sends the outbox's queued mails that are due (mail_outbox). */
   mailSend: 'mail-send',
   /** Daily: deletes idempotency keys past their 30-day retention. */
   idempotencyPurge: 'idempotency-purge',
@@ -28,7 +28,7 @@ export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
  */
 export interface JobPayloads {
   [QUEUES.webhookDeliver]: { deliveryId: string };
-  [QUEUES.mailSend]: { mailId: string };
+  [QUEUES.mailSend]: null;
   [QUEUES.webhookRecover]: null;
   [QUEUES.casesExpire]: null;
   [QUEUES.idempotencyPurge]: null;
@@ -37,18 +37,14 @@ export interface JobPayloads {
 
 /** The periodic queues: their jobs are ticks that carry nothing. */
 export const TICK_QUEUES: readonly QueueName[] = [
+  QUEUES.mailSend,
   QUEUES.webhookRecover,
   QUEUES.casesExpire,
   QUEUES.idempotencyPurge,
   QUEUES.dataRetention,
 ];
 
-export const MAIL_RETRY_LIMIT = 5;
-
-export function queueOptions(
-  name: QueueName,
-  config: { webhookTimeoutMs: number; mailRetryDelaySeconds: number },
-): Omit<Queue, 'name'> {
+export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number }): Omit<Queue, 'name'> {
   switch (name) {
     case QUEUES.webhookDeliver:
       return {
@@ -60,15 +56,10 @@ export function queueOptions(
         notify: true,
       };
     case QUEUES.mailSend:
-      return {
-        retryLimit: MAIL_RETRY_LIMIT,
-        retryDelay: config.mailRetryDelaySeconds,
-        retryBackoff: config.mailRetryDelaySeconds > 0,
-        // Polled, not woken per job: a NOTIFY per mail cost every case creation a notification
-        // and the worker a fetch per wake-up, for batches of one or two under load. A mail waits
-        // at most the worker's polling interval (1 s) instead.
-        notify: false,
-      };
+      // A tick, not a job per mail: a job per mail cost every case creation a pg-boss insert (its
+      // most expensive statement) and the worker a fetch and a completion per mail. Each mail's
+      // retries are kept on its own row. A tick that fails just leaves the mails for the next.
+      return { policy: 'short', retryLimit: 0, expireInSeconds: 600 };
     case QUEUES.webhookRecover:
     case QUEUES.casesExpire:
     case QUEUES.dataRetention:

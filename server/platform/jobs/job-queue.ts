@@ -37,10 +37,7 @@ export async function startJobQueue(runtime: Runtime, options: { workers: boolea
   });
   await boss.start();
   for (const name of Object.values(QUEUES) as QueueName[]) {
-    const options = queueOptions(name, {
-      webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
-      mailRetryDelaySeconds: config.MAIL_RETRY_DELAY_SECONDS,
-    });
+    const options = queueOptions(name, { webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS });
     const existing = await boss.getQueue(name);
     if (!existing) await boss.createQueue(name, options);
     else if (existing.policy !== options.policy && TICK_QUEUES.includes(name)) {

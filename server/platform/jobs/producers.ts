@@ -22,7 +22,7 @@ export function jobQueue(): PgBoss {
  * Queues jobs inside the caller's transaction: they exist exactly when the change that caused
  * them commits, so a crash between commit and send cannot lose one.
  */
-async function enqueue<Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.mailSend>(
+async function enqueue<Q extends typeof QUEUES.webhookDeliver>(
   tx: Tx,
   queue: Q,
   jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
@@ -52,9 +52,4 @@ export function enqueueWebhookAttempt(
   options: { startAfter?: Date } = {},
 ): Promise<void> {
   return enqueueWebhookAttempts(tx, [{ deliveryId, startAfter: options.startAfter }]);
-}
-
-/** The sending of a stored mail (mail_outbox). */
-export function enqueueMailSend(tx: Tx, mailId: string): Promise<void> {
-  return enqueue(tx, QUEUES.mailSend, [{ data: { mailId } }]);
 }

@@ -56,7 +56,7 @@ export const insertDeliveries = reusableQuery((db) =>
   ),
 );
 
-/** A mail for the outbox (its job is queued with it). */
+/** A mail for the outbox, queued (the worker sends it). */
 export const insertMail = reusableQuery((db) =>
   db
     .insert(mailOutbox)

@@ -1,0 +1,2 @@
+ALTER TABLE "mail_outbox" ADD COLUMN "next_attempt_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "mail_outbox_due_idx" ON "mail_outbox" USING btree ("next_attempt_at" NULLS FIRST) WHERE "mail_outbox"."status" = 'queued';
