@@ -1,10 +1,11 @@
 /**
- * What every process of the service does alike: validate the configuration (a bad value, or a
- * stand-in serving live traffic in production, stops it with one line saying why), and stop
+ * What every process of the service does alike: log through one logger (libraries' console output
+ * included), validate the configuration (a bad value, or a stand-in serving live traffic in
+ * production, stops it with one line saying why), and stop
  * cleanly on SIGTERM/SIGINT, or when the launcher that started it is gone.
  */
 import { type Env, env } from '@/server/platform/env';
-import { logger } from '@/server/platform/logger';
+import { logger, routeConsoleThroughLogger } from '@/server/platform/logger';
 import { assertStandInsAllowed } from '@/server/platform/stand-ins';
 
 /**
@@ -14,6 +15,7 @@ import { assertStandInsAllowed } from '@/server/platform/stand-ins';
 export const launched = process.argv.includes('--launched');
 
 export function checkedConfig(): Env {
+  routeConsoleThroughLogger();
   try {
     const config = env();
     // Under the launcher, which checked and announced them once for all its processes.

@@ -9,18 +9,21 @@
  *   untrusted X-Forwarded-For hop) and handed to the routes in a header no client can set;
  * - a Request-Id on every response, and on every log line written while serving it;
  * - security headers on every response, with a fresh script nonce for each page;
- * - a declared body larger than its limit refused with 413 before anything reads it, and every
- *   method the service does not speak (TRACE, CONNECT, ...) refused with 405;
+ * - a declared body larger than its limit refused with 413 before anything reads it, every
+ *   method the service does not speak (TRACE, CONNECT, ...) refused with 405, and a path that is
+ *   not valid percent-encoding refused with 404 (Next.js would answer it with a 500);
  * - the REST API (/v1) handed straight to its facade (server/api/rest/serve-rest-api.ts), not
  *   through Next.js, whose request pipeline cost as much CPU per call as the API's own work.
  *
  * `npm run serve` runs it; `npm run dev` runs it with Next's development server (`--dev`).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import next from 'next';
 import onHeaders from 'on-headers';
 import { toWireError } from '@/server/api/error-table';
 import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-address';
+import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { bodyLimitFor } from '@/server/api/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
 import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
@@ -118,6 +121,11 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (Number(req.headers['content-length'] ?? 0) > bodyLimitFor(pathname)) {
       return refuse(res, pathname, new AppError('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
     }
+    // A path that is not valid percent-encoding names nothing. Next.js would answer it with a
+    // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
+    if (!isRestApiPath(pathname) && !isDecodablePath(pathname)) {
+      return refuse(res, pathname, new AppError('NOT_FOUND'));
+    }
     const serve = isRestApiPath(pathname) ? serveRestApi(req, res, pathname) : handle(req, res);
     serve.catch((error: unknown) => {
       logger.error('request failed in the web process', {
@@ -141,6 +149,44 @@ const server = createServer(
   },
   onRequest,
 );
+
+/** What Node's HTTP parser reports, as the error a client gets (Node's own codes). */
+function clientErrorOf(error: NodeJS.ErrnoException): AppError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('REQUEST_TIMEOUT');
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new AppError('HEADERS_TOO_LARGE');
+  return new AppError('INVALID_REQUEST', 'The request is not valid HTTP.');
+}
+
+/**
+ * A request Node itself refuses (its time-outs, a malformed request line, headers over 16 KB)
+ * never reaches `onRequest`, and Node's default answer is a bare status line. It gets the same
+ * answer as any other refusal instead: the error's shape, a Request-Id (the request's own when it
+ * had started), security headers. As Node does, nothing is written once a response has begun.
+ */
+function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
+    const pathname = (inFlight?.req?.url ?? '/').split('?')[0] ?? '/';
+    const requestId = String(inFlight?.getHeader('Request-Id') ?? newRequestId());
+    const wire = toWireError(clientErrorOf(error));
+    const json = surfaceOf(pathname) === 'api';
+    const body = json ? JSON.stringify(wire.body) : `${wire.body.detail}\n`;
+    const headers = {
+      ...securityHeaders({ surface: surfaceOf(pathname), https, dev }),
+      'Request-Id': requestId,
+      'Content-Type': json ? 'application/json' : 'text/plain; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    // Written and the socket destroyed at once, as Node does: a small write leaves at once.
+    socket.write(`HTTP/1.1 ${wire.status} ${STATUS_CODES[wire.status]}\r\n${head.join('')}\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+server.on('clientError', onClientError);
 
 /**
  * Stops taking connections, lets the requests in flight finish (at most DRAIN_TIMEOUT_MS), then

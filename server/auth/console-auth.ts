@@ -14,6 +14,7 @@ import {
 } from '@/db/schema';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import type { Env } from '@/server/platform/env';
+import { libraryLogger } from '@/server/platform/logger';
 import { sendSignInLink } from './console-mail';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
@@ -102,6 +103,8 @@ function buildAuth(db: Db, config: Env, secret: string) {
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
     telemetry: { enabled: false },
+    // Its error lines can hold a failed statement's parameters (people's data).
+    logger: libraryLogger,
   });
 }
 

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { currentRequestScope } from './request-scope';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -62,3 +63,44 @@ export function errorFields(error: unknown): { error: string; sqlstate?: string;
     stack: stackFrames(error.stack),
   };
 }
+
+/**
+ * A failed statement's parameters wherever a library wrote them into text ("params: a@b.c,..."
+ * in drizzle's message): the parameters are dropped, the statement's shape stays.
+ */
+function withoutStatementParameters(text: string): string {
+  return text.replace(/\bparams: .*$/gm, 'params: [not logged]');
+}
+
+/** What a library passed to a log call, as text that holds no statement parameter. */
+export function describeLogArguments(args: readonly unknown[]): string {
+  const parts = args.map((arg) => {
+    if (arg instanceof Error) {
+      const fields = errorFields(arg);
+      return fields.stack ? `${fields.error}\n${fields.stack}` : fields.error;
+    }
+    return typeof arg === 'string' ? arg : inspect(arg, { depth: 3, breakLength: Infinity });
+  });
+  return withoutStatementParameters(parts.join(' '));
+}
+
+const CONSOLE_LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn', error: 'error' } as const;
+
+/**
+ * Sends what libraries print through `console` (Next.js's errors of a route, its start-up lines,
+ * better-auth's warnings) through this logger: one JSON line each, carrying the request's id when
+ * written while serving one, and never a failed statement's parameters, which Next prints as part
+ * of a route's uncaught error. Installed once by each process's entry point.
+ */
+export function routeConsoleThroughLogger(): void {
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {
+    (console as unknown as Record<string, (...args: unknown[]) => void>)[method] = (...args) =>
+      write(level, describeLogArguments(args));
+  }
+}
+
+/** better-auth's logger option: its lines, through this logger. */
+export const libraryLogger = {
+  log: (level: Level, message: string, ...args: unknown[]) =>
+    write(level, describeLogArguments([message, ...args])),
+};

@@ -82,15 +82,11 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
 }
 
 /**
- * The drizzle store's increment, built once. The library's store builds this statement anew on
- * every call, which cost about 6 % of the app's CPU on a read. Same statement, same atomicity: an
- * expired window restarts at the consumed points, a live one adds them. Placeholders inside the
- * CASE are compared with the column, so they go as ISO strings (see reusableQuery).
- */
-/**
- * rate-limiter-flexible's drizzle store with its increment prepared. `_upsert` is the method a
- * store implements (the library's README, "Any new limiter with storage"); forced expiry (`block`,
- * `set`) stays the library's own.
+ * rate-limiter-flexible's drizzle store with its increment built once (`consumePoints`): the
+ * library's store builds that statement anew on every call, which cost about 6 % of the app's CPU
+ * on a read. Same statement, same atomicity: an expired window restarts at the consumed points, a
+ * live one adds them. `_upsert` is the method a store implements (the library's README, "Any new
+ * limiter with storage"); forced expiry (`block`, `set`) stays the library's own.
  */
 class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
   readonly #db: Db;

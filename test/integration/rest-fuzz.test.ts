@@ -349,7 +349,12 @@ describe('random and malformed requests', () => {
     });
     expect(api.status).toBe(400);
     expect(await api.json()).toMatchObject({ code: 'INVALID_REQUEST' });
-    const page = await fetch(`${app.baseUrl}/v/%zz`);
-    expect(page.status).toBe(404);
+    for (const path of ['/v/%zz', '/v/%zz/identity', '/console/cases/%zz', '/docs/%E0%A4%A']) {
+      const page = await fetch(`${app.baseUrl}${path}`, {
+        method: path.endsWith('identity') ? 'POST' : 'GET',
+      });
+      expect(page.status, path).toBe(404);
+      expect(page.headers.get('request-id'), path).toMatch(/^req_/);
+    }
   });
 });

@@ -7,7 +7,13 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { postChunked, postDeclared, residentMb } from '@/test/support/abuse';
+import {
+  peakResidentMb,
+  postChunked,
+  postDeclared,
+  resetPeakResident,
+  residentMb,
+} from '@/test/support/abuse';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -21,10 +27,25 @@ let apiKey: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // Few slots, so that slow clients would visibly take them all if they could.
-  app = await startApp({ databaseUrl: database.url, env: { MAX_CONCURRENT_REQUESTS: '16' } });
-  const { key } = await createTeam(database.db, { name: 'Acme', adminEmail: 'owner@acme.test' }, systemClock);
-  apiKey = key.token;
+  app = await startApp({
+    databaseUrl: database.url,
+    env: {
+      // Few slots, so that slow clients would visibly take them all if they could.
+      MAX_CONCURRENT_REQUESTS: '16',
+      // Live ID checks through Stripe, so that its webhook reads bodies; the cases below are test
+      // cases, whose ID checks are the simulated upload.
+      IDENTITY_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_bodies',
+      STRIPE_WEBHOOK_SECRET: 'whsec_bodies',
+      STRIPE_API_BASE: 'http://127.0.0.1:9',
+    },
+  });
+  const { testKey } = await createTeam(
+    database.db,
+    { name: 'Acme', adminEmail: 'owner@acme.test' },
+    systemClock,
+  );
+  apiKey = testKey.token;
 });
 
 afterAll(async () => {
@@ -79,11 +100,16 @@ function surfaces(publicId: string): Surface[] {
       refused: 413,
     },
     {
+      name: 'Stripe webhook',
+      path: '/integrations/stripe',
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': 't=1,v1=0' },
+      refused: 413,
+    },
+    {
       name: 'verification form',
       path: `/v/${publicId}/question`,
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
-      // The subject's pages answer a form they cannot use by sending the browser back to the page.
-      refused: 303,
+      refused: 413,
     },
   ];
 }
@@ -94,8 +120,9 @@ describe('request bodies', () => {
       { custom_question: true },
       { custom_question_text: 'Colour?', custom_question_answer: 'Blue' },
     );
-    const before = residentMb(app);
     for (const surface of surfaces(public_id)) {
+      resetPeakResident(app);
+      const before = residentMb(app);
       const answer = await postChunked(`${app.baseUrl}${surface.path}`, {
         totalBytes: ATTEMPT,
         headers: surface.headers,
@@ -103,9 +130,12 @@ describe('request bodies', () => {
       expect(answer.status, surface.name).toBe(surface.refused);
       // Answered long before the client got near 300 MB: the server stopped reading at the limit.
       expect(answer.sentBytes, surface.name).toBeLessThan(50 * MB);
-      if (surface.refused === 413) expect(answer.body, surface.name).toContain('PAYLOAD_TOO_LARGE');
+      expect(answer.headers['request-id'], surface.name).toMatch(/^req_/);
+      if (surface.path.startsWith('/v/')) expect(answer.body, surface.name).toContain('too much to send');
+      else expect(answer.body, surface.name).toContain('PAYLOAD_TOO_LARGE');
+      // Not even for a moment did the process hold the body.
+      expect(peakResidentMb(app) - before, surface.name).toBeLessThan(50);
     }
-    expect(residentMb(app) - before).toBeLessThan(50);
     // Nothing was created from any of it.
     const list = await apiClient(app.baseUrl, apiKey).get<{ results: unknown[] }>('/v1/cases/');
     expect(list.status, list.text).toBe(200);
@@ -131,6 +161,7 @@ describe('request bodies', () => {
 
   it('the identity upload checks CSRF before reading, then cuts a picture off at 10 MB as it streams', async () => {
     const { public_id } = await openCase({ government_id: true });
+    resetPeakResident(app);
     const before = residentMb(app);
 
     // No token: refused at once, nothing read.
@@ -140,7 +171,8 @@ describe('request bodies', () => {
     });
     expect(forged.status).toBe(303);
     expect(forged.headers.location).toContain('n=form-expired');
-    expect(forged.sentBytes).toBeLessThan(25 * MB);
+    // Refused on its headers: what was sent is what was in flight when the answer came.
+    expect(forged.sentBytes).toBeLessThan(5 * MB);
 
     // With the page's token and cookie, the form is parsed as it streams: one 300 MB "picture"
     // is refused once it passes the 10 MB a picture may have.
@@ -161,28 +193,58 @@ describe('request bodies', () => {
     expect(oversized.headers.location).toContain('n=identity-too-large');
     expect(oversized.sentBytes).toBeGreaterThan(10 * MB);
     expect(oversized.sentBytes).toBeLessThan(60 * MB);
-    expect(residentMb(app) - before).toBeLessThan(50);
+    expect(peakResidentMb(app) - before).toBeLessThan(50);
+
+    // A body that passes 25 MB with no picture over its limit (a form field is cut at 4 KB and the
+    // rest thrown away) is refused with 413 once the count passes 25 MB.
+    resetPeakResident(app);
+    const beforePadded = residentMb(app);
+    const padded = await postChunked(`${app.baseUrl}${uploadAction}`, {
+      totalBytes: ATTEMPT,
+      preamble: '--x\r\nContent-Disposition: form-data; name="note"\r\n\r\n',
+      headers: {
+        'Content-Type': 'multipart/form-data; boundary=x',
+        'Sec-Fetch-Site': 'same-origin',
+        Cookie: cookie,
+      },
+    });
+    expect(padded.status).toBe(413);
+    expect(padded.body).toContain('too much to send');
+    expect(padded.sentBytes).toBeGreaterThan(25 * MB);
+    expect(padded.sentBytes).toBeLessThan(75 * MB);
+    expect(peakResidentMb(app) - beforePadded).toBeLessThan(50);
   });
 });
 
 describe('slow clients', () => {
   it('130 connections trickling a body hold no API slot; each gets 408 within the 10 s limit', async () => {
     const sockets: Socket[] = [];
-    const firstLines: string[] = [];
+    const answers: string[] = [];
+    const written: Promise<void>[] = [];
     for (let i = 0; i < 130; i++) {
       const socket = connect(app.port, '127.0.0.1');
       socket.on('error', () => {});
-      socket.on('data', (data) => firstLines.push(data.toString().split('\r\n')[0] ?? ''));
-      socket.write(
-        'POST /v1/cases/ HTTP/1.1\r\nHost: localhost\r\n' +
-          `Authorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
-          'Transfer-Encoding: chunked\r\n\r\n1\r\n{',
+      let answer = '';
+      socket.on('data', (data) => {
+        answer += data.toString();
+      });
+      socket.on('close', () => answers.push(answer));
+      written.push(
+        new Promise((resolve) =>
+          socket.write(
+            'POST /v1/cases/ HTTP/1.1\r\nHost: localhost\r\n' +
+              `Authorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\n` +
+              'Transfer-Encoding: chunked\r\n\r\n1\r\n{',
+            () => resolve(),
+          ),
+        ),
       );
       sockets.push(socket);
     }
     const sentAt = Date.now();
-    // Every one of them has reached the server and is waiting for its body.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every request is connected and written before the first ping connects: the server accepts
+    // connections in the order they came, so it holds all 130 open requests when the pings arrive.
+    await Promise.all(written);
     for (let i = 0; i < 20; i++) {
       const ping = await fetch(`${app.baseUrl}/v1/ping`);
       expect(ping.status).toBe(200);
@@ -194,15 +256,54 @@ describe('slow clients', () => {
     expect(created.status).toBe(201);
 
     const deadline = Date.now() + 20_000;
-    while (firstLines.length < sockets.length && Date.now() < deadline) {
+    while (answers.length < sockets.length && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    expect(firstLines).toHaveLength(130);
-    expect(new Set(firstLines)).toEqual(new Set(['HTTP/1.1 408 Request Timeout']));
+    // Every connection was answered and closed by the server.
+    expect(answers).toHaveLength(130);
     // The limit is 10 s, checked every second.
     expect(Date.now() - sentAt).toBeGreaterThan(9_000);
     expect(Date.now() - sentAt).toBeLessThan(15_000);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(sockets.every((socket) => socket.destroyed || socket.readyState === 'closed')).toBe(true);
+    const requestIds = new Set<string>();
+    for (const answer of answers) {
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      const [statusLine, ...headerLines] = head.split('\r\n');
+      expect(statusLine).toBe('HTTP/1.1 408 Request Timeout');
+      const headers = new Map(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 2),
+        ]),
+      );
+      expect(headers.get('request-id')).toMatch(/^req_/);
+      requestIds.add(headers.get('request-id') ?? '');
+      expect(headers.get('x-content-type-options')).toBe('nosniff');
+      expect(headers.get('content-type')).toBe('application/json');
+      expect(JSON.parse(body)).toMatchObject({ code: 'REQUEST_TIMEOUT', error: 'request_timeout' });
+    }
+    expect(requestIds.size).toBe(130);
+  });
+
+  it("Node's own refusals carry a Request-Id and security headers too", async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(app.port, '127.0.0.1');
+        let answer = '';
+        socket.on('error', () => {});
+        socket.on('data', (data) => {
+          answer += data.toString();
+        });
+        socket.on('close', () => resolve(answer));
+        socket.write(request);
+      });
+    const malformed = await raw('GARBAGE\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(malformed).toMatch(/\r\nRequest-Id: req_/);
+    expect(malformed).toMatch(/\r\nX-Frame-Options: DENY\r\n/);
+    const huge = await raw(
+      `GET /v1/ping HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(huge).toMatch(/\r\nRequest-Id: req_/);
   });
 });

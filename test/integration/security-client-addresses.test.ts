@@ -190,6 +190,41 @@ describe('behind a trusted proxy, the right-most untrusted hop is the client', (
     expect(await sessionAddresses(database, 'owner@delta.test')).toContain('203.0.113.77');
   });
 
+  it('refuses a sign-in sent as anything but JSON, which the per-account limits could not read', async () => {
+    const { owner } = await createTeam(
+      database.db,
+      { name: 'Golf', adminEmail: 'owner@golf.test' },
+      systemClock,
+    );
+    const credentials = { email: 'owner@golf.test', password: owner.oneTimePassword ?? '' };
+    const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+      fetch(`${app.baseUrl}/api/auth${path}`, {
+        method: 'POST',
+        headers: { Origin: app.baseUrl, 'X-Forwarded-For': '203.0.113.150', ...headers },
+        body,
+      });
+    const form = new FormData();
+    form.set('email', credentials.email);
+    form.set('password', credentials.password);
+    for (const [label, attempt] of [
+      ['url-encoded', post('/sign-in/email', new URLSearchParams(credentials))],
+      ['multipart', post('/sign-in/email', form)],
+      ['text/plain', post('/sign-in/email', JSON.stringify(credentials), { 'Content-Type': 'text/plain' })],
+      ['link, url-encoded', post('/sign-in/magic-link', new URLSearchParams({ email: credentials.email }))],
+    ] as const) {
+      const response = await attempt;
+      expect(response.status, label).toBe(400);
+      expect(response.headers.getSetCookie(), label).toEqual([]);
+    }
+    expect(await sessionAddresses(database, 'owner@golf.test')).toEqual([]);
+    expect(await mailsTo(database, 'owner@golf.test')).toBe(0);
+    // The same credentials as JSON, through the limits, sign in.
+    const json = await post('/sign-in/email', JSON.stringify(credentials), {
+      'Content-Type': 'application/json; charset=utf-8',
+    });
+    expect(json.status).toBe(200);
+  });
+
   it('counts wrong passwords per account across addresses', async () => {
     await createTeam(database.db, { name: 'Echo', adminEmail: 'owner@echo.test' }, systemClock);
     for (let i = 0; i < 5; i++) {

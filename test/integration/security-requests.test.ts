@@ -5,7 +5,7 @@
  * opening alone does not verify.
  */
 import { type IncomingHttpHeaders, request } from 'node:http';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
@@ -65,6 +65,8 @@ describe('security headers and request ids', () => {
       `/v/${public_id}`,
       '/v/unknown-link',
       '/no-such-page',
+      '/api/auth/sign-in/email',
+      '/integrations/stripe',
       asset ?? '',
     ];
     const ids = new Set<string>();
@@ -205,6 +207,63 @@ describe('control characters', () => {
 
     expect(app.logs()).not.toMatch(/"level":"error"/);
     expect(app.logs()).not.toMatch(/params:/);
+  });
+});
+
+describe('failed statements', () => {
+  it("a failed statement's parameters reach no log line, whether better-auth or a page ran it", async () => {
+    // A trigger refuses two writes that carry a person's data: a console session whose user agent
+    // says `person-7f3a`, and the phone number 7911 123456 saved on an SMS step.
+    await database.db.execute(sql`
+      create function refuse_marked() returns trigger language plpgsql
+      as $$ begin raise exception 'refused by the test'; end $$`);
+    await database.db.execute(sql`
+      create trigger refuse_marked_session before insert on auth_sessions for each row
+      when (new.user_agent like '%person-7f3a%') execute function refuse_marked()`);
+    await database.db.execute(sql`
+      create trigger refuse_marked_phone before update on case_steps for each row
+      when (new.settings::text like '%7911123456%') execute function refuse_marked()`);
+    const refusals = () =>
+      app
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('refused by the test'));
+
+    const { owner } = await createTeam(
+      database.db,
+      { name: 'Zulu', adminEmail: 'owner@zulu.test' },
+      systemClock,
+    );
+    const signIn = await fetch(`${app.baseUrl}/api/auth/sign-in/email`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Origin: app.baseUrl,
+        'User-Agent': 'Browser/1.0 person-7f3a',
+      },
+      body: JSON.stringify({ email: 'owner@zulu.test', password: owner.oneTimePassword }),
+    });
+    expect(signIn.ok).toBe(false);
+
+    const { public_id } = await newCase({ sms: true });
+    const page = await openSubjectPage(`${app.baseUrl}/v/${public_id}`);
+    const sent = await postSubjectForm(`${app.baseUrl}/v/${public_id}/sms`, page, {
+      action: 'send',
+      phone: '+44 7911 123456',
+    });
+    expect(sent.status, sent.headers.get('location') ?? '').toBe(500);
+
+    // Both failures were logged (by better-auth and by Next.js), and neither line holds the values.
+    await expect.poll(() => refusals().length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    // Each line is the logger's, and names the request it is about.
+    const requestIds = [signIn.headers.get('request-id'), sent.headers.get('request-id')];
+    const lines = refusals().map((line) => JSON.parse(line) as { level: string; request_id?: string });
+    expect(lines.every((line) => line.level === 'error')).toBe(true);
+    expect(new Set(lines.map((line) => line.request_id))).toEqual(new Set(requestIds));
+    const logs = app.logs();
+    expect(logs).not.toMatch(/person-7f3a/);
+    expect(logs).not.toMatch(/7911 ?123456/);
+    expect(logs).not.toMatch(/params: (?!\[not logged\])/);
   });
 });
 

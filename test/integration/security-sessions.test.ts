@@ -166,6 +166,8 @@ describe('current-password checks', () => {
     const sixth = await owner.mutate('console.webhooks.revealSecret', { id, password });
     expect(sixth.status).toBe(429);
     expect(sixth.error?.data?.appCode).toBe('RATE_LIMITED');
+    // The 15-minute window: the client is told when to try again, as on the REST API.
+    expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
     // The same account budget as sign-in: the password cannot be tried there instead.
     expect((await client().signIn('owner@delta.test', password)).status).toBe(429);
   });
@@ -174,19 +176,21 @@ describe('current-password checks', () => {
 describe('console call limits', () => {
   it('a batch of more than 10 calls is refused without running any of them', async () => {
     const { client: owner } = await newOwner('Echo', 'owner@echo.test');
-    const paths = Array.from({ length: 11 }, () => 'console.session.me').join(',');
-    const input = encodeURIComponent(
-      JSON.stringify(Object.fromEntries(paths.split(',').map((_, i) => [i, {}]))),
-    );
-    const big = await fetch(`${app.baseUrl}/api/trpc/${paths}?batch=1&input=${input}`, {
-      headers: { Cookie: cookieOf(owner) },
-    });
-    expect(big.status).toBe(400);
-    const ten = paths.split(',').slice(0, 10).join(',');
-    const small = await fetch(`${app.baseUrl}/api/trpc/${ten}?batch=1&input=${input}`, {
-      headers: { Cookie: cookieOf(owner) },
-    });
-    expect(small.status).toBe(200);
+    const keyNames = async () =>
+      ((await owner.query<Array<{ name: string }>>('console.keys.list')).data ?? []).map((k) => k.name);
+    const before = await keyNames();
+    const batch = (count: number) =>
+      fetch(`${app.baseUrl}/api/trpc/${Array(count).fill('console.keys.create').join(',')}?batch=1`, {
+        method: 'POST',
+        headers: { Cookie: cookieOf(owner), Origin: app.baseUrl, 'Content-Type': 'application/json' },
+        body: JSON.stringify(
+          Object.fromEntries(Array.from({ length: count }, (_, i) => [i, { name: `batch-${count}-${i}` }])),
+        ),
+      });
+    expect((await batch(11)).status).toBe(400);
+    expect(await keyNames()).toEqual(before);
+    expect((await batch(10)).status).toBe(200);
+    expect((await keyNames()).filter((name) => name.startsWith('batch-10-'))).toHaveLength(10);
   });
 
   it(`a user gets ${CONSOLE_CALLS_PER_MINUTE} calls a minute, then 429`, async () => {
@@ -199,6 +203,9 @@ describe('console call limits', () => {
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(CONSOLE_CALLS_PER_MINUTE - 1);
     expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    const refused = await client.query('console.session.me');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another user is not affected.
     const { client: other } = await newOwner('Golf', 'owner@golf.test');
     expect((await other.query('console.session.me')).status).toBe(200);

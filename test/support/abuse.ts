@@ -1,13 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { RunningApp } from './app';
 
+function statusMb(app: RunningApp, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${app.process.pid}/status`, 'utf8');
+  const kb = Number(status.match(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm'))?.[1]);
+  if (!Number.isFinite(kb)) throw new Error(`no ${field} for the app process`);
+  return kb / 1024;
+}
+
 /** The app process's resident memory in MB (Linux /proc), to show a request did not balloon it. */
 export function residentMb(app: RunningApp): number {
-  const status = readFileSync(`/proc/${app.process.pid}/status`, 'utf8');
-  const kb = Number(status.match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]);
-  if (!Number.isFinite(kb)) throw new Error('no VmRSS for the app process');
-  return kb / 1024;
+  return statusMb(app, 'VmRSS');
+}
+
+/**
+ * The app's peak resident memory since the last `resetPeakResident`, in MB: a body held for a
+ * moment and let go shows here, where the resident memory afterwards would miss it.
+ */
+export function peakResidentMb(app: RunningApp): number {
+  return statusMb(app, 'VmHWM');
+}
+
+/** Starts the app's peak resident memory again from what it holds now (Linux: clear_refs 5). */
+export function resetPeakResident(app: RunningApp): void {
+  writeFileSync(`/proc/${app.process.pid}/clear_refs`, '5');
 }
 
 export interface AbusiveAnswer {

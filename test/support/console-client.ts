@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
  */
 export interface TrpcAnswer<T = unknown> {
   status: number;
+  headers: Headers;
   data?: T;
   error?: { message: string; data?: { appCode?: string; httpStatus?: number } };
 }
@@ -56,7 +57,12 @@ export function consoleClient(baseUrl: string, options: { forwardedFor?: string 
   async function answer<T>(response: Response): Promise<TrpcAnswer<T>> {
     keepCookies(response);
     const payload = (await response.json()) as { result?: { data: T }; error?: TrpcAnswer['error'] };
-    return { status: response.status, data: payload.result?.data, error: payload.error };
+    return {
+      status: response.status,
+      headers: response.headers,
+      data: payload.result?.data,
+      error: payload.error,
+    };
   }
 
   return {

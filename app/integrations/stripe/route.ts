@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { clockNow, database, loadCase, providers } from '@/app/v/_ui/route-kit';
 import { cases } from '@/db/schema';
+import { toWireError } from '@/server/api/error-table';
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
 import { errorFields, logger } from '@/server/platform/logger';
 import { syncIdentitySession } from '@/server/verification/identity-step';
@@ -19,8 +20,9 @@ export async function POST(request: Request): Promise<Response> {
   let raw: string;
   try {
     raw = new TextDecoder().decode(await readRequestBody(request, API_BODY_LIMIT_BYTES));
-  } catch {
-    return Response.json({ error: 'request body too large' }, { status: 413 });
+  } catch (error) {
+    const wire = toWireError(error);
+    return Response.json(wire.body, { status: wire.status, headers: wire.headers });
   }
   let parsed: { sessionId: string; caseId: string } | null;
   try {

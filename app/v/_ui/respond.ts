@@ -62,6 +62,16 @@ export function notFoundPage(): Response {
   return htmlResponse(documentHtml({ title: 'Link not valid', body }), { status: 404 });
 }
 
+/**
+ * A form whose body passed its limit (1 MB, or 25 MB for the pictures), which no form of ours
+ * sends: refused with 413 and a way back, nothing done.
+ */
+export function bodyTooLargePage(back: string): Response {
+  const body = html`<main id="main"><h1>That was too much to send</h1>
+<p>Nothing was saved. <a href="${back}">Go back to your verification</a> and try again.</p></main>`;
+  return htmlResponse(documentHtml({ title: 'Too much to send', body }), { status: 413 });
+}
+
 /** While the database cannot be reached: a plain page that says to try again, never a 500. */
 export function unavailablePage(retryAfterSeconds: number): Response {
   const body = html`<main id="main"><h1>Please try again in a moment</h1>

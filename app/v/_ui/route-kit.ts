@@ -24,7 +24,7 @@ import {
   UPLOAD_CSRF_PARAM,
 } from '@/server/verification/csrf';
 import { withNotice } from './notices';
-import { notFoundPage, seeOther, unavailablePage } from './respond';
+import { bodyTooLargePage, notFoundPage, seeOther, unavailablePage } from './respond';
 
 export async function database(): Promise<Db> {
   return (await runtime()).database.db;
@@ -98,6 +98,7 @@ export async function readProtectedForm(
 ): Promise<FormData | Response> {
   if (!sameOriginRequest(request, allowedOrigins())) return formExpired(back);
   const form = await readForm(request, API_BODY_LIMIT_BYTES);
+  if (form === 'too-large') return bodyTooLargePage(back);
   if (!(form instanceof FormData)) return formExpired(back);
   const ids = { caseId: found.record.id, publicId: found.record.publicId };
   if (!csrfValid(request, form, ids, allowedOrigins())) return formExpired(back);
@@ -107,7 +108,8 @@ export async function readProtectedForm(
 /**
  * The identity upload: its token travels in the form's URL, so both CSRF checks pass before any
  * of the body is read; the form is then parsed as it streams, each picture kept only up to
- * `maxFileBytes` and the whole body up to 25 MB. `tooLarge` answers an upload over a limit.
+ * `maxFileBytes` and the whole body up to 25 MB. `tooLarge` answers a picture over its limit (the
+ * subject chose too big a file); a body over 25 MB is refused with 413.
  */
 export async function readProtectedUpload(
   request: Request,
@@ -124,7 +126,8 @@ export async function readProtectedUpload(
     maxTotalBytes: UPLOAD_BODY_LIMIT_BYTES,
   });
   if (upload.ok) return upload.files;
-  return upload.why === 'too_large' ? options.tooLarge : formExpired(back);
+  if (upload.why === 'body_too_large') return bodyTooLargePage(back);
+  return upload.why === 'part_too_large' ? options.tooLarge : formExpired(back);
 }
 
 export function field(form: FormData, name: string): string {

@@ -44,6 +44,19 @@ function expiredOneTimePassword(): Response {
   );
 }
 
+/** The sign-in routes that name an account in their body, which the per-account limits key on. */
+const ACCOUNT_ROUTES = new Set(['POST /sign-in/email', 'POST /sign-in/magic-link']);
+
+/**
+ * Whether a body is JSON by its declared type. better-auth would also read a form-encoded body,
+ * but the per-account limits and the one-time password's expiry read the account from JSON: any
+ * other encoding would pass them by, so it is refused (the console's sign-in page sends JSON).
+ */
+function declaresJson(request: Request): boolean {
+  const type = request.headers.get('content-type') ?? '';
+  return /^application\/json\s*(;|$)/i.test(type);
+}
+
 function accountOf(body: Uint8Array): string | null {
   try {
     const parsed = JSON.parse(new TextDecoder().decode(body)) as { email?: unknown };
@@ -61,6 +74,11 @@ function accountOf(body: Uint8Array): string | null {
 export async function handleAuthRequest(incoming: Request): Promise<Response> {
   const route = `${incoming.method} ${new URL(incoming.url).pathname.replace(/^\/api\/auth/, '')}`;
   if (!PUBLIC_ROUTES.has(route)) return authError(new AppError('NOT_FOUND'));
+  if (ACCOUNT_ROUTES.has(route) && !declaresJson(incoming)) {
+    return authError(
+      new AppError('INVALID_REQUEST', 'Send the sign-in as JSON (Content-Type: application/json).'),
+    );
+  }
   let body: Uint8Array<ArrayBuffer> | undefined;
   if (incoming.method === 'POST') {
     try {

@@ -3,7 +3,7 @@ import { toWireError } from '@/server/api/error-table';
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
 import { createRequestContext } from '@/server/api/trpc/context';
 import { appRouter } from '@/server/api/trpc/root';
-import { AppError, isAppError } from '@/server/platform/errors';
+import { AppError, appErrorIn, isAppError } from '@/server/platform/errors';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
 
@@ -74,8 +74,14 @@ export async function handleConsoleRequest(incoming: Request): Promise<Response>
     router: appRouter,
     maxBatchSize: MAX_BATCH_SIZE,
     createContext: () => ctx,
-    responseMeta: () => {
+    responseMeta: ({ errors }) => {
       ctx.responseHeaders.set('Cache-Control', 'no-store');
+      // An error's own headers (Retry-After on a 429) go out with it, as on the REST API.
+      for (const error of errors) {
+        for (const [name, value] of Object.entries(appErrorIn(error)?.headers ?? {})) {
+          ctx.responseHeaders.set(name, value);
+        }
+      }
       return { headers: ctx.responseHeaders };
     },
     onError: ({ error, path }) => {

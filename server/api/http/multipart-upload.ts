@@ -7,7 +7,13 @@ export interface UploadedFile {
 
 export type MultipartUpload =
   | { ok: true; fields: Record<string, string>; files: Record<string, UploadedFile> }
-  | { ok: false; why: 'too_large' | 'unreadable' };
+  | { ok: false; why: UploadRefusal };
+
+/**
+ * Why an upload was refused: a part over its limits (a file over `maxFileBytes`, too many files,
+ * fields or parts), the body as a whole over `maxTotalBytes`, or a body that is not a form.
+ */
+export type UploadRefusal = 'part_too_large' | 'body_too_large' | 'unreadable';
 
 /**
  * Parses a multipart form as it streams in (busboy), keeping at most `maxFileBytes` of each file:
@@ -20,13 +26,13 @@ export async function readMultipartUpload(
   limits: { maxFileBytes: number; maxFiles: number; maxTotalBytes: number },
 ): Promise<MultipartUpload> {
   const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > limits.maxTotalBytes) return { ok: false, why: 'too_large' };
+  if (declared > limits.maxTotalBytes) return { ok: false, why: 'body_too_large' };
   const contentType = request.headers.get('content-type') ?? '';
   if (!request.body || !contentType.toLowerCase().startsWith('multipart/form-data')) {
     return { ok: false, why: 'unreadable' };
   }
 
-  let refused: 'too_large' | 'unreadable' | null = null;
+  let refused: UploadRefusal | null = null;
   const fields: Record<string, string> = {};
   const files: Record<string, UploadedFile> = {};
   let parser: busboy.Busboy;
@@ -53,7 +59,7 @@ export async function readMultipartUpload(
         refused ??= 'unreadable';
       });
       stream.on('limit', () => {
-        refused = 'too_large';
+        refused = 'part_too_large';
         chunks.length = 0;
       });
       stream.on('close', () => {
@@ -65,7 +71,7 @@ export async function readMultipartUpload(
     });
     for (const event of ['filesLimit', 'fieldsLimit', 'partsLimit'] as const) {
       parser.on(event, () => {
-        refused = 'too_large';
+        refused = 'part_too_large';
       });
     }
     parser.on('error', () => {
@@ -82,7 +88,7 @@ export async function readMultipartUpload(
       const { done, value } = await reader.read();
       if (done) break;
       total += value.byteLength;
-      if (total > limits.maxTotalBytes) refused = 'too_large';
+      if (total > limits.maxTotalBytes) refused = 'body_too_large';
       if (refused) break;
       if (!parser.write(value)) await new Promise((resolve) => parser.once('drain', resolve));
     }

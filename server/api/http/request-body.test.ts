@@ -69,8 +69,18 @@ describe('readMultipartUpload', () => {
   it('stops at a file over its limit, long before the body ends', async () => {
     const body = countingBody(10_000, 100, part('document', 'id.jpg', '').replace(/\r\n$/, ''));
     const upload = await readMultipartUpload(post(body.stream, multipart), limits);
-    expect(upload).toEqual({ ok: false, why: 'too_large' });
+    expect(upload).toEqual({ ok: false, why: 'part_too_large' });
     expect(body.pulled()).toBeLessThan(20);
+  });
+
+  it('stops once the whole body passes its limit, though no file did', async () => {
+    // A field is cut at 4 KB and the rest of it thrown away: only the body's count stops it.
+    const field = '--b\r\nContent-Disposition: form-data; name="note"\r\n\r\n';
+    const body = countingBody(100_000, 100, field);
+    const upload = await readMultipartUpload(post(body.stream, multipart), limits);
+    expect(upload).toEqual({ ok: false, why: 'body_too_large' });
+    expect(body.pulled()).toBeGreaterThanOrEqual(50);
+    expect(body.pulled()).toBeLessThan(60);
   });
 
   it('refuses more files than allowed, and what is not multipart', async () => {
@@ -79,7 +89,7 @@ describe('readMultipartUpload', () => {
       new Request('http://localhost/x', { method: 'POST', body, headers: multipart }),
       limits,
     );
-    expect(tooMany).toEqual({ ok: false, why: 'too_large' });
+    expect(tooMany).toEqual({ ok: false, why: 'part_too_large' });
     const json = await readMultipartUpload(
       new Request('http://localhost/x', {
         method: 'POST',

@@ -22,9 +22,10 @@ export interface OperationTraits {
 /**
  * Every error code an operation can answer, and why each applies, from what every /v1 request
  * goes through (server/api/rest/handle-rest-request.ts, the procedure bases in trpc/init.ts):
- * - any request: a path that is not valid percent-encoding (400 INVALID_REQUEST), input that fails
- *   its schema or carries control characters, query strings included (422 VALIDATION_ERROR), a
- *   spent budget (429), a fault on our side (500), overload or an unreachable database (503);
+ * - any request: a path that is not valid percent-encoding (400 INVALID_REQUEST), a request not in
+ *   full within 10 s (408), headers over Node's 16 KB (431), input that fails its schema or
+ *   carries control characters, query strings included (422 VALIDATION_ERROR), a spent budget
+ *   (429), a fault on our side (500), overload or an unreachable database (503);
  * - with a body: malformed JSON or another content type (400), a body over the limit (413);
  * - with an API key: a missing, unknown or revoked key (401);
  * - naming a resource by id: an id this key's team and mode does not have (404);
@@ -37,6 +38,8 @@ export interface OperationTraits {
 export function operationErrorCodes(operation: OperationTraits): AppErrorCode[] {
   const codes = new Set<AppErrorCode>([
     'INVALID_REQUEST',
+    'REQUEST_TIMEOUT',
+    'HEADERS_TOO_LARGE',
     'VALIDATION_ERROR',
     'RATE_LIMITED',
     'INTERNAL_ERROR',
