@@ -275,9 +275,14 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
   await expect(viewer.getByRole('link', { name: 'API keys' })).toBeVisible();
   await expect(viewer.getByRole('link', { name: 'Mailbox' })).toHaveCount(0);
   await expect(viewer.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  // Each page first shows that it knows the viewer's role (the session has loaded), then lacks the
+  // buttons: right after navigation they would be missing while the page still loads.
   await viewer.goto(`${world.app.baseUrl}/console/webhooks`);
+  await expect(viewer.getByText('You have read-only access (viewer).')).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'Add an endpoint' })).toHaveCount(0);
   await viewer.goto(`${world.app.baseUrl}/console/members`);
+  await expect(viewer.getByText('You have read-only access (viewer).')).toBeVisible();
+  await expect(viewer.getByRole('row', { name: new RegExp(viewerEmail) })).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'Invite' })).toHaveCount(0);
   await viewer.goto(`${world.app.baseUrl}/console/cases/${helpdeskCaseId}`);
   await expect(viewer.getByRole('heading', { name: 'Case for caller@acme.test' })).toBeVisible();

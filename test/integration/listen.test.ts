@@ -110,9 +110,14 @@ describe('listen', () => {
     ).toMatchObject({ id: envelope.id });
 
     await eventually(async () => session.output().includes(`case.created  ${envelope.id}  -> 200 (`));
-    // The case made before the session is not forwarded, and nothing is forwarded twice.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(received).toHaveLength(1);
+    // The case made before the session is not forwarded, and nothing is forwarded twice: once a
+    // later event has come through (the session reads events oldest first), those are all.
+    const later = await createCase('later@example.test');
+    await eventually(async () => (received.length > 1 ? true : undefined));
+    const forwardedCases = received.map(
+      (r) => (JSON.parse(r.body) as { data: { case_id: string } }).data.case_id,
+    );
+    expect(forwardedCases).toEqual([created.id, later.id]);
   });
 
   it('prints what the receiver answered, and forwards only the types asked for', async () => {
@@ -128,14 +133,26 @@ describe('listen', () => {
     ).body.results;
     expect(session.output()).toContain(`case.created  ${event?.id}  -> 500 (`);
 
-    const other = listen(['--forward-to', receiverUrl, '--events', 'case.closed']);
+    const other = listen(['--forward-to', receiverUrl, '--events', 'case.expired']);
     await eventually(async () => other.output().includes('Ready.'));
     const before = received.length;
-    await createCase('filtered@example.test');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    // Only the first session (case.created) forwarded the new event.
-    expect(received.length).toBe(before + 1);
-    expect(other.output()).not.toMatch(/-> /);
+    // A case made, then canceled: case.created, then case.expired.
+    const filtered = await createCase('filtered@example.test');
+    const canceled = await apiClient(app.baseUrl, token).post(`/v1/cases/${filtered.id}/cancel/`, {});
+    expect(canceled.status, canceled.text).toBe(200);
+    // Each session forwarded its own type; the second had read past the case.created by the time
+    // it forwarded the case.expired that followed it.
+    await eventually(async () =>
+      /case\.expired {2}evt_\S+ {2}-> 500 \(/.test(other.output()) ? true : undefined,
+    );
+    await eventually(async () =>
+      (session.output().match(/case\.created {2}evt_\S+ {2}-> 500 \(/g) ?? []).length === 2
+        ? true
+        : undefined,
+    );
+    expect(other.output()).not.toMatch(/case\.created/);
+    const types = received.slice(before).map((r) => (JSON.parse(r.body) as { type: string }).type);
+    expect(types.sort()).toEqual(['case.created', 'case.expired']);
   });
 
   it('refuses to start without a working key or with a bad URL', async () => {

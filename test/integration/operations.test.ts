@@ -10,14 +10,17 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createConnection } from 'node:net';
 import path from 'node:path';
 import { and, desc, eq, sql } from 'drizzle-orm';
+import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyKeys, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { freePort, processAlive, type RunningApp, serveCommandArguments, startApp } from '@/test/support/app';
 import { consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { jobsOf } from '@/test/support/jobs';
 import { latestSignInLink } from '@/test/support/sign-in-links';
 import { openSubjectPage } from '@/test/support/subject-page';
 
@@ -323,5 +326,46 @@ describe('scheduled jobs', () => {
     const [queue] = await database.sql<{ name: string }[]>`
       select name from pgboss.queue where name = 'idempotency-purge'`;
     expect(queue?.name).toBe('idempotency-purge');
+  });
+
+  it('the job that schedule sends purges the keys past 30 days, through the app’s own worker', async () => {
+    const { team } = await createTeam(
+      database.db,
+      { name: 'Purged', adminEmail: 'owner@purged.test' },
+      systemClock,
+    );
+    const key = (name: string, daysAgo: number) => ({
+      teamId: team.id,
+      key: name,
+      operation: 'cases.create',
+      requestHash: 'h',
+      responseStatus: 201,
+      responseBody: {},
+      createdAt: new Date(Date.now() - daysAgo * 86_400_000),
+    });
+    await database.db.insert(idempotencyKeys).values([key('old', 31), key('young', 29)]);
+    // What pg-boss's cron sends at 03:17, sent now.
+    const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', supervise: false });
+    await boss.start();
+    let jobId: string | null;
+    try {
+      jobId = await boss.send(QUEUES.idempotencyPurge, {});
+    } finally {
+      await boss.stop({ graceful: false, close: true });
+    }
+    expect(jobId).toEqual(expect.any(String));
+    await expect
+      .poll(
+        async () => (await jobsOf(database, QUEUES.idempotencyPurge)).find((j) => j.id === jobId)?.state,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe('completed');
+    const left = await database.db
+      .select({ key: idempotencyKeys.key })
+      .from(idempotencyKeys)
+      .where(eq(idempotencyKeys.teamId, team.id));
+    expect(left.map((row) => row.key)).toEqual(['young']);
   });
 });

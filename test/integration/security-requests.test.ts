@@ -117,12 +117,13 @@ describe('security headers and request ids', () => {
   it('the log line of a request carries its id', async () => {
     const res = await fetch(`${app.baseUrl}/v1/ping`);
     const id = res.headers.get('request-id');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const line = app
-      .logs()
-      .split('\n')
-      .find((l) => l.includes(`"request_id":"${id}"`));
-    expect(line).toBeDefined();
+    const lineOf = () =>
+      app
+        .logs()
+        .split('\n')
+        .find((l) => l.includes(`"request_id":"${id}"`));
+    await expect.poll(lineOf).toBeDefined();
+    const line = lineOf();
     expect(JSON.parse(line ?? '{}')).toMatchObject({
       message: 'request',
       method: 'GET',
@@ -151,6 +152,7 @@ describe('security headers and request ids', () => {
 
 describe('methods', () => {
   it('TRACE and other unknown methods get 405 with Allow, and nothing is logged as an error', async () => {
+    const answered: string[] = [];
     for (const [method, path] of [
       ['TRACE', '/v1/ping'],
       ['TRACE', '/console'],
@@ -159,10 +161,13 @@ describe('methods', () => {
     ] as const) {
       const res = await rawRequest(method, `${app.baseUrl}${path}`);
       expect(res.status, `${method} ${path}`).toBe(405);
+      answered.push(res.headers['request-id'] as string);
       expect(res.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
       expect(res.headers['request-id']).toMatch(/^req_/);
       if (path.startsWith('/v1')) expect(JSON.parse(res.body)).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
     }
+    // Once each refusal's own log line is written, nothing else was.
+    await expect.poll(() => answered.every((id) => app.logs().includes(`"request_id":"${id}"`))).toBe(true);
     expect(app.logs()).not.toMatch(/"level":"error"/);
   });
 });

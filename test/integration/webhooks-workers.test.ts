@@ -96,12 +96,21 @@ describe('workers', () => {
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.endpointId, endpointId));
     expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending']);
-    // Their jobs are queued, due, and left untouched by the web-only node: no worker there.
+    // Their jobs are queued, and stay untouched by the web-only node while they have been due for
+    // three of a worker's one-second polls (absence can only be seen over time; the database's
+    // clock says when that time has passed).
     const ids = new Set(rows.map((r) => r.id));
-    const queued = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) =>
-      ids.has(String(job.data?.deliveryId)),
-    );
-    expect(queued.map((job) => job.state)).toEqual(['created', 'created', 'created']);
+    const ours = async () =>
+      (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) => ids.has(String(job.data?.deliveryId)));
+    const jobIds = (await ours()).map((job) => job.id);
+    expect(jobIds).toHaveLength(3);
+    await eventually(async () => {
+      const [row] = await database.sql<Array<{ due: boolean }>>`
+        select bool_and(now() - start_after > interval '3 seconds') as due
+          from pgboss.job where id = any(${jobIds}::uuid[])`;
+      return row?.due === true;
+    });
+    expect((await ours()).map((job) => job.state)).toEqual(['created', 'created', 'created']);
     // The positive signal that a worker would have taken them by now: a worker node on the same
     // database takes a due job of its own within its one-second poll, while these stay created.
     const probe = await startApp({ databaseUrl: database.url, env: workerEnv(true) });
