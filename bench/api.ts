@@ -316,34 +316,25 @@ async function databaseCreationCeiling(
   run: string,
   postmaster: number | null,
 ): Promise<LoadResult> {
-  const { connectDatabase } = await import('@/db/client');
-  const { parseEnv } = await import('@/server/platform/env');
+  const { bootRuntime } = await import('@/server/platform/boot-runtime');
+  const { shutdown } = await import('@/server/platform/runtime');
   const { systemClock } = await import('@/server/platform/clock');
-  const { setJobQueue } = await import('@/server/platform/jobs/producers');
   const { authenticateApiKey } = await import('@/server/auth/api-keys');
   const { budgetKey } = await import('@/server/platform/data-scope');
   const { createRateLimiters } = await import('@/server/rate-limits/limiters');
   const { createCase, prepareCase } = await import('@/server/cases/create-case');
   const { createCaseInput } = await import('@/server/cases/wire');
-  const { PgBoss } = await import('pg-boss');
-  const env = parseEnv({
-    ...process.env,
+  // This process's runtime, as a web process has it (its pools and a producer-only job queue),
+  // with the write limit raised as the app's is in this bench.
+  Object.assign(process.env, {
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_READ_PER_MINUTE: '100000000',
     RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
   });
-  const database = connectDatabase(databaseUrl, { max: 16 });
-  // A producer-only pg-boss, as in a web process: the creation queues its mail job through it.
-  const boss = new PgBoss({
-    connectionString: databaseUrl,
-    schema: 'pgboss',
-    max: 2,
-    supervise: false,
-    schedule: false,
-  });
-  await boss.start();
-  setJobQueue(boss);
-  const limiters = createRateLimiters(database.db, env);
+  const runtime = await bootRuntime({ workers: false, migrate: false });
+  if (runtime.databaseUrl !== databaseUrl) throw new Error('the configuration was read before the bench set it');
+  const { env, database } = runtime;
+  const limiters = createRateLimiters(runtime.rateLimitDatabase.db, env);
   const posts = postTarget(ds, run);
   const createOne = async (i: number) => {
     const target = posts(i);
@@ -374,9 +365,7 @@ async function databaseCreationCeiling(
           ),
       }),
   );
-  await boss.stop({ graceful: false });
-  setJobQueue(undefined);
-  await database.close();
+  await shutdown();
   return result;
 }
 

@@ -60,11 +60,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const { connectDatabase, migrateDatabase } = await import('@/db/client');
+  const { migrateDatabase } = await import('@/db/client');
   const { startEmbeddedPostgres, overUnixSocket } = await import('@/db/embedded');
   const { cases, events, webhookDeliveries } = await import('@/db/schema');
-  const { PgBoss } = await import('pg-boss');
-  const { setJobQueue } = await import('@/server/platform/jobs/producers');
+  const { bootRuntime } = await import('@/server/platform/boot-runtime');
+  const { shutdown } = await import('@/server/platform/runtime');
   const { recordEvents } = await import('@/server/platform/outbox/record-events');
   const { systemClock } = await import('@/server/platform/clock');
   const { createTeam, updateTeam } = await import('@/server/teams/manage-teams');
@@ -120,19 +120,11 @@ async function main(): Promise<void> {
     cleanups.push(app.stop);
     log(`app on ${app.baseUrl}, receiver on 127.0.0.1:${receiver.port}`);
 
-    const database = connectDatabase(databaseUrl, { max: 10 });
-    cleanups.push(database.close);
-    // A producer-only pg-boss, as on any node: the bench records events, the app delivers them.
-    const boss = new PgBoss({
-      connectionString: databaseUrl,
-      schema: 'pgboss',
-      max: 10,
-      supervise: false,
-      schedule: false,
-    });
-    await boss.start();
-    setJobQueue(boss);
-    cleanups.push(() => boss.stop({ graceful: false }));
+    // This process's runtime, as a web process has it (a producer-only job queue): the bench
+    // records events, the app delivers them.
+    process.env.DATABASE_URL = databaseUrl;
+    const { database } = await bootRuntime({ workers: false, migrate: false });
+    cleanups.push(shutdown);
 
     // Several teams create at once, as in production: case creation takes its team's row lock
     // (billing), so one team's creations run one after another.

@@ -53,19 +53,20 @@ async function boot(options: BootOptions): Promise<Runtime> {
   const rateLimitDatabase = connectDatabase(url, { max: 4, settings: { synchronous_commit: 'off' } });
   onShutdown(rateLimitDatabase.close);
   const config = env();
+  const jobs = await startJobQueue({ databaseUrl: url, onShutdown }, { workers: options.workers });
   const runtime: Runtime = {
     env: config,
     clock: systemClock,
     database,
     databaseUrl: url,
     rateLimitDatabase,
+    jobs,
     providers: {
       live: { identity: identityProviderFromEnv(config), sms: smsSenderFromEnv(config, database.db) },
       test: { identity: createSimulatedIdentityProvider(), sms: createDevSmsSender(database.db) },
     },
     onShutdown,
   };
-  await startJobQueue(runtime, { workers: options.workers });
   return runtime;
 }
 

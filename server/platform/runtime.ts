@@ -1,3 +1,4 @@
+import type { PgBoss } from 'pg-boss';
 import type { Database } from '@/db/client';
 import type { Clock } from './clock';
 import type { Env } from './env';
@@ -23,6 +24,11 @@ export interface Runtime {
   databaseUrl: string;
   /** A small pool for rate-limit counters (see the boot). */
   rateLimitDatabase: Database;
+  /**
+   * The job queue (pg-boss on the app database): every process queues jobs through it (the typed
+   * producers in jobs/producers.ts); only a process that runs the workers consumes them.
+   */
+  jobs: PgBoss;
   /**
    * The vendors' adapters: for live cases the ones the operator chose (or their development
    * stand-ins); test-mode cases always get the stand-ins (simulated ID checks, SMS kept in the dev

@@ -5,7 +5,6 @@ import { sendDueMails } from '@/server/mail/send-mail';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
-import { jobQueue } from '@/server/platform/jobs/producers';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
 import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
@@ -42,7 +41,7 @@ async function every(
  * single-process web with RUN_WORKERS on), after the runtime booted with `workers: true`.
  */
 export async function startWorkers(runtime: Runtime): Promise<void> {
-  const boss = jobQueue();
+  const boss = runtime.jobs;
   const db = runtime.database.db;
   const { env: config, clock, onShutdown } = runtime;
   const deliveryDeps = {

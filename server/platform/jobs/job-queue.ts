@@ -6,7 +6,6 @@ import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
 import { QUEUES, type QueueName, queueOptions, TICK_QUEUES } from './catalog';
 import { reportOutage } from './outage-log';
-import { setJobQueue } from './producers';
 
 /**
  * Starts the one pg-boss instance of this process on the app database (schema `pgboss`) and
@@ -14,7 +13,10 @@ import { setJobQueue } from './producers';
  * (server/workers, started by the process entry) pg-boss also supervises and keeps schedules;
  * a web-only process just produces jobs.
  */
-export async function startJobQueue(runtime: Runtime, options: { workers: boolean }): Promise<void> {
+export async function startJobQueue(
+  runtime: Pick<Runtime, 'databaseUrl' | 'onShutdown'>,
+  options: { workers: boolean },
+): Promise<PgBoss> {
   const config = env();
   const runWorkers = options.workers;
   const boss = new PgBoss({
@@ -51,9 +53,8 @@ export async function startJobQueue(runtime: Runtime, options: { workers: boolea
       await boss.updateQueue(name, changeable);
     }
   }
-  setJobQueue(boss);
   runtime.onShutdown(async () => {
-    setJobQueue(undefined);
     await boss.stop({ graceful: true, timeout: 10_000 });
   });
+  return boss;
 }

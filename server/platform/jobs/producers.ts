@@ -1,22 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { fromDrizzle, type PgBoss } from 'pg-boss';
+import { fromDrizzle } from 'pg-boss';
 import type { Tx } from '@/db/client';
+import { runtime } from '@/server/platform/runtime';
 import { type JobPayloads, QUEUES } from './catalog';
-
-const holder = globalThis as { __vouchBoss?: PgBoss };
-
-/**
- * The process's pg-boss instance, set when it starts (job-queue.ts). Kept on `globalThis`, as the
- * runtime is: the route bundles queue jobs through the instance the web process started.
- */
-export function setJobQueue(boss: PgBoss | undefined): void {
-  holder.__vouchBoss = boss;
-}
-
-export function jobQueue(): PgBoss {
-  if (!holder.__vouchBoss) throw new Error('background jobs are not started in this process');
-  return holder.__vouchBoss;
-}
 
 /**
  * Queues jobs inside the caller's transaction: they exist exactly when the change that caused
@@ -28,7 +14,8 @@ async function enqueue<Q extends typeof QUEUES.webhookDeliver>(
   jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
 ): Promise<void> {
   if (jobs.length === 0) return;
-  await jobQueue().insert(queue, jobs, { db: fromDrizzle(tx, sql) });
+  const { jobs: queues } = await runtime();
+  await queues.insert(queue, jobs, { db: fromDrizzle(tx, sql) });
 }
 
 /** Attempts of webhook deliveries, each at its time (now when none is given). */
