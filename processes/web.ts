@@ -36,7 +36,7 @@ import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
 import { startWorkers } from '@/server/workers/start-workers';
 import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
 
-/** A request, headers and body, must be in within this; then 408 (decisions: abuse limits). */
+/** A request, headers and body, must be in within this; then 408. */
 const REQUEST_TIMEOUT_MS = 10_000;
 /** How long a stopping process lets requests in flight finish before it closes their sockets. */
 const DRAIN_TIMEOUT_MS = 10_000;

@@ -3,7 +3,10 @@ import { AppError } from '@/server/platform/errors';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { checkPassword } from './team-members';
 
-/** How recent a sign-in must be to stand in for the current password (decisions: 10 minutes). */
+/**
+ * How recent a sign-in must be to stand in for the current password (for an account that has
+ * none): a session stolen later cannot set one.
+ */
 export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
 /**

@@ -86,7 +86,10 @@ export interface CreatedOwner {
   oneTimePassword: string | null;
 }
 
-/** How long a one-time password printed by the CLI can be used (decisions: 7 days). */
+/**
+ * How long a one-time password printed by the CLI can be used: long enough for it to reach the
+ * new owner, short enough that a printout nobody used stops being a way in.
+ */
 export const ONE_TIME_PASSWORD_DAYS = 7;
 
 /**

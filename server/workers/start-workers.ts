@@ -3,7 +3,7 @@ import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
 import { sendDueMails } from '@/server/mail/send-mail';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
+import { type JobPayloads, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
@@ -51,7 +51,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   };
-  await boss.work<{ deliveryId: string }>(
+  await boss.work<JobPayloads[typeof QUEUES.webhookDeliver]>(
     QUEUES.webhookDeliver,
     {
       batchSize: 50,
