@@ -1,5 +1,7 @@
 // The closing lines of `npm test`: one line per test stage (each run counted once, under its own
-// name), the name of every failed test, and a failure for a stage whose report is missing.
+// name), the name of every failed test, and a failure for a stage whose report is missing. Under
+// CI a skipped test fails the run too (a committed `.skip` or `.todo` would shrink it silently);
+// a Playwright skip that gives its reason is counted apart, as not run by design.
 //
 // Usage: node scripts/summarize-tests.mjs DIR FILE=STAGE-NAME [FILE=STAGE-NAME ...]
 import { existsSync, readFileSync } from 'node:fs';
@@ -76,5 +78,9 @@ for (const entry of stages) {
   console.log(`${name}: ${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped${extra}`);
   for (const failure of tally.failures) console.log(`  failed: ${failure}`);
   if (tally.failed > 0 || tally.passed === 0) ok = false;
+  if (tally.skipped > 0 && process.env.CI) {
+    console.log(`  ${tally.skipped} skipped without a reason: under CI every test runs`);
+    ok = false;
+  }
 }
 process.exit(ok ? 0 : 1);
