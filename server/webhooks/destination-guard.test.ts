@@ -4,6 +4,7 @@ import {
   guardedLookup,
   REFUSED_LOOKUP_MESSAGE,
   RefusedDestinationError,
+  type ResolveAll,
   refusedAddressReason,
 } from './destination-guard';
 
@@ -141,6 +142,55 @@ describe('guardedLookup', () => {
     expect(error?.message).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
     expectNoAddress(error?.message);
     expect(address).toEqual([]);
+  });
+
+  /** A DNS server that rebinds: each question gets the next answer, then loopback for ever. */
+  function rebindingResolver(...answers: string[][]) {
+    let asked = 0;
+    const resolver: ResolveAll = (_hostname, _options, callback) => {
+      const answer = answers[asked] ?? ['127.0.0.1'];
+      asked += 1;
+      callback(
+        null,
+        answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+    };
+    return { resolver, asked: () => asked };
+  }
+
+  it.each([true, false])(
+    'asks once and connects to what it checked, though the name then rebinds to loopback (all: %s)',
+    async (all) => {
+      const dns = rebindingResolver(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']);
+      const { error, address, family } = await new Promise<{
+        error: Error | null;
+        address: unknown;
+        family?: number;
+      }>((resolve) => {
+        guardedLookup(false, dns.resolver)('hooks.example.com', { all }, (error, address, family) =>
+          resolve({ error, address, family }),
+        );
+      });
+      expect(error).toBeNull();
+      expect(dns.asked()).toBe(1);
+      if (all) {
+        expect(address).toEqual([
+          { address: '93.184.215.14', family: 4 },
+          { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
+        ]);
+      } else {
+        expect([address, family]).toEqual(['93.184.215.14', 4]);
+      }
+    },
+  );
+
+  it('refuses the whole answer when one of its addresses is not public', async () => {
+    const dns = rebindingResolver(['93.184.215.14', '10.0.0.7']);
+    const error = await new Promise<Error | null>((resolve) => {
+      guardedLookup(false, dns.resolver)('hooks.example.com', { all: true }, (error) => resolve(error));
+    });
+    expect(error).toBeInstanceOf(RefusedDestinationError);
+    expectNoAddress(error?.message);
   });
 
   it('hands over exactly the checked addresses when private networks are allowed', async () => {

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -89,16 +89,23 @@ export const REFUSED_LITERAL_MESSAGE = `destination refused: the URL names a non
 
 export class RefusedDestinationError extends Error {}
 
+/** The resolver the guard asks, as `dns.lookup` with `all: true` answers. */
+export type ResolveAll = (
+  hostname: string,
+  options: { all: true; family: number },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
 /**
- * A `lookup` for sockets: resolves the host, refuses the whole answer if any address is not a
- * global unicast address, and hands the socket exactly the addresses it checked. The connection
+ * A `lookup` for sockets: resolves the host once, refuses the whole answer if any address is not
+ * a global unicast address, and hands the socket exactly the addresses it checked. The connection
  * goes to a checked address, so a DNS answer that changes between check and connect (rebinding)
- * cannot slip through.
+ * cannot slip through. `resolveAll` is the system resolver except in tests.
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolveAll: ResolveAll = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
-    dnsLookup(hostname, { all: true, family }, (error, addresses) => {
+    resolveAll(hostname, { all: true, family }, (error, addresses) => {
       if (error) return callback(error, []);
       if (!allowPrivate && addresses.some(({ address }) => refusedAddressReason(address) !== null)) {
         return callback(new RefusedDestinationError(REFUSED_LOOKUP_MESSAGE), []);
