@@ -332,7 +332,8 @@ async function databaseCreationCeiling(
     RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
   });
   const runtime = await bootRuntime({ workers: false, migrate: false });
-  if (runtime.databaseUrl !== databaseUrl) throw new Error('the configuration was read before the bench set it');
+  if (runtime.databaseUrl !== databaseUrl)
+    throw new Error('the configuration was read before the bench set it');
   const { env, database } = runtime;
   const limiters = createRateLimiters(runtime.rateLimitDatabase.db, env);
   const posts = postTarget(ds, run);
