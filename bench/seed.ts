@@ -28,8 +28,9 @@ export interface SeededDataset {
  * within a team, cases are evenly spread over the last 30 days, newest first; every second case is
  * open (expiring in a week, so it stays open during the run), the rest closed, failed or expired.
  * So the first page of `?status=open` is always a full 50 rows. Every case has an `email` step;
- * one in five also `government_id` and `selfie`. Teams' cases are interleaved in the heap, as
- * they are when teams create cases at the same time.
+ * one in five also `government_id` and `selfie`. Teams' cases are interleaved in the heap, in the
+ * order they were created, as they are when teams create cases at the same time; ids are
+ * time-ordered as the app's are.
  */
 export async function seedDataset(
   adminUrl: string,
@@ -81,7 +82,8 @@ export async function seedDataset(
         () => tx`
         insert into cases (id, team_id, public_id, status, subject_email, subject_name, notes, failure_reason,
                            created_at, expires_at, updated_at)
-        select g.id,
+        select (lpad(to_hex((extract(epoch from c.created_at) * 1000)::bigint), 12, '0') || '7' ||
+                substr(r.hex, 1, 3) || '8' || substr(r.hex, 4, 15))::uuid,
                t.ids[(i % ${TEAM_COUNT}) + 1],
                'bench' || lpad(i::text, 11, '0'),
                s.status,
@@ -92,13 +94,15 @@ export async function seedDataset(
                c.created_at,
                case when s.status = 'open' then now() + interval '7 days' else c.created_at + interval '48 hours' end,
                c.created_at
-        -- Inserted in id order: the primary key grows at its right edge instead of taking a
-        -- million random inserts (the heap order stays unrelated to team and time).
-        from (select gen_random_uuid() as id, n as i from generate_series(0, ${caseCount - 1}::int) n order by 1) g
+        -- Oldest first, as the app appends them, with ids made as the app makes them (newRowId:
+        -- UUIDv7, the creation time's milliseconds first), so the table and its indexes are laid
+        -- out as a million cases created over 30 days would be.
+        from (select n as i from generate_series(${caseCount - 1}::int, 0, -1) n) g
         cross join (select array_agg(id order by name) ids from teams) t
         cross join lateral (select g.i / ${TEAM_COUNT} as k) kk
         cross join lateral (select now() - ((kk.k::bigint * ${spacingMs} + i % ${TEAM_COUNT})::float8) * interval '1 millisecond'
                               as created_at) c
+        cross join lateral (select md5(g.i::text || random()::text) as hex) r
         cross join lateral (select case when kk.k % 2 = 0 then 'open'
                                         when kk.k % 10 = 1 then 'failed'
                                         when kk.k % 10 = 3 then 'expired'

@@ -10,7 +10,7 @@ import {
 } from '@/server/billing/charge-case-methods';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
-import { newPublicId, randomUUID } from '@/server/platform/ids';
+import { newPublicId, newRowId } from '@/server/platform/ids';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { hashAnswer } from '@/server/verification/custom-answer';
 import { expandRequestedMethods, type VerificationMethod } from '@/server/verification/methods';
@@ -68,7 +68,7 @@ export async function createCase(
 
   // Every id is chosen here so that all the writes go out together, in this order: the steps
   // follow the case they reference and the deliveries their event.
-  const id = randomUUID();
+  const id = newRowId();
   const publicId = newPublicId();
   const expiresAt = new Date(now.getTime() + deps.caseTtlSeconds * 1000);
   const links = issueVerificationLinks(methods);

@@ -1,4 +1,27 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let used = 0;
+
+/**
+ * Cryptographically random bytes (node's CSPRNG), taken from a 4 KB buffer that is filled again
+ * when spent. A call into the CSPRNG costs about as much for 16 bytes as for 4 KB, and a case's
+ * creation needs a dozen small draws (its ids, its public id, its link tokens, the request's
+ * id): drawn one by one they were 3 % of the app's CPU per creation. Every byte is handed out
+ * once, as a copy. (node's own randomUUID keeps such a cache too.)
+ */
+export function secureRandomBytes(length: number): Buffer {
+  if (length > POOL_BYTES) return randomBytes(length);
+  if (used + length > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    used = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(used, used + length));
+  used += length;
+  return bytes;
+}
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -9,7 +32,7 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of secureRandomBytes(length * 2)) {
       if (byte < 248) out += BASE62[byte % 62];
       if (out.length === length) break;
     }
@@ -36,3 +59,18 @@ export function eventWireId(uuid: string): string {
 }
 
 export { randomUUID };
+
+/**
+ * The id of a row the service writes by the million (cases, events, mails): a UUIDv7, whose
+ * leading 48 bits are the creation time in milliseconds and the rest random (74 bits). Rows made
+ * together sit together in every index on their id, as they do in the table: the primary keys,
+ * and indexes led by these ids (a case's steps, an event's deliveries), grow at their right edge
+ * instead of taking inserts all over, and the recent rows that are read most stay in few pages.
+ * Measured over a million cases laid out as created (bench/profile.ts list, PROFILE_SQL=1), a
+ * page of a team's newest open cases cost PostgreSQL 0.55 ms with random ids and 0.46 ms with
+ * these (0.40 ms over ten thousand): with random ids, each case on the page reads a page of the
+ * steps index of its own.
+ */
+export function newRowId(): string {
+  return uuidv7({ random: secureRandomBytes(16) });
+}

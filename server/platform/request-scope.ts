@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { secureRandomBytes } from './ids';
 
 /** What every log line written while serving a request says about that request. */
 export interface RequestScope {
@@ -29,5 +29,5 @@ export function currentRequestScope(): RequestScope | undefined {
 
 /** `req_` and 24 base64url characters (144 random bits): unique without coordination. */
 export function newRequestId(): string {
-  return `req_${randomBytes(18).toString('base64url')}`;
+  return `req_${secureRandomBytes(18).toString('base64url')}`;
 }

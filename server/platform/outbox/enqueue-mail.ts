@@ -1,5 +1,5 @@
 import type { Tx } from '@/db/client';
-import { randomUUID } from '@/server/platform/ids';
+import { newRowId } from '@/server/platform/ids';
 import { insertMail } from './queries';
 
 export interface OutgoingMail {
@@ -20,7 +20,7 @@ export interface OutgoingMail {
  * (server/mail/send-mail.ts). No job is queued per mail: the row is the job.
  */
 export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: string }> {
-  const id = randomUUID();
+  const id = newRowId();
   await insertMail(tx).execute({
     id,
     to: mail.to,

@@ -1,7 +1,7 @@
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
-import { eventWireId, randomUUID } from '@/server/platform/ids';
+import { eventWireId, newRowId } from '@/server/platform/ids';
 import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { insertDeliveries, insertEvents } from './queries';
 
@@ -105,7 +105,7 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
 export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
   const recorded: RecordedEvent[] = inputs.map((input) => {
-    const id = randomUUID();
+    const id = newRowId();
     return {
       id,
       scope: input.scope,
