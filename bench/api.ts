@@ -15,11 +15,12 @@
  * into bench/results/profiles).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { buildIfNeeded } from './build';
 import { explainReads } from './explain';
 import { closedLoop, closedLoopOf, type LoadResult, openLoop, type Target } from './load';
 import { CLOCK_TICK_MS, childNamed, descendants, processCpuMs, treeCpuMs, treeMemory } from './process-cpu';
@@ -78,37 +79,6 @@ function cpuSnapshot(appPid: number | null, postmaster: number | null): CpuSnaps
 
 // ---------------------------------------------------------------------------------------------
 // Build and database.
-
-function newestMtime(entry: string): number {
-  if (!existsSync(entry)) return 0;
-  const stat = statSync(entry);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(entry).reduce((max, name) => Math.max(max, newestMtime(path.join(entry, name))), 0);
-}
-
-async function buildIfNeeded(): Promise<string> {
-  const buildId = path.join(DIST_DIR, 'BUILD_ID');
-  const sources = ['app', 'server', 'db', 'processes', 'next.config.mjs', 'package-lock.json'];
-  if (existsSync(buildId)) {
-    const builtAt = statSync(buildId).mtimeMs;
-    if (Math.max(...sources.map(newestMtime)) < builtAt) return 'up to date';
-  }
-  const started = performance.now();
-  const child = spawn(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build'], {
-    env: { ...process.env, NEXT_DIST_DIR: DIST_DIR, NEXT_TELEMETRY_DISABLED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (c) => {
-    output += c;
-  });
-  child.stderr?.on('data', (c) => {
-    output += c;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`next build failed (${code}):\n${output}`);
-  return `built in ${((performance.now() - started) / 1000).toFixed(0)} s`;
-}
 
 interface BenchDatabase {
   adminUrl: string;
@@ -441,7 +411,7 @@ async function main(): Promise<void> {
   const [small, large, build] = await Promise.all([
     seedDataset(database.adminUrl, 'vouch_bench_small', SMALL),
     seedDataset(database.adminUrl, 'vouch_bench_large', LARGE),
-    buildIfNeeded(),
+    buildIfNeeded(DIST_DIR),
   ]);
   cleanups.push(async () => {
     if (database.embedded) return; // the whole data directory goes

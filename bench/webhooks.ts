@@ -18,15 +18,13 @@
  * Phases 2 and 3 record events through `recordEvents` (the same outbox function the app's case and
  * verification code calls), so the commit instant is known exactly. Only 127.0.0.1 is contacted.
  * Environment: BENCH_DATABASE_URL (else an embedded PostgreSQL under .bench-data/webhooks),
- * NEXT_DIST_DIR (default .next-bench-webhooks; built when missing). It reports; it does not fail
+ * NEXT_DIST_DIR (default .next-bench-webhooks; built when older than the code). It reports; it does not fail
  * on a missed target.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import { buildIfNeeded } from './build';
 
 process.env.NEXT_DIST_DIR ??= '.next-bench-webhooks';
 process.env.LOG_LEVEL ??= 'warn';
@@ -75,11 +73,7 @@ async function main(): Promise<void> {
   const { makeCertificate, startReceiver } = await import('@/test/support/https-receiver');
 
   try {
-    if (!existsSync(path.join(DIST_DIR, 'BUILD_ID'))) {
-      log(`building the app into ${DIST_DIR}`);
-      const build = spawnSync('npx', ['next', 'build'], { stdio: 'inherit', env: process.env });
-      if (build.status !== 0) throw new Error('next build failed');
-    }
+    log(`app build in ${DIST_DIR}: ${await buildIfNeeded(DIST_DIR)}`);
 
     let adminUrl = process.env.BENCH_DATABASE_URL;
     if (!adminUrl) {
