@@ -14,8 +14,11 @@ import { assertStandInsAllowed } from '@/server/platform/stand-ins';
  */
 export const launched = process.argv.includes('--launched');
 
+// Every process entry imports this module: from here on, what libraries print goes through the
+// logger too.
+routeConsoleThroughLogger();
+
 export function checkedConfig(): Env {
-  routeConsoleThroughLogger();
   try {
     const config = env();
     // Under the launcher, which checked and announced them once for all its processes.

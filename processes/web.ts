@@ -53,21 +53,29 @@ const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.
 const handle = app.getRequestHandler();
 
 /** An error answered by this process itself: the API's JSON shape on API paths, text elsewhere. */
+function refusal(pathname: string, error: AppError) {
+  const wire = toWireError(error);
+  const json = surfaceOf(pathname) === 'api';
+  return {
+    status: wire.status,
+    headers: {
+      ...wire.headers,
+      'Content-Type': json ? 'application/json' : 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+    },
+    body: json ? JSON.stringify(wire.body) : `${wire.body.detail}\n`,
+  };
+}
+
 function refuse(
   res: ServerResponse,
   pathname: string,
   error: AppError,
   headers: Record<string, string> = {},
 ) {
-  const wire = toWireError(error);
-  const json = surfaceOf(pathname) === 'api';
-  res.writeHead(wire.status, {
-    ...headers,
-    ...wire.headers,
-    'Content-Type': json ? 'application/json' : 'text/plain; charset=utf-8',
-    'Cache-Control': 'no-store',
-  });
-  res.end(json ? JSON.stringify(wire.body) : `${wire.body.detail}\n`);
+  const answer = refusal(pathname, error);
+  res.writeHead(answer.status, { ...headers, ...answer.headers });
+  res.end(answer.body);
 }
 
 /**
@@ -123,10 +131,9 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     }
     // A path that is not valid percent-encoding names nothing. Next.js would answer it with a
     // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
-    if (!isRestApiPath(pathname) && !isDecodablePath(pathname)) {
-      return refuse(res, pathname, new AppError('NOT_FOUND'));
-    }
-    const serve = isRestApiPath(pathname) ? serveRestApi(req, res, pathname) : handle(req, res);
+    const rest = isRestApiPath(pathname);
+    if (!rest && !isDecodablePath(pathname)) return refuse(res, pathname, new AppError('NOT_FOUND'));
+    const serve = rest ? serveRestApi(req, res, pathname) : handle(req, res);
     serve.catch((error: unknown) => {
       logger.error('request failed in the web process', {
         path: loggablePath(pathname),
@@ -167,21 +174,19 @@ function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
     const pathname = (inFlight?.req?.url ?? '/').split('?')[0] ?? '/';
-    const requestId = String(inFlight?.getHeader('Request-Id') ?? newRequestId());
-    const wire = toWireError(clientErrorOf(error));
-    const json = surfaceOf(pathname) === 'api';
-    const body = json ? JSON.stringify(wire.body) : `${wire.body.detail}\n`;
+    const answer = refusal(pathname, clientErrorOf(error));
     const headers = {
       ...securityHeaders({ surface: surfaceOf(pathname), https, dev }),
-      'Request-Id': requestId,
-      'Content-Type': json ? 'application/json' : 'text/plain; charset=utf-8',
-      'Content-Length': String(Buffer.byteLength(body)),
-      'Cache-Control': 'no-store',
+      'Request-Id': String(inFlight?.getHeader('Request-Id') ?? newRequestId()),
+      ...answer.headers,
+      'Content-Length': String(Buffer.byteLength(answer.body)),
       Connection: 'close',
     };
     const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
     // Written and the socket destroyed at once, as Node does: a small write leaves at once.
-    socket.write(`HTTP/1.1 ${wire.status} ${STATUS_CODES[wire.status]}\r\n${head.join('')}\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('')}\r\n${answer.body}`,
+    );
   }
   socket.destroy();
 }

@@ -73,7 +73,7 @@ function withoutStatementParameters(text: string): string {
 }
 
 /** What a library passed to a log call, as text that holds no statement parameter. */
-export function describeLogArguments(args: readonly unknown[]): string {
+function describeLogArguments(args: readonly unknown[]): string {
   const parts = args.map((arg) => {
     if (arg instanceof Error) {
       const fields = errorFields(arg);
