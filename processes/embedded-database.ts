@@ -13,6 +13,11 @@ const config = env();
 const server = await startEmbeddedPostgres({
   dataDir: config.EMBEDDED_PG_DIR,
   port: config.EMBEDDED_PG_PORT,
+}).catch((error: unknown) => {
+  logger.error('the embedded PostgreSQL did not start', {
+    reason: error instanceof Error ? error.message : String(error),
+  });
+  process.exit(1);
 });
 
 let stopping = false;

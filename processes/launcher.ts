@@ -166,7 +166,8 @@ function startEmbeddedDatabase(): Promise<{ url: string; stop: () => Promise<voi
 let databaseUrl = config.DATABASE_URL;
 let stopDatabase = async () => {};
 if (!databaseUrl) {
-  const embedded = await startEmbeddedDatabase();
+  // Its process has logged why when it could not start.
+  const embedded = await startEmbeddedDatabase().catch(() => process.exit(1));
   databaseUrl = embedded.url;
   stopDatabase = embedded.stop;
   logger.info('using embedded PostgreSQL', { data_dir: config.EMBEDDED_PG_DIR });
