@@ -8,9 +8,11 @@ export const consoleAccountRouter = router({
   /** Plan, subscription, balance, this period's usage per method, and cases per day. */
   overview: sessionProcedure.query(async ({ ctx }) => {
     const now = ctx.clock();
-    const team = await readAccount(ctx.db, ctx.teamId);
+    // The plan and its bill are the team's live account, whichever mode the console's switch shows.
+    const billing = { teamId: ctx.teamId, livemode: true };
+    const team = await readAccount(ctx.db, billing);
     const [plan] = await ctx.db.select().from(plans).where(eq(plans.code, team.planCode));
-    const usage = await readUsage(ctx.db, ctx.teamId, now);
+    const usage = await readUsage(ctx.db, billing, now);
     return {
       team_name: team.name,
       plan: team.planCode,

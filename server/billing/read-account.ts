@@ -1,14 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { plans, teams, usageCounters } from '@/db/schema';
+import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import { billingPeriodAt } from './billing-period';
 
-export async function readAccount(db: Queryable, teamId: string) {
-  const [team] = await db.select().from(teams).where(eq(teams.id, teamId));
+/**
+ * The team as a caller in `scope` sees it. Money and usage belong to live mode: test mode charges
+ * nothing, so a test key sees a balance of 0, never the live one.
+ */
+export async function readAccount(db: Queryable, scope: DataScope) {
+  const [team] = await db.select().from(teams).where(eq(teams.id, scope.teamId));
   if (!team) throw new AppError('NOT_FOUND');
-  return team;
+  return scope.livemode ? team : { ...team, topupBalanceCents: 0 };
 }
 
 export interface UsageEntry {
@@ -25,16 +30,22 @@ export interface UsageReport {
   usage: Record<VerificationMethod, UsageEntry>;
 }
 
-/** Usage of every method in the billing period containing `now`. */
-export async function readUsage(db: Queryable, teamId: string, now: Date): Promise<UsageReport> {
-  const team = await readAccount(db, teamId);
+/**
+ * Usage of every method in the billing period containing `now`, for `scope`'s mode: live usage is
+ * counted against the plan; test mode counts none (its cases are free), so its usage is all zeros
+ * against the same allowances.
+ */
+export async function readUsage(db: Queryable, scope: DataScope, now: Date): Promise<UsageReport> {
+  const team = await readAccount(db, scope);
   const period = billingPeriodAt(team.billingAnchor, now);
   const [plan] = await db.select().from(plans).where(eq(plans.code, team.planCode));
   const allowed = plan?.includedUnits ?? 0;
-  const rows = await db
-    .select()
-    .from(usageCounters)
-    .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.periodStart, period.start)));
+  const rows = scope.livemode
+    ? await db
+        .select()
+        .from(usageCounters)
+        .where(and(eq(usageCounters.teamId, scope.teamId), eq(usageCounters.periodStart, period.start)))
+    : [];
   const byMethod = new Map(rows.map((r) => [r.method, r]));
   const usage = Object.fromEntries(
     VERIFICATION_METHODS.map((method) => {

@@ -45,7 +45,7 @@ export const accountRouter = router({
     .input(z.object({}))
     .output(accountOutput)
     .query(async ({ ctx }) => {
-      const team = await readAccount(ctx.db, ctx.teamId);
+      const team = await readAccount(ctx.db, ctx.scope);
       return {
         id: team.id,
         name: team.name,
@@ -69,7 +69,7 @@ export const accountRouter = router({
     .input(z.object({}))
     .output(usageOutput)
     .query(async ({ ctx }) => {
-      const report = await readUsage(ctx.db, ctx.teamId, ctx.clock());
+      const report = await readUsage(ctx.db, ctx.scope, ctx.clock());
       const usage = Object.fromEntries(
         Object.entries(report.usage).map(([method, u]) => [
           method,

@@ -247,6 +247,35 @@ describe('test mode', () => {
     }
   });
 
+  it("never shows a test key the live account's balance or usage", async () => {
+    await updateTeam(database.db, teamId, { topupBalanceCents: 12_345 });
+    await createCase(live, 'counted@example.test', { email: true, sms: true });
+    const liveAccount = await live.get<{ name: string; topup_balance_cents: number }>('/v1/account/');
+    const testAccount = await test.get<{ name: string; plan: string; topup_balance_cents: number }>(
+      '/v1/account/',
+    );
+    expect([liveAccount.status, testAccount.status]).toEqual([200, 200]);
+    expect(liveAccount.body.topup_balance_cents).toBe(12_345);
+    // The team's name, plan and status are the same; the money is live mode's alone.
+    expect(testAccount.body).toEqual({ ...liveAccount.body, topup_balance_cents: 0 });
+
+    type Usage = { usage: Record<string, { allowed: number; total_used: number; topup_cost_cents: number }> };
+    const liveUsage = await live.get<Usage>('/v1/account/usage/');
+    const testUsage = await test.get<Usage>('/v1/account/usage/');
+    expect([liveUsage.status, testUsage.status]).toEqual([200, 200]);
+    expect(liveUsage.body.usage.sms?.total_used).toBeGreaterThan(0);
+    for (const [method, entry] of Object.entries(testUsage.body.usage)) {
+      expect(entry, method).toEqual({
+        allowed: liveUsage.body.usage[method]?.allowed,
+        included_used: 0,
+        topup_used: 0,
+        topup_cost_cents: 0,
+        total_used: 0,
+        percent_used: 0,
+      });
+    }
+  });
+
   it('has rate-limit budgets and idempotency keys of its own', async () => {
     const liveBefore = Number((await live.get('/v1/cases/')).headers.get('x-ratelimit-remaining'));
     const testBefore = Number((await test.get('/v1/cases/')).headers.get('x-ratelimit-remaining'));
