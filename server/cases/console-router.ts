@@ -11,6 +11,7 @@ import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
 import { resendLinksInput } from './resend-links';
+import { caseForConsoleRole, eventDataForConsoleRole } from './subject-link-visibility';
 import { createCaseInput, listCasesInput, toCaseWire } from './wire';
 
 const caseId = z.object({ id: z.string().max(100) });
@@ -23,7 +24,7 @@ export const consoleCasesRouter = router({
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
-      results: page.results.map((record) => toCaseWire(record, now)),
+      results: page.results.map((record) => caseForConsoleRole(toCaseWire(record, now), ctx.role)),
     };
   }),
 
@@ -60,7 +61,7 @@ export const consoleCasesRouter = router({
             )
             .orderBy(asc(webhookDeliveries.createdAt));
     return {
-      case: toCaseWire(record, ctx.clock()),
+      case: caseForConsoleRole(toCaseWire(record, ctx.clock()), ctx.role),
       deliveries: deliveries.map((d) => ({
         id: d.id,
         event_id: eventWireId(d.eventId),
@@ -75,7 +76,7 @@ export const consoleCasesRouter = router({
         id: eventWireId(e.id),
         type: e.type,
         created_at: e.createdAt.toISOString(),
-        data: e.data,
+        data: eventDataForConsoleRole(e.data, ctx.role),
       })),
     };
   }),

@@ -3,6 +3,7 @@ import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/in
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import { confirmCurrentPassword } from '@/server/auth/reauthentication';
 import { readPasswordHash } from '@/server/auth/team-members';
+import { deliveryPayloadForConsoleRole } from '@/server/cases/subject-link-visibility';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
@@ -135,7 +136,8 @@ export const consoleWebhooksRouter = router({
 
   delivery: sessionProcedure.input(endpointId).query(async ({ ctx, input }) => {
     const { delivery, attempts } = await getDelivery(ctx.db, ctx.scope, input.id);
-    return toDeliveryDetailWire(delivery, attempts);
+    const detail = toDeliveryDetailWire(delivery, attempts);
+    return { ...detail, payload: deliveryPayloadForConsoleRole(detail.payload, ctx.role) };
   }),
 
   retry: managerProcedure

@@ -225,6 +225,69 @@ describe('roles are enforced by the server', () => {
     expect(keys.data?.map((k) => k.name)).not.toContain('sneaky');
   });
 
+  it("a viewer never gets a case's link or the public id it is made of; owners and admins do", async () => {
+    const api = apiClient(app.baseUrl, teamA.api_key);
+    const endpoint = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+      url: 'https://hooks.example.com/viewer-check',
+      events: ['case.created'],
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const created = await api.post<{ id: string; public_id: string; verification_url: string }>(
+      '/v1/cases/',
+      {
+        subject_email: 'linked@acme.test',
+        verification_methods: { custom_question: true },
+        custom_question_text: 'Badge colour?',
+        custom_question_answer: 'Blue',
+      },
+    );
+    expect(created.status, created.text).toBe(201);
+    const { id, public_id: publicId } = created.body;
+    const deliveries = await api.get<{ results: Array<{ id: string }> }>(
+      `/v1/webhooks/deliveries/?endpoint_id=${endpoint.body.id}`,
+    );
+    expect(deliveries.status, deliveries.text).toBe(200);
+    const deliveryId = deliveries.body.results[0]?.id ?? '';
+
+    type CaseView = { public_id: string | null; verification_url: string | null };
+    const seenBy = async (client: ConsoleClient) => {
+      const list = await client.query<{ results: Array<CaseView & { id: string }> }>(
+        'console.cases.list',
+        {},
+      );
+      const detail = await client.query<{ case: CaseView; events: Array<{ data: Record<string, unknown> }> }>(
+        'console.cases.get',
+        { id },
+      );
+      const delivery = await client.query<{ payload: string | null }>('console.webhooks.delivery', {
+        id: deliveryId,
+      });
+      for (const res of [list, detail, delivery]) expect(res.status).toBe(200);
+      return {
+        list: list.data?.results.find((c) => c.id === id),
+        detail: detail.data,
+        delivery: delivery.data,
+      };
+    };
+
+    const owner = await seenBy(ownerA);
+    expect(owner.list).toMatchObject({
+      public_id: publicId,
+      verification_url: created.body.verification_url,
+    });
+    expect(owner.detail?.case.verification_url).toBe(created.body.verification_url);
+    expect(owner.detail?.events[0]?.data.public_id).toBe(publicId);
+    expect(owner.delivery?.payload).toContain(publicId);
+
+    const viewer = await seenBy(viewerA);
+    expect(viewer.list).toMatchObject({ public_id: null, verification_url: null });
+    expect(viewer.detail?.case).toMatchObject({ public_id: null, verification_url: null });
+    expect(viewer.detail?.events[0]?.data).toMatchObject({ case_id: id, subject_email: 'linked@acme.test' });
+    expect(JSON.parse(viewer.delivery?.payload ?? '{}').data).toMatchObject({ case_id: id });
+    // Nowhere in what the viewer received: not the link, not its id.
+    expect(JSON.stringify(viewer)).not.toContain(publicId);
+  });
+
   it('an admin cannot touch an owner, and the last owner cannot be removed', async () => {
     const members = await ownerA.query<Array<{ user_id: string; email: string }>>('console.members.list');
     const owner = members.data?.find((m) => m.email === 'owner@acme.test');

@@ -181,9 +181,11 @@ export default function CasePage() {
               </dd>
             </div>
           </dl>
-          <div className="c-row">
-            <CopyButton value={data.case.verification_url} label="Copy verification link" />
-          </div>
+          {data.case.verification_url ? (
+            <div className="c-row">
+              <CopyButton value={data.case.verification_url} label="Copy verification link" />
+            </div>
+          ) : null}
           {canManage ? <CaseActions current={data.case} onChanged={reload} /> : null}
           {data.case.notes ? (
             <>

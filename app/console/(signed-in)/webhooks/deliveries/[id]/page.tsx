@@ -76,10 +76,16 @@ export default function DeliveryPage() {
             ) : null}
           </div>
           <h2>Payload</h2>
-          <p className="c-small">The exact body each attempt sent and signed.</p>
-          <pre className="c-payload" data-testid="delivery-payload">
-            {data.payload}
-          </pre>
+          <p className="c-small">
+            {canManage
+              ? 'The exact body each attempt sent and signed.'
+              : "The body each attempt sent, without the case's public id (owners and admins see it whole)."}
+          </p>
+          {data.payload !== null ? (
+            <pre className="c-payload" data-testid="delivery-payload">
+              {data.payload}
+            </pre>
+          ) : null}
           <h2>Attempts</h2>
           {data.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : null}
           {data.attempts.length > 0 ? (
