@@ -2,6 +2,7 @@ import type { Db } from '@/db/client';
 import { type AuditActor, auditedChange } from '@/server/audit/record-audit';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
 import type { CaseRecord } from './case-record';
@@ -15,6 +16,7 @@ export interface CaseActionContext {
   scope: DataScope;
   actor: AuditActor;
   clock: Clock;
+  rateLimiters: RateLimiters;
 }
 
 /**
@@ -25,7 +27,11 @@ export const auditedCaseActions = {
   cancel: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
     auditedChange(ctx, (tx) => cancelCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.canceled')),
   resend: (ctx: CaseActionContext, input: ResendLinksInput): Promise<CaseRecord> =>
-    auditedChange(ctx, (tx) => resendLinks(tx, ctx.scope, input, ctx.clock), caseAudit('case.links_resent')),
+    auditedChange(
+      ctx,
+      (tx) => resendLinks(tx, ctx.scope, input, ctx.clock, ctx.rateLimiters),
+      caseAudit('case.links_resent'),
+    ),
   redact: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
     auditedChange(ctx, (tx) => redactCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.redacted')),
 };

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
-import type { DataScope } from '@/server/platform/data-scope';
+import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { isActionable } from '@/server/verification/case-state';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { mergeStepSettings, settingString } from '@/server/verification/step-settings';
@@ -38,14 +39,15 @@ function rateLimited(detail: string, retryAfterSeconds: number): AppError {
  * this commits (only the new tokens' hashes are kept), so the subject or the manager can never be
  * offered a link that no longer works beside one that does. By default every step still waiting
  * for a mailed link; `methods` picks some. At most RESEND_LIMITS.perCase per case and one per
- * interval (429 with Retry-After); an ended case is 409 CASE_NOT_OPEN; a step already done is 409
- * STEP_NOT_PENDING.
+ * interval, and within the team's hourly and each address's daily budget (429 with Retry-After); an
+ * ended case is 409 CASE_NOT_OPEN; a step already done is 409 STEP_NOT_PENDING.
  */
 export async function resendLinks(
   db: Queryable,
   scope: DataScope,
   input: ResendLinksInput,
   clock: Clock,
+  limits: RateLimiters,
 ): Promise<CaseRecord> {
   const found = await findTeamCaseOrFail(db, scope, input.id);
   return db.transaction(async (tx) => {
@@ -89,6 +91,21 @@ export async function resendLinks(
       );
     }
 
+    const managerName = settingString(record, 'manager', 'manager_name');
+    const managerEmail = settingString(record, 'manager', 'manager_email');
+    // Spent last, once the resend is sure to go out: a refused resend costs no budget. A live
+    // address is counted across teams (it is one person's inbox); test mail never leaves, so test
+    // mode counts apart, per team, as its API budgets do.
+    const recipients = methods.map((method) => (method === 'manager' ? managerEmail : record.subjectEmail));
+    await limits.consumeAll([
+      ['resends_team', budgetKey(scope)],
+      ...recipients.flatMap((address) =>
+        address
+          ? [['resends_recipient', scope.livemode ? address : `${budgetKey(scope)}:${address}`] as const]
+          : [],
+      ),
+    ]);
+
     const links = issueVerificationLinks(methods);
     for (const method of methods) {
       await mergeStepSettings(tx, record.id, method, links.settings[method] ?? {}, now);
@@ -97,8 +114,6 @@ export async function resendLinks(
       .update(cases)
       .set({ resendCount: sql`${cases.resendCount} + 1`, lastResentAt: now, updatedAt: now })
       .where(eq(cases.id, record.id));
-    const managerName = settingString(record, 'manager', 'manager_name');
-    const managerEmail = settingString(record, 'manager', 'manager_email');
     await sendVerificationMails(
       tx,
       {

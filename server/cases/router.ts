@@ -3,6 +3,7 @@ import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { recordAudit } from '@/server/audit/record-audit';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
+import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
 import { auditedCaseActions } from './audited-actions';
 import { findTeamCaseOrFail } from './case-repository';
@@ -151,7 +152,7 @@ export const casesRouter = router({
         path: '/cases/{id}/resend/',
         tags: ['Cases'],
         summary: 'Send the case’s links again',
-        description: `Mails fresh links for \`methods\` (\`email\`: the subject's link; \`manager\`: the manager's request), by default every one whose step is still to do. The earlier links stop working at once. At most ${RESEND_LIMITS.perCase} times per case and once per ${RESEND_LIMITS.intervalSeconds} s (429 with Retry-After); 409 CASE_NOT_OPEN once the case has ended, 409 STEP_NOT_PENDING for a step already done.`,
+        description: `Mails fresh links for \`methods\` (\`email\`: the subject's link; \`manager\`: the manager's request), by default every one whose step is still to do. The earlier links stop working at once. At most ${RESEND_LIMITS.perCase} times per case and once per ${RESEND_LIMITS.intervalSeconds} s, ${RESEND_BUDGETS.team.points} times an hour per team and ${RESEND_BUDGETS.recipient.points} times a day per address mailed (429 with Retry-After); 409 CASE_NOT_OPEN once the case has ended, 409 STEP_NOT_PENDING for a step already done.`,
       },
     })
     .input(resendLinksInput)

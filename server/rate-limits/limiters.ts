@@ -12,7 +12,9 @@ import { consumePoints } from './queries';
  * - `console_user`: a signed-in console user's calls;
  * - `password_failures`: wrong passwords for one account (sign-in and current-password checks
  *   alike), whatever address they come from;
- * - `sign_in_links`: sign-in links mailed to one account.
+ * - `sign_in_links`: sign-in links mailed to one account;
+ * - `resends_team`, `resends_recipient`: a case's links mailed again, per team (and mode) and per
+ *   address mailed, so that resends cannot be turned on someone's inbox one case at a time.
  */
 export type RateLimitBucket =
   | 'read'
@@ -20,7 +22,9 @@ export type RateLimitBucket =
   | 'address'
   | 'console_user'
   | 'password_failures'
-  | 'sign_in_links';
+  | 'sign_in_links'
+  | 'resends_team'
+  | 'resends_recipient';
 
 /**
  * Budgets per bucket and key. State lives in PostgreSQL (rate-limiter-flexible's drizzle store:
@@ -29,6 +33,11 @@ export type RateLimitBucket =
 export interface RateLimiters {
   /** Spends one point; throws RATE_LIMITED (with Retry-After) when none is left. */
   consume: (bucket: RateLimitBucket, key: string) => Promise<RateLimitResult>;
+  /**
+   * Spends one point in each bucket, in order, or none: when one refuses, the points already
+   * spent are given back, and its RATE_LIMITED is thrown.
+   */
+  consumeAll: (spends: ReadonlyArray<readonly [RateLimitBucket, string]>) => Promise<void>;
   /**
    * Spends a point before an attempt and gives it back when the attempt succeeds, so only
    * failures count, and parallel attempts can never exceed the budget between them.
@@ -49,6 +58,11 @@ export interface RateLimitResult {
 export const CONSOLE_CALLS_PER_MINUTE = 300;
 /** Decisions: 5 failed password checks or sign-in links per account per 15 minutes. */
 export const ACCOUNT_ATTEMPTS = { points: 5, seconds: 15 * 60 };
+/** Decisions: a team resends at most 100 times an hour, an address is mailed again 10 times a day. */
+export const RESEND_BUDGETS = {
+  team: { points: 100, seconds: 60 * 60 },
+  recipient: { points: 10, seconds: 24 * 60 * 60 },
+};
 
 function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds: number; prefix: string }> {
   return {
@@ -58,13 +72,17 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     console_user: { points: CONSOLE_CALLS_PER_MINUTE, seconds: 60, prefix: 'console' },
     password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail' },
     sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink' },
+    resends_team: { ...RESEND_BUDGETS.team, prefix: 'resend_team' },
+    resends_recipient: { ...RESEND_BUDGETS.recipient, prefix: 'resend_to' },
   };
 }
 
 /** The key a bucket counts under: addresses by their network (IPv6 /64), accounts case-blind. */
 function normalizedKey(bucket: RateLimitBucket, key: string): string {
   if (bucket === 'address') return addressLimitKey(key);
-  if (bucket === 'password_failures' || bucket === 'sign_in_links') return key.trim().toLowerCase();
+  if (bucket === 'password_failures' || bucket === 'sign_in_links' || bucket === 'resends_recipient') {
+    return key.trim().toLowerCase();
+  }
   return key;
 }
 
@@ -74,6 +92,10 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
       return `Too many wrong passwords for this account; try again in ${retryAfter} s.`;
     case 'sign_in_links':
       return `Too many sign-in links were asked for this account; try again in ${retryAfter} s.`;
+    case 'resends_team':
+      return `This team has sent links again ${points} times in the last hour; retry in ${retryAfter} s.`;
+    case 'resends_recipient':
+      return `This address has been sent links again ${points} times today; retry in ${retryAfter} s.`;
     case 'write':
       return `Rate limit of ${points} writes per minute exceeded; retry in ${retryAfter} s.`;
     default:
@@ -158,6 +180,19 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
           );
         }
         throw rejection;
+      }
+    },
+
+    async consumeAll(spends) {
+      const spent: Array<readonly [RateLimitBucket, string]> = [];
+      try {
+        for (const spend of spends) {
+          await limiters.consume(spend[0], spend[1]);
+          spent.push(spend);
+        }
+      } catch (refusal) {
+        for (const [bucket, key] of spent) await byBucket[bucket].reward(normalizedKey(bucket, key), 1);
+        throw refusal;
       }
     },
 

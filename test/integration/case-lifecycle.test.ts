@@ -258,6 +258,74 @@ describe('resend', () => {
     expect(row?.resend_count).toBe(5);
   });
 
+  it('keeps to 10 a day per address mailed and 100 an hour per team, whatever the number of cases', async () => {
+    const team = await createTeam(
+      database.db,
+      { name: 'Resend Budget Co', adminEmail: 'admin@budget.test' },
+      systemClock,
+    );
+    const budgetApi = apiClient(app.baseUrl, team.key.token);
+    const budgetTestApi = apiClient(app.baseUrl, team.testKey.token);
+    const open = async (client: Api, email: string) => {
+      const res = await client.post<CaseWire>('/v1/cases/', {
+        subject_email: email,
+        verification_methods: { email: true },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id;
+    };
+    // Each case allows one resend a minute: the last one is moved back instead of waiting.
+    const resend = async (client: Api, caseId: string) => {
+      await database.sql`update cases set last_resent_at = now() - interval '61 seconds' where id = ${caseId}`;
+      return client.post<CaseWire>(`/v1/cases/${caseId}/resend/`);
+    };
+
+    // One inbox, reached through three cases: the eleventh resend of the day is refused.
+    const sameInbox = [
+      await open(budgetApi, 'inbox@budget.test'),
+      await open(budgetApi, 'INBOX@budget.test'),
+      await open(budgetApi, 'inbox@budget.test'),
+    ];
+    for (let sent = 0; sent < 10; sent += 1) {
+      const res = await resend(budgetApi, sameInbox[sent % 3] ?? '');
+      expect(res.status, res.text).toBe(200);
+    }
+    const eleventh = await resend(budgetApi, sameInbox[1] ?? '');
+    expectError(eleventh, 429, 'RATE_LIMITED');
+    expect(eleventh.body).toMatchObject({ detail: expect.stringContaining('This address') });
+    expect(Number(eleventh.headers.get('retry-after'))).toBeGreaterThan(23 * 3600);
+    // Another team mailing the same inbox is held by the same budget: it is one person's inbox.
+    expectError(await resend(api, await open(api, 'inbox@budget.test')), 429, 'RATE_LIMITED');
+    // Test mail never leaves: test mode counts apart.
+    expect((await resend(budgetTestApi, await open(budgetTestApi, 'inbox@budget.test'))).status).toBe(200);
+
+    // The team: 100 an hour across all its cases and addresses. The refusals above gave back the
+    // team's point they had taken (the address refused after it), so 90 more pass, not 89.
+    let sent = 10;
+    for (let n = 0; sent < 100; n += 1) {
+      const caseId = await open(budgetApi, `person${n}@budget.test`);
+      for (let k = 0; k < 5 && sent < 100; k += 1, sent += 1) {
+        const res = await resend(budgetApi, caseId);
+        expect(res.status, `resend ${sent + 1}: ${res.text}`).toBe(200);
+      }
+    }
+    const fresh = await open(budgetApi, 'fresh@budget.test');
+    const overTeam = await resend(budgetApi, fresh);
+    expectError(overTeam, 429, 'RATE_LIMITED');
+    expect(overTeam.body).toMatchObject({ detail: expect.stringContaining('This team') });
+    expect(Number(overTeam.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(overTeam.headers.get('retry-after'))).toBeLessThanOrEqual(3600);
+    // Refused before anything went out: no new link, nothing spent of the address's budget.
+    const [row] = await database.sql<{ resend_count: number }[]>`
+      select resend_count from cases where id = ${fresh}`;
+    expect(row?.resend_count).toBe(0);
+    const spent = await database.sql<{ points: number }[]>`
+      select points from rate_limits where key like ${'%fresh@budget.test'} and expire > now()`;
+    expect(spent.reduce((sum, r) => sum + r.points, 0)).toBe(0);
+    // Test mode has a budget of its own.
+    expect((await resend(budgetTestApi, await open(budgetTestApi, 'fresh@budget.test'))).status).toBe(200);
+  });
+
   it('refuses methods the case did not request, ended cases and other teams', async () => {
     const emailOnly = await createCase(api, {}, { email: true });
     expectError(
