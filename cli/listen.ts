@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import ipaddr from 'ipaddr.js';
 import { deliveryHeaders, newSigningSecret } from '@/server/webhooks/signature';
 
 /**
  * `npm run --silent listen -- --forward-to http://localhost:4000/hook`: webhooks on a developer's
  * own machine, where Vouch cannot reach (a receiver on localhost is no public HTTPS address). It
- * follows the events API with an API key (VOUCH_API_KEY, or --api-key) and forwards each new event
- * to the local URL, signed exactly as a delivery is (X-Service-* and Standard Webhooks headers)
- * with a secret printed at start, and prints each forward and its answer. Stop it with Ctrl-C.
+ * follows the events API with an API key (VOUCH_API_KEY) and forwards each new event to the local
+ * URL, signed exactly as a delivery is (X-Service-* and Standard Webhooks headers) with a secret
+ * printed at start (or VOUCH_LISTEN_SECRET), and prints each forward and its answer. Stop it with
+ * Ctrl-C.
+ *
+ * The key goes only to the API's own origin, over https unless that origin is this machine: a
+ * page's `next` link that points elsewhere is refused, not followed with the key. Secrets come from
+ * the environment only, since a command line is visible to every user of the machine (`ps`).
  */
-const USAGE = `usage: npm run --silent listen -- --forward-to URL [--api-key KEY] [--api-url URL] [--events TYPE,TYPE] [--secret whsec_...]
-  VOUCH_API_KEY and VOUCH_API_URL (default http://localhost:3000) may be set instead of the flags.`;
+const USAGE = `usage: VOUCH_API_KEY=vouch_... npm run --silent listen -- --forward-to URL [--api-url URL] [--events TYPE,TYPE]
+  VOUCH_API_URL (default http://localhost:3000) may be set instead of --api-url; VOUCH_LISTEN_SECRET
+  (whsec_...) signs the forwards with a secret of your choice instead of a new one.`;
 
 /** How often the events API is read. */
 const POLL_MS = Number(process.env.LISTEN_POLL_MS ?? 1000);
@@ -36,15 +43,33 @@ function fail(message: string): never {
   process.exit(1);
 }
 
+/** Whether a URL's host is this machine: the only place plain http may carry the key. */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
+
 const { values } = parseArgs({
   options: {
     'forward-to': { type: 'string' },
-    'api-key': { type: 'string' },
     'api-url': { type: 'string' },
     events: { type: 'string' },
+    // Refused with a pointer to the environment variable rather than as an unknown option.
+    'api-key': { type: 'string' },
     secret: { type: 'string' },
   },
 });
+if (values['api-key'] !== undefined) {
+  fail(
+    '--api-key is not accepted: a command line is visible to every user of this machine; set VOUCH_API_KEY',
+  );
+}
+if (values.secret !== undefined) {
+  fail(
+    '--secret is not accepted: a command line is visible to every user of this machine; set VOUCH_LISTEN_SECRET',
+  );
+}
 const forwardTo = values['forward-to'] ?? fail('--forward-to is required');
 try {
   const url = new URL(forwardTo);
@@ -52,14 +77,39 @@ try {
 } catch {
   fail(`--forward-to must be an http or https URL: ${forwardTo}`);
 }
-const apiKey =
-  values['api-key'] ?? process.env.VOUCH_API_KEY ?? fail('an API key is required (VOUCH_API_KEY)');
-const apiUrl = (values['api-url'] ?? process.env.VOUCH_API_URL ?? 'http://localhost:3000').replace(
-  /\/+$/,
-  '',
-);
+const apiKey = process.env.VOUCH_API_KEY || fail('an API key is required (VOUCH_API_KEY)');
+const apiOrigin = (() => {
+  const given = values['api-url'] ?? process.env.VOUCH_API_URL ?? 'http://localhost:3000';
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    return fail(`the API URL is not a URL: ${given}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url))) {
+    fail(
+      `the API URL must be https (plain http only to this machine), so the key is never sent in the clear: ${given}`,
+    );
+  }
+  return url;
+})();
+const apiUrl = `${apiOrigin.origin}${apiOrigin.pathname.replace(/\/+$/, '')}`;
 const types = values.events?.split(',').filter(Boolean);
-const secret = values.secret ?? newSigningSecret();
+const secret = process.env.VOUCH_LISTEN_SECRET || newSigningSecret();
+
+/** An API that names a page elsewhere is not one to keep following: the session stops. */
+class ForeignPageError extends Error {}
+
+/** The page a `next` link names, only when it is on the API's own origin: the key goes nowhere else. */
+function sameOriginPage(next: string): string {
+  const url = new URL(next, apiUrl);
+  if (url.origin !== apiOrigin.origin) {
+    throw new ForeignPageError(
+      `the API named a next page on another origin (${url.origin}); the key is not sent there`,
+    );
+  }
+  return url.toString();
+}
 
 /** Every event created since `since`, oldest first (the API lists newest first, 50 a page). */
 async function eventsSince(since: Date): Promise<Envelope[]> {
@@ -71,7 +121,7 @@ async function eventsSince(since: Date): Promise<Envelope[]> {
     if (!res.ok) throw new Error(`GET /v1/events/ answered ${res.status}: ${text.slice(0, 300)}`);
     const page = JSON.parse(text) as EventPage;
     found.push(...page.results);
-    next = page.next;
+    next = page.next === null ? null : sameOriginPage(page.next);
   }
   return found.reverse();
 }
@@ -126,6 +176,7 @@ async function main(): Promise<never> {
         process.stdout.write(`${new Date().toISOString()}  ${event.type}  ${event.id}  -> ${answer}\n`);
       }
     } catch (error) {
+      if (error instanceof ForeignPageError) fail(error.message);
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}; trying again\n`);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

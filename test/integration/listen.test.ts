@@ -54,9 +54,15 @@ afterAll(async () => {
   await database?.close();
 });
 
-function listen(args: string[], apiKey = token) {
+function listen(args: string[], apiKey = token, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/listen.ts', ...args], {
-    env: { ...process.env, VOUCH_API_KEY: apiKey, VOUCH_API_URL: app.baseUrl, LISTEN_POLL_MS: '200' },
+    env: {
+      ...process.env,
+      VOUCH_API_KEY: apiKey,
+      VOUCH_API_URL: app.baseUrl,
+      LISTEN_POLL_MS: '200',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -163,4 +169,63 @@ describe('listen', () => {
     expect(await badUrl.exited).toBe(1);
     expect(badUrl.output()).toContain('--forward-to must be an http or https URL');
   });
+
+  it('sends the key only to the API it was given, never in the clear, and takes secrets from the environment only', async () => {
+    // An "API" whose page names its next page on another origin: the key must not follow it.
+    const elsewhere: IncomingHttpHeaders[] = [];
+    const thief = createServer((req, res) => {
+      elsewhere.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"next":null,"results":[]}');
+    });
+    const rogueApi = createServer((_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ next: `http://127.0.0.1:${portOf(thief)}/v1/events/?cursor=x`, results: [] }));
+    });
+    await Promise.all([thief, rogueApi].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+    try {
+      const led = listen(['--forward-to', receiverUrl, '--api-url', `http://127.0.0.1:${portOf(rogueApi)}`]);
+      expect(await led.exited).toBe(1);
+      expect(led.output()).toContain('next page on another origin');
+      expect(elsewhere).toEqual([]);
+    } finally {
+      await Promise.all([thief, rogueApi].map((s) => new Promise((r) => s.close(r))));
+    }
+
+    // Plain http carries the key only to this machine.
+    for (const apiUrl of ['http://api.example.test', 'http://10.0.0.5:3000', 'ftp://localhost/']) {
+      const refused = listen(['--forward-to', receiverUrl, '--api-url', apiUrl]);
+      expect(await refused.exited, apiUrl).toBe(1);
+      expect(refused.output(), apiUrl).toContain('the API URL must be https');
+    }
+    const viaEnv = listen(['--forward-to', receiverUrl], token, { VOUCH_API_URL: 'http://api.example.test' });
+    expect(await viaEnv.exited).toBe(1);
+    expect(viaEnv.output()).toContain('the API URL must be https');
+
+    // Secrets on the command line (visible in `ps`) are refused, pointing at the variable.
+    const keyArg = listen(['--forward-to', receiverUrl, '--api-key', token], '');
+    expect(await keyArg.exited).toBe(1);
+    expect(keyArg.output()).toContain('set VOUCH_API_KEY');
+    const secretArg = listen(['--forward-to', receiverUrl, '--secret', 'whsec_x']);
+    expect(await secretArg.exited).toBe(1);
+    expect(secretArg.output()).toContain('set VOUCH_LISTEN_SECRET');
+
+    // The signing secret chosen through the environment signs the forwards.
+    const chosen = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const session = listen(['--forward-to', receiverUrl, '--events', 'case.created'], token, {
+      VOUCH_LISTEN_SECRET: chosen,
+    });
+    await eventually(async () => session.output().includes('Ready.'));
+    expect(session.output()).toContain(`secret for this session: ${chosen}`);
+    await createCase('chosen-secret@example.test');
+    const [forwarded] = await eventually(async () => (received.length > 0 ? received : undefined));
+    expect(
+      await verify(chosen, forwarded?.body ?? '', String(forwarded?.headers['x-service-signature'])),
+    ).toBe(true);
+  });
 });
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
