@@ -67,17 +67,15 @@ else
   echo "== PostgreSQL 15 is not installed ($PG15_BIN): skipping its integration pass (CI runs it)"
 fi
 
-if [ -f e2e/playwright.config.ts ]; then
-  PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
-    playwright test -c e2e/playwright.config.ts --reporter=list,json
-fi
+PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
+  playwright test -c e2e/playwright.config.ts --reporter=list,json
 
 # The reports every stage that ran must have written; a missing one fails the summary.
 summary_args=("$results" "1-vitest-embedded-pg18.json=vitest (embedded PostgreSQL 18)")
 if [ -x "$PG15_BIN/initdb" ] || [ -n "${CI:-}" ]; then
   summary_args+=("2-vitest-integration-pg15.json=vitest integration (PostgreSQL 15)")
 fi
-if [ -f e2e/playwright.config.ts ]; then summary_args+=("3-playwright.json=playwright (Chromium)"); fi
+summary_args+=("3-playwright.json=playwright (Chromium)")
 summary_ok=0
 node scripts/summarize-tests.mjs "${summary_args[@]}" || summary_ok=1
 if [ "${#failed_stages[@]}" -gt 0 ]; then

@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/** The run's summary (scripts/summarize-tests.mjs) over reports written here, as a stage would. */
+const script = path.resolve('scripts/summarize-tests.mjs');
+let dir: string;
+
+const expectations = {
+  floors: { 'vitest.json': 2, 'playwright.json': 1 },
+  playwright_skips_by_design: [
+    { file: 'console/console.spec.ts', project: 'phone', reason: 'desktop only', count: 2 },
+  ],
+};
+
+function summarize(reports: Record<string, unknown>, env: Record<string, string> = {}) {
+  dir = mkdtempSync(path.join(tmpdir(), 'summary-'));
+  writeFileSync(path.join(dir, 'expectations.json'), JSON.stringify(expectations));
+  for (const [name, report] of Object.entries(reports)) {
+    writeFileSync(path.join(dir, name), JSON.stringify(report));
+  }
+  const stages = Object.keys(reports).map((name) => `${name}=${name.replace('.json', '')}`);
+  try {
+    const out = execFileSync(process.execPath, [script, dir, ...stages], {
+      env: { ...process.env, CI: '', ...env, TEST_EXPECTATIONS: path.join(dir, 'expectations.json') },
+      encoding: 'utf8',
+    });
+    return { code: 0, out };
+  } catch (error) {
+    const failed = error as { status: number; stdout: string };
+    return { code: failed.status, out: failed.stdout };
+  }
+}
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const vitestFile = (status: string, tests: string[], message = '') => ({
+  name: `${process.cwd()}/test/integration/a.test.ts`,
+  status,
+  message,
+  assertionResults: tests.map((t, i) => ({ status: t, fullName: `test ${i}` })),
+});
+const vitest = (...files: unknown[]) => ({ numPassedTests: 0, testResults: files });
+
+const pwTest = (file: string, project: string, status: string, reason?: string) => ({
+  title: `${project} ${status}`,
+  file,
+  tests: [
+    {
+      projectName: project,
+      status,
+      annotations: reason === undefined ? [] : [{ type: 'skip', description: reason }],
+    },
+  ],
+});
+const playwright = (...specs: unknown[]) => ({ suites: [{ title: '', specs }], errors: [] });
+const designedSkips = [
+  pwTest('console/console.spec.ts', 'phone', 'skipped', 'desktop only'),
+  pwTest('console/console.spec.ts', 'phone', 'skipped', 'desktop only'),
+];
+
+describe('the run summary', () => {
+  it('passes a run at its floors with exactly the skips by design', () => {
+    const { code, out } = summarize({
+      'vitest.json': vitest(vitestFile('passed', ['passed', 'passed'])),
+      'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
+    });
+    expect(out).toContain('vitest: 2 passed, 0 failed, 0 skipped');
+    expect(out).toContain('playwright: 1 passed, 0 failed, 0 skipped, 2 not run by design');
+    expect(code).toBe(0);
+  });
+
+  it('names a file that failed outside its tests, though every test in it passed', () => {
+    const { code, out } = summarize({
+      'vitest.json': vitest(
+        vitestFile('failed', ['passed', 'passed'], 'afterAll: 1 answer broke the contract\nmore'),
+      ),
+      'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
+    });
+    expect(out).toContain(
+      'failed: test/integration/a.test.ts (the file failed: afterAll: 1 answer broke the contract)',
+    );
+    expect(code).toBe(1);
+  });
+
+  it('fails a stage that passed fewer tests than its floor', () => {
+    const { code, out } = summarize({
+      'vitest.json': vitest(vitestFile('passed', ['passed'])),
+      'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
+    });
+    expect(out).toContain("below this stage's floor of 2");
+    expect(code).toBe(1);
+  });
+
+  it('fails a stage without a floor, and a stage whose report is missing', () => {
+    const { code, out } = summarize({ 'other.json': vitest(vitestFile('passed', ['passed', 'passed'])) });
+    expect(out).toContain('no floor for other.json');
+    expect(code).toBe(1);
+  });
+
+  it('counts as a skip any Playwright skip not listed by design, whatever reason it gives', () => {
+    const { code, out } = summarize(
+      {
+        'vitest.json': vitest(vitestFile('passed', ['passed', 'passed'])),
+        'playwright.json': playwright(
+          pwTest('a.spec.ts', 'desktop', 'expected'),
+          ...designedSkips,
+          pwTest('verify.spec.ts', 'phone', 'skipped', 'flaky on phones, will fix'),
+        ),
+      },
+      { CI: '1' },
+    );
+    expect(out).toContain('playwright: 1 passed, 0 failed, 1 skipped, 2 not run by design');
+    expect(out).toContain('(skipped: flaky on phones, will fix; not a skip by design)');
+    expect(code).toBe(1);
+  });
+
+  it('fails when the skips by design are more (or fewer) than listed', () => {
+    const { code, out } = summarize({
+      'vitest.json': vitest(vitestFile('passed', ['passed', 'passed'])),
+      'playwright.json': playwright(
+        pwTest('a.spec.ts', 'desktop', 'expected'),
+        ...designedSkips,
+        designedSkips[0],
+      ),
+    });
+    expect(out).toContain('3 skipped by design, test-expectations.json lists 2');
+    expect(code).toBe(1);
+  });
+});
