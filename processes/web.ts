@@ -4,7 +4,11 @@
  * that what must hold for every request holds before Next sees it:
  *
  * - time-outs set explicitly: a client that has not sent its whole request (headers and body)
- *   within 10 s gets 408 and its connection closed, so slow clients cannot hold the process;
+ *   within 10 s gets 408 and its connection closed, and one that takes none of its answer for
+ *   SEND_TIMEOUT_SECONDS has its connection closed, so slow clients cannot hold the process;
+ * - at most MAX_CONNECTIONS open connections, the next answered 503 and closed;
+ * - static files (Next's build output, public/, the API reference's scripts) served from memory,
+ *   compressed once and cacheable, rather than read, and compressed, for every request by Next;
  * - the client's address taken from the socket (or, behind TRUSTED_PROXIES, from the right-most
  *   untrusted X-Forwarded-For hop) and handed to the routes in a header no client can set;
  * - a Request-Id on every response, and on every log line written while serving it;
@@ -19,13 +23,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import path from 'node:path';
 import next from 'next';
 import onHeaders from 'on-headers';
 import { toWireError } from '@/server/api/error-table';
 import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-address';
+import { guardConnections } from '@/server/api/http/connection-guard';
 import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { bodyLimitFor } from '@/server/api/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
+import { staticAssets } from '@/server/api/http/static-assets';
 import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
 import { bootRuntime } from '@/server/platform/boot-runtime';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
@@ -38,6 +45,8 @@ import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-k
 
 /** A request, headers and body, must be in within this; then 408. */
 const REQUEST_TIMEOUT_MS = 10_000;
+/** What a connection refused past MAX_CONNECTIONS is told (open ones idle out after 5 s). */
+const CONNECTIONS_RETRY_AFTER_SECONDS = 5;
 /** How long a stopping process lets requests in flight finish before it closes their sockets. */
 const DRAIN_TIMEOUT_MS = 10_000;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -51,6 +60,12 @@ const trustProxy = compileProxyTrust(config.TRUSTED_PROXIES);
 
 const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
 const handle = app.getRequestHandler();
+const staticAssetAt = staticAssets({
+  // Where next.config.mjs puts the build.
+  distDir: path.resolve(process.env.NEXT_DIST_DIR || '.next'),
+  publicDir: path.resolve('public'),
+  dev,
+});
 
 /** An error answered by this process itself: the API's JSON shape on API paths, text elsewhere. */
 function refusal(pathname: string, error: AppError) {
@@ -133,7 +148,11 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
     // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
     const rest = isRestApiPath(pathname);
     if (!rest && !isDecodablePath(pathname)) return refuse(res, pathname, new AppError('NOT_FOUND'));
-    const serve = rest ? serveRestApi(req, res, pathname) : handle(req, res);
+    const asset = rest ? undefined : staticAssetAt(pathname);
+    if (asset && req.method !== 'GET' && req.method !== 'HEAD') {
+      return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: 'GET, HEAD' });
+    }
+    const serve = rest ? serveRestApi(req, res, pathname) : asset ? asset(req, res) : handle(req, res);
     serve.catch((error: unknown) => {
       logger.error('request failed in the web process', {
         path: loggablePath(pathname),
@@ -165,33 +184,63 @@ function clientErrorOf(error: NodeJS.ErrnoException): AppError {
 }
 
 /**
- * A request Node itself refuses (its time-outs, a malformed request line, headers over 16 KB)
- * never reaches `onRequest`, and Node's default answer is a bare status line. It gets the same
- * answer as any other refusal instead: the error's shape, a Request-Id (the request's own when it
- * had started), security headers. As Node does, nothing is written once a response has begun.
+ * Answers on the socket itself, for refusals made where there is no response object: the error's
+ * shape (the path decides JSON or text), a Request-Id, security headers. Written and the socket
+ * destroyed at once, as Node does with its own: a small write leaves at once.
  */
-function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
-  if (error.code !== 'ECONNRESET' && socket.writable && !inFlight?.headersSent) {
-    const pathname = (inFlight?.req?.url ?? '/').split('?')[0] ?? '/';
-    const answer = refusal(pathname, clientErrorOf(error));
-    const headers = {
-      ...securityHeaders({ surface: surfaceOf(pathname), https, dev }),
-      'Request-Id': String(inFlight?.getHeader('Request-Id') ?? newRequestId()),
-      ...answer.headers,
-      'Content-Length': String(Buffer.byteLength(answer.body)),
-      Connection: 'close',
-    };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-    // Written and the socket destroyed at once, as Node does: a small write leaves at once.
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('')}\r\n${answer.body}`,
-    );
-  }
+function refuseOnSocket(socket: Socket, pathname: string, error: AppError, requestId: string): void {
+  const answer = refusal(pathname, error);
+  const headers = {
+    ...securityHeaders({ surface: surfaceOf(pathname), https, dev }),
+    'Request-Id': requestId,
+    ...answer.headers,
+    'Content-Length': String(Buffer.byteLength(answer.body)),
+    Connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.write(
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('')}\r\n${answer.body}`,
+  );
   socket.destroy();
 }
 
+/**
+ * A request Node itself refuses (its time-outs, a malformed request line, headers over 16 KB)
+ * never reaches `onRequest`, and Node's default answer is a bare status line. It gets the same
+ * answer as any other refusal instead, with the request's own Request-Id when it had started. As
+ * Node does, nothing is written once a response has begun.
+ */
+function onClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const pathname = (inFlight?.req?.url ?? '/').split('?')[0] ?? '/';
+  const requestId = String(inFlight?.getHeader('Request-Id') ?? newRequestId());
+  refuseOnSocket(socket, pathname, clientErrorOf(error), requestId);
+}
+
 server.on('clientError', onClientError);
+
+const stopGuardingConnections = guardConnections(server, {
+  maxConnections: config.MAX_CONNECTIONS,
+  sendTimeoutMs: config.SEND_TIMEOUT_SECONDS * 1000,
+  // Before its request is read, so the answer cannot suit its path: text, as for a page.
+  refuse: (socket) =>
+    refuseOnSocket(
+      socket,
+      '/',
+      new AppError(
+        'SERVICE_UNAVAILABLE',
+        'The service has as many connections open as it takes; retry shortly.',
+        {
+          'Retry-After': String(CONNECTIONS_RETRY_AFTER_SECONDS),
+        },
+      ),
+      newRequestId(),
+    ),
+});
 
 /**
  * Stops taking connections, lets the requests in flight finish (at most DRAIN_TIMEOUT_MS), then
@@ -203,6 +252,7 @@ async function drainAndStop(): Promise<void> {
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
   await Promise.race([closed, deadline]);
   clearInterval(idle);
+  stopGuardingConnections();
   server.closeAllConnections();
   await shutdownRuntime();
 }

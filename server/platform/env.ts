@@ -61,6 +61,15 @@ const envSchema = z.object({
    * instead of queueing without bound (latency and memory) when clients send faster than it serves.
    */
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().positive().default(128),
+  /**
+   * Connections one web process holds open at once; past it, a new connection is answered 503
+   * and closed, so clients that connect and hold cannot take the process's memory without bound.
+   */
+  MAX_CONNECTIONS: z.coerce.number().int().positive().default(1000),
+  /** Seconds a response may wait with none of its output taken by the client before it is closed. */
+  SEND_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(30),
+  /** Identity uploads (up to 25 MB each, held while read and checked) one process takes at once. */
+  MAX_IDENTITY_UPLOADS: z.coerce.number().int().positive().default(8),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
   /** Web processes `npm start` runs (besides one worker process); unset, one per CPU core. */

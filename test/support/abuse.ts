@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import type { RunningApp } from './app';
 
@@ -25,6 +25,45 @@ export function peakResidentMb(app: RunningApp): number {
 /** Starts the app's peak resident memory again from what it holds now (Linux: clear_refs 5). */
 export function resetPeakResident(app: RunningApp): void {
   writeFileSync(`/proc/${app.process.pid}/clear_refs`, '5');
+}
+
+/** A listening socket's state in the kernel's TCP tables. */
+const TCP_LISTEN = '0A';
+
+/**
+ * The connections the app process holds open on its port, as their clients' ports (Linux: its
+ * descriptors' socket inodes matched against the kernel's TCP tables), the listening socket left
+ * out. A connection the process has closed is gone from here even while the kernel still sends
+ * what it had queued.
+ */
+export function heldConnections(app: RunningApp): number[] {
+  const pid = app.process.pid;
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const inode = readlinkSync(`/proc/${pid}/fd/${fd}`).match(/^socket:\[(\d+)\]$/)?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed while we listed it
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ['tcp', 'tcp6']) {
+    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
+      const [, local = '', remote = '', state, , , , , , inode = ''] = line.trim().split(/\s+/);
+      if (state === TCP_LISTEN || !inodes.has(inode)) continue;
+      const port = (address: string) => Number.parseInt(address.split(':').at(-1) ?? '', 16);
+      if (port(local) === app.port) ports.push(port(remote));
+    }
+  }
+  return ports;
+}
+
+/** CPU time (user and system) the app process has used so far, in ms (Linux /proc, 10 ms ticks). */
+export function cpuMs(app: RunningApp): number {
+  const stat = readFileSync(`/proc/${app.process.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export interface AbusiveAnswer {

@@ -72,6 +72,19 @@ export function bodyTooLargePage(back: string): Response {
   return htmlResponse(documentHtml({ title: 'Too much to send', body }), { status: 413 });
 }
 
+/**
+ * The identity upload while the process has as many in progress as it takes: refused before any
+ * of it is read (503 with Retry-After), with a way back to send the pictures again.
+ */
+export function uploadsBusyPage(back: string, retryAfterSeconds: number): Response {
+  const body = html`<main id="main"><h1>Please send your pictures again in a moment</h1>
+<p>Many pictures are being checked right now, and yours were not sent. Nothing was saved. <a href="${back}">Go back to your verification</a> and send them again in a few seconds.</p></main>`;
+  return htmlResponse(documentHtml({ title: 'Try again shortly', body }), {
+    status: 503,
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
+}
+
 /** While the database cannot be reached: a plain page that says to try again, never a 500. */
 export function unavailablePage(retryAfterSeconds: number): Response {
   const body = html`<main id="main"><h1>Please try again in a moment</h1>

@@ -32,15 +32,12 @@ const SCALAR_SETTINGS = {
   orderRequiredPropertiesFirst: true,
 };
 
-/** Each asset's body, read once per process. */
-export function docsAsset(name: string): string | null {
-  if (name === DOCS_ASSETS.renderer) {
+/** Each asset's body; the web process serves them (static-assets.ts), reading each once. */
+export function docsAssetBody(asset: keyof typeof DOCS_ASSETS): string {
+  if (asset === 'renderer') {
     return readFileSync(path.join(SCALAR_PACKAGE, 'dist', 'browser', 'standalone.js'), 'utf8');
   }
-  if (name === DOCS_ASSETS.start) {
-    return `Scalar.createApiReference('#reference', ${JSON.stringify(SCALAR_SETTINGS)});\n`;
-  }
-  return null;
+  return `Scalar.createApiReference('#reference', ${JSON.stringify(SCALAR_SETTINGS)});\n`;
 }
 
 /**
