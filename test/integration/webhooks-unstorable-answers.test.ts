@@ -4,12 +4,15 @@
  * held other teams' deliveries too; they were all left claimed, re-sent by the recovery sweep, and
  * the failed statement's parameters (the receivers' bodies) were kept in pg-boss's job rows.
  */
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase } from '@/db/client';
 import { webhookDeliveries } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
+import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -120,7 +123,7 @@ function requestsPerDelivery(pathname: string): Map<string, number> {
   return counts;
 }
 
-describe('a receiver answering with NUL and bytes that are not UTF-8', () => {
+describe('a batch of webhook outcomes with an answer the database cannot store', () => {
   it('costs no other delivery anything: each is sent once, recorded once, its answer stored safely', async () => {
     await createEndpoint(testModeApi, '/poisoned');
     await createEndpoint(liveApi, '/plain');
@@ -211,4 +214,87 @@ describe('a receiver answering with NUL and bytes that are not UTF-8', () => {
     expect(web.logs()).not.toContain(MARKER);
     expect(worker.logs()).not.toContain(MARKER);
   }, 90_000);
+
+  it('leaves only a row the database refuses unrecorded, never the rest of its batch', async () => {
+    // Attempted in this process, all in one call (one batch), with no worker process running.
+    await worker?.stop();
+    worker = undefined;
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    // A fault no sanitizing prevents: the database itself refuses one delivery's attempt row
+    // (a trigger in this test's database stands for a deadlock, a constraint, a refused value).
+    await database.sql.unsafe(`
+      create function refuse_marked_attempt() returns trigger language plpgsql as $$
+      begin
+        if new.response_body = 'refuse this row' then raise exception 'refused by the test'; end if;
+        return new;
+      end $$;
+      create trigger refuse_marked_attempt before insert on webhook_attempts
+        for each row execute function refuse_marked_attempt();`);
+    receiver.replies.set('/refused', () => ({ status: 200, body: 'refuse this row' }));
+    // Two more teams: one, in test mode, whose endpoint's answers the database refuses; another,
+    // live, whose deliveries share the batch.
+    const refusing = await createTeam(
+      database.db,
+      { name: 'Refused', adminEmail: 'a@refused.test' },
+      systemClock,
+    );
+    const neighbour = await createTeam(
+      database.db,
+      { name: 'Neighbour', adminEmail: 'a@neighbour.test' },
+      systemClock,
+    );
+    const refusingApi = apiClient(web.baseUrl, refusing.testKey.token);
+    const neighbourApi = apiClient(web.baseUrl, neighbour.key.token);
+    await createEndpoint(refusingApi, '/refused');
+    await createEndpoint(neighbourApi, '/neighbour');
+    const before = new Set(
+      (await database.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries)).map((d) => d.id),
+    );
+    for (let i = 0; i < 2; i++) {
+      await createCase(refusingApi, `refused${i}@example.test`);
+      await createCase(neighbourApi, `batched${i}@example.test`);
+    }
+    const fresh = (await database.db.select().from(webhookDeliveries)).filter((d) => !before.has(d.id));
+    expect(fresh).toHaveLength(4);
+    const refusedIds = fresh.filter((d) => !d.livemode).map((d) => d.id);
+
+    const pool = connectDatabase(database.url, { max: 5 });
+    let unwritten: Awaited<ReturnType<typeof attemptDeliveries>>;
+    try {
+      unwritten = await attemptDeliveries(
+        {
+          db: pool.db,
+          clock: systemClock,
+          retrySchedule: [1],
+          timeoutMs: TIMEOUT_MS,
+          allowPrivateNetworks: true,
+        },
+        fresh.map((d) => d.id),
+      );
+    } finally {
+      await pool.close();
+    }
+    expect([...unwritten.keys()].sort()).toEqual([...refusedIds].sort());
+    expect(receiver.requestsTo('/refused')).toHaveLength(2);
+
+    const rows = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          fresh.map((d) => d.id),
+        ),
+      );
+    for (const row of rows) {
+      if (row.livemode) {
+        // The other team's deliveries of the same batch: recorded, once.
+        expect(row).toMatchObject({ status: 'success', attemptCount: 1, claimToken: null });
+      } else {
+        // Left claimed, for the recovery sweep to send again once the lease ends.
+        expect(row).toMatchObject({ status: 'pending', attemptCount: 0 });
+        expect(row.claimToken).not.toBeNull();
+      }
+    }
+  });
 });
