@@ -4,7 +4,7 @@
  * `\u0000` or a lone surrogate in `json`/`jsonb` (22P05, 22P02): one such value fails the whole
  * statement, every other row in it included.
  *
- * The API refuses these characters at its edge (server/api/trpc/init.ts, with the same class);
+ * The API refuses control characters at its edge (server/api/trpc/init.ts, with the class below);
  * what reaches the database another way is repaired here instead, because refusing would lose the
  * rest of the text and the change it belongs to.
  */
