@@ -6,6 +6,7 @@ import type {
   UploadedImage,
   UploadIdentityProvider,
 } from '@/server/platform/providers/identity/identity-provider';
+import { storableText } from '@/server/platform/storable-text';
 import { completeSteps, failCase, isActionable, type TransitionResult } from './case-state';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
 
@@ -19,6 +20,8 @@ function identityPending(record: CaseRecord, now: Date): boolean {
 /**
  * Applies an ID check's result: a pass verifies the document and the selfie together and takes
  * the name on the document as the subject's name; a rejection fails the case naming which failed.
+ * The name is the provider's reading, which the API's check never saw: it is stored as
+ * `storableText` makes it (a NUL would fail the step's transaction on every try).
  */
 export async function applyIdentityResult(
   db: Db,
@@ -29,7 +32,9 @@ export async function applyIdentityResult(
   if (result.outcome === 'pending') return null;
   return db.transaction((tx) =>
     result.outcome === 'verified'
-      ? completeSteps(tx, caseId, ['government_id', 'selfie'], now, { subjectName: result.name ?? undefined })
+      ? completeSteps(tx, caseId, ['government_id', 'selfie'], now, {
+          subjectName: result.name ? storableText(result.name) : undefined,
+        })
       : failCase(tx, caseId, result.step, `${result.step}_rejected`, now),
   );
 }

@@ -2,7 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
+import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { errorFields, logger } from '@/server/platform/logger';
 import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
 import {
@@ -40,8 +42,11 @@ interface Outcome {
   startedAt: Date;
 }
 
-/** The successes of a batch, written together (one statement; see `recordSuccessfulAttempts`). */
-async function recordSuccesses(db: Db, outcomes: Outcome[]): Promise<void> {
+/** Deliveries whose attempt's outcome could not be written, with why: their claims are left to expire. */
+export type UnwrittenOutcomes = Map<string, unknown>;
+
+/** Successes written together, in one statement (see `recordSuccessfulAttempts`). */
+async function writeSuccesses(db: Db, outcomes: Outcome[]): Promise<void> {
   const attempts: SuccessfulAttempt[] = outcomes.map(({ delivery, result, startedAt }) => ({
     id: delivery.id,
     token: delivery.claim_token,
@@ -52,6 +57,38 @@ async function recordSuccesses(db: Db, outcomes: Outcome[]): Promise<void> {
     body: result.body,
   }));
   await recordSuccessfulAttempts(db).execute({ attempts: JSON.stringify(attempts) });
+}
+
+/**
+ * The successes of a batch (up to 50 deliveries of any teams), in one statement. Whatever fails
+ * the statement fails every row in it: a value PostgreSQL refuses (receivers' bodies are made
+ * storable first, but no other team's delivery should rest on that alone), a deadlock with another
+ * batch resetting the same endpoints' failure counts. Then each success is written alone, so only
+ * one that cannot be written is left unrecorded, never the rest. While the database is
+ * unreachable, none could be: they are not tried one by one.
+ */
+async function recordSuccesses(db: Db, outcomes: Outcome[], unwritten: UnwrittenOutcomes): Promise<void> {
+  if (outcomes.length === 0) return;
+  try {
+    await writeSuccesses(db, outcomes);
+    return;
+  } catch (error) {
+    if (outcomes.length === 1 || isDatabaseUnavailable(error)) {
+      for (const { delivery } of outcomes) unwritten.set(delivery.id, error);
+      return;
+    }
+    logger.warn('a batch of webhook successes could not be written together; writing each alone', {
+      deliveries: outcomes.length,
+      ...errorFields(error),
+    });
+  }
+  await Promise.all(
+    outcomes.map((outcome) =>
+      writeSuccesses(db, [outcome]).catch((error: unknown) => {
+        unwritten.set(outcome.delivery.id, error);
+      }),
+    ),
+  );
 }
 
 /**
@@ -101,9 +138,14 @@ async function recordFailure(
   } else await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
 }
 
-/** Attempts the given deliveries once each (those that are due and not held), concurrently. */
-export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
+/**
+ * Attempts the given deliveries once each (those that are due and not held), concurrently, and
+ * records each outcome. Returns the deliveries whose outcome could not be written: each one's claim
+ * is left to expire and be recovered (sent again), and no other delivery's record depends on it.
+ */
+export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Promise<UnwrittenOutcomes> {
+  const unwritten: UnwrittenOutcomes = new Map();
+  if (ids.length === 0) return unwritten;
   const at = deps.clock();
   const claimed = await claimDueDeliveries(deps.db).execute({
     ids: uuidArray(ids),
@@ -131,16 +173,23 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
   );
   // The pg-boss batch completes only when every attempt in it has ended, so writing the
   // successes together delays nothing and costs one statement instead of one per delivery.
-  const succeeded = outcomes.filter((o) => o.result.ok);
-  const writes = await Promise.allSettled([
-    succeeded.length > 0 ? recordSuccesses(deps.db, succeeded) : Promise.resolve(),
+  await Promise.all([
+    recordSuccesses(
+      deps.db,
+      outcomes.filter((o) => o.result.ok),
+      unwritten,
+    ),
     ...outcomes
       .filter((o) => !o.result.ok)
-      .map((o) => deps.db.transaction((tx) => recordFailure(tx, o.delivery, o.result, o.startedAt, deps))),
+      .map((o) =>
+        deps.db
+          .transaction((tx) => recordFailure(tx, o.delivery, o.result, o.startedAt, deps))
+          .catch((error: unknown) => {
+            unwritten.set(o.delivery.id, error);
+          }),
+      ),
   ]);
-  // An outcome that could not be written leaves its claim to expire and be recovered.
-  const failed = writes.find((write) => write.status === 'rejected');
-  if (failed) throw failed.reason;
+  return unwritten;
 }
 
 /**

@@ -2,10 +2,10 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { describe, expect, it } from 'vitest';
 import {
   guardedLookup,
-  REFUSED_LOOKUP_MESSAGE,
   RefusedDestinationError,
   type ResolveAll,
   refusedAddressReason,
+  UNREACHABLE_HOST_MESSAGE,
 } from './destination-guard';
 
 /** A dotted quad, or two or more colon-separated hex groups (any IPv6 form, `::` included). */
@@ -138,10 +138,58 @@ describe('guardedLookup', () => {
   it('refuses a name that resolves to loopback, before any connection, without naming the address', async () => {
     const { error, address } = await lookup(false, 'localhost');
     expect(error).toBeInstanceOf(RefusedDestinationError);
-    expect(error?.message).toBe(REFUSED_LOOKUP_MESSAGE);
-    expect(error?.message).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
+    expect(error?.message).toBe(UNREACHABLE_HOST_MESSAGE);
+    expect(error?.message).toMatch(
+      /^could not reach a public address .* run `npm run listen -- --forward-to/,
+    );
     expectNoAddress(error?.message);
     expect(address).toEqual([]);
+  });
+
+  /** A resolver that answers every question with `error`, as dns.lookup does. */
+  const failingResolver =
+    (code: string): ResolveAll =>
+    (hostname, _options, callback) =>
+      callback(Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, hostname }), []);
+  const answering =
+    (...addresses: string[]): ResolveAll =>
+    (_hostname, _options, callback) =>
+      callback(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+  const errorOf = (resolver: ResolveAll, host: string, all: boolean) =>
+    new Promise<Error | null>((resolve) => {
+      guardedLookup(false, resolver)(host, { all }, (error) => resolve(error));
+    });
+
+  it.each([true, false])(
+    'fails a name that does not resolve exactly as one that resolves privately (all: %s)',
+    async (all) => {
+      const outcomes = await Promise.all([
+        errorOf(answering('10.0.0.7'), 'billing.internal', all),
+        errorOf(answering('127.0.0.1', '::1'), 'admin.internal', all),
+        errorOf(failingResolver('ENOTFOUND'), 'nothing.internal', all),
+        errorOf(failingResolver('EAI_AGAIN'), 'slow.internal', all),
+        errorOf(failingResolver('ENODATA'), 'v6only.internal', all),
+        errorOf(answering(), 'empty.internal', all),
+      ]);
+      for (const error of outcomes) {
+        expect(error).toBeInstanceOf(RefusedDestinationError);
+        // Nothing but the message and the class: no code, no host name, no address.
+        expect(error?.message).toBe(UNREACHABLE_HOST_MESSAGE);
+        expect(Object.keys(error ?? {})).toEqual([]);
+      }
+    },
+  );
+
+  it("passes the resolver's own error on when private networks are allowed", async () => {
+    const error = await new Promise<Error | null>((resolve) => {
+      guardedLookup(true, failingResolver('ENOTFOUND'))('nothing.test', { all: true }, (error) =>
+        resolve(error),
+      );
+    });
+    expect(error).toMatchObject({ code: 'ENOTFOUND' });
   });
 
   /** A DNS server that rebinds: each question gets the next answer, then loopback for ever. */

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { logger } from '@/server/platform/logger';
 
 /**
  * A webhook may reach global unicast addresses only (unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is on):
@@ -76,15 +77,22 @@ export function literalAddress(url: URL): string | null {
   return isIP(host) === 0 ? null : host;
 }
 
-/**
- * What a refused attempt records as its error. Neither names the address: the error is shown to
- * the customer (last_error, the attempt log), and naming what an internal host name resolves to
- * would turn webhooks into a probe of our network.
- */
 /** Where a developer's own machine cannot be reached, what to do instead. */
 const DEVELOP_LOCALLY =
   'webhooks reach public addresses only; to receive them on your own machine, run `npm run listen -- --forward-to http://localhost:PORT/path` with an API key';
-export const REFUSED_LOOKUP_MESSAGE = `destination refused: the host resolves to a non-public address (${DEVELOP_LOCALLY})`;
+
+/**
+ * What an attempt records when its host name leads to no public address: the name does not
+ * resolve (or its resolver failed), or it resolves to an address refused above. One message for
+ * every case, naming no address: it is shown to the customer (last_error, the attempt log, the
+ * console), and "resolves to a non-public address" next to "ENOTFOUND" would tell anyone which of
+ * our internal names exist. Operators find the reason in the log.
+ */
+export const UNREACHABLE_HOST_MESSAGE = `could not reach a public address for this host: its name does not resolve to one (${DEVELOP_LOCALLY})`;
+/**
+ * A URL whose host is a non-public IP address: saying so plainly tells nothing about our network
+ * (the customer wrote the address), so it gets its own message.
+ */
 export const REFUSED_LITERAL_MESSAGE = `destination refused: the URL names a non-public address (${DEVELOP_LOCALLY})`;
 
 export class RefusedDestinationError extends Error {}
@@ -96,24 +104,41 @@ export type ResolveAll = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
+/** The attempt's error for a host with no public address; the reason (never an address) goes to the log. */
+function unreachableHost(hostname: string, reason: string): RefusedDestinationError {
+  logger.info('webhook host has no public address', { host: hostname, reason });
+  return new RefusedDestinationError(UNREACHABLE_HOST_MESSAGE);
+}
+
 /**
  * A `lookup` for sockets: resolves the host once, refuses the whole answer if any address is not
  * a global unicast address, and hands the socket exactly the addresses it checked. The connection
  * goes to a checked address, so a DNS answer that changes between check and connect (rebinding)
- * cannot slip through. `resolveAll` is the system resolver except in tests.
+ * cannot slip through. A name that does not resolve fails with the same error as one refused.
+ * `resolveAll` is the system resolver except in tests.
+ *
+ * With private networks allowed nothing is refused, so the resolver's own error (ENOTFOUND…) is
+ * passed on: a developer learns more from it, and there is nothing to hide.
  */
 export function guardedLookup(allowPrivate: boolean, resolveAll: ResolveAll = dnsLookup): LookupFunction {
   return (hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
     resolveAll(hostname, { all: true, family }, (error, addresses) => {
-      if (error) return callback(error, []);
-      if (!allowPrivate && addresses.some(({ address }) => refusedAddressReason(address) !== null)) {
-        return callback(new RefusedDestinationError(REFUSED_LOOKUP_MESSAGE), []);
+      if (error) {
+        return callback(allowPrivate ? error : unreachableHost(hostname, error.code ?? error.message), []);
+      }
+      const first = addresses[0];
+      if (!first) {
+        const notFound = Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+        return callback(allowPrivate ? notFound : unreachableHost(hostname, 'ENOTFOUND'), []);
+      }
+      if (!allowPrivate) {
+        const refused = addresses
+          .map(({ address }) => refusedAddressReason(address))
+          .find((reason) => reason !== null);
+        if (refused) return callback(unreachableHost(hostname, refused), []);
       }
       if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first)
-        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
       callback(null, first.address, first.family);
     });
   };

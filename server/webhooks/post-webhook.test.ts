@@ -4,7 +4,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { makeCertificate } from '@/test/support/https-receiver';
 import { REFUSED_LITERAL_MESSAGE } from './destination-guard';
-import { postWebhook } from './post-webhook';
+import { LOGGED_BODY_BYTES, postWebhook } from './post-webhook';
 
 const post = (url: string) =>
   postWebhook({ url, body: '{}', headers: {}, timeoutMs: 2000, allowPrivateNetworks: false });
@@ -64,6 +64,42 @@ describe('postWebhook on a kept-alive connection the receiver closed', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
+    }
+  });
+});
+
+describe('postWebhook with an answer PostgreSQL could not store', () => {
+  it('keeps the answer as storable text: NUL and bytes that are not UTF-8 as U+FFFD, at most 2 KB', async () => {
+    const certificate = makeCertificate();
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    const answer = Buffer.concat([
+      Buffer.from('ok\0'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('€'.repeat(1000)),
+    ]);
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(302, { Location: '/elsewhere' }).end(answer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await postWebhook({
+        url: `https://localhost:${port}/hook`,
+        body: '{}',
+        headers: {},
+        timeoutMs: 5000,
+        allowPrivateNetworks: true,
+      });
+      expect(result).toMatchObject({ ok: false, status: 302 });
+      // "ok", NUL, an invalid pair and a stray byte, then as many whole "€" as fit in 2048 bytes.
+      const prefix = 'ok\uFFFD\uFFFD(\uFFFD';
+      const euros = Math.floor((LOGGED_BODY_BYTES - Buffer.byteLength(prefix)) / 3);
+      expect(result.body).toBe(prefix + '€'.repeat(euros));
+      expect(Buffer.byteLength(result.body ?? '')).toBeLessThanOrEqual(LOGGED_BODY_BYTES);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:https';
+import { storableBytes, storableText } from '@/server/platform/storable-text';
 import {
   guardedLookup,
   literalAddress,
@@ -9,7 +10,7 @@ import {
 
 /** At most this much of a response is read; the rest is dropped with the connection. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
-/** How much of the response body the attempt log keeps. */
+/** How much of the response body (and of an error, which may quote the receiver) the attempt log keeps. */
 export const LOGGED_BODY_BYTES = 2048;
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -24,8 +25,9 @@ export interface PostOptions {
 export interface PostResult {
   ok: boolean;
   status: number | null;
-  /** The first 2 KB of the response body. */
+  /** The first 2 KB of the response body, storable (server/platform/storable-text.ts). */
   body: string | null;
+  /** Why the attempt failed, storable and at most 2 KB: it may quote the receiver (a redirect's Location, its certificate's names). */
   error: string | null;
   durationMs: number;
 }
@@ -51,6 +53,7 @@ export function postWebhook(options: PostOptions): Promise<PostResult> {
   const started = performance.now();
   const finish = (partial: Omit<PostResult, 'durationMs'>): PostResult => ({
     ...partial,
+    error: partial.error === null ? null : storableText(partial.error, LOGGED_BODY_BYTES),
     durationMs: Math.round(performance.now() - started),
   });
   let url: URL;
@@ -110,7 +113,9 @@ export function postWebhook(options: PostOptions): Promise<PostResult> {
         const chunks: Buffer[] = [];
         let received = 0;
         const done = (complete: boolean) => {
-          const text = Buffer.concat(chunks).subarray(0, LOGGED_BODY_BYTES).toString('utf8');
+          // Whatever the receiver sent (NUL, bytes that are not UTF-8) is stored only once made
+          // storable: one unstorable body would fail the statement that records a whole batch.
+          const text = storableBytes(Buffer.concat(chunks), LOGGED_BODY_BYTES);
           const ok = status >= 200 && status < 300;
           let error: string | null = null;
           if (status >= 300 && status < 400) {

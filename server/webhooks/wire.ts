@@ -93,7 +93,12 @@ export const attemptOutput = z
     started_at: z.string(),
     duration_ms: z.number().int(),
     response_status: z.number().int().nullable(),
-    response_body: z.string().nullable().describe('The first 2 KB of the response body.'),
+    response_body: z
+      .string()
+      .nullable()
+      .describe(
+        'The first 2 KB of the response body as UTF-8 text, cut between characters; bytes that are not UTF-8, NUL and other control characters (but tab, line feed and carriage return) read U+FFFD.',
+      ),
     error: z.string().nullable(),
   })
   .meta({ id: 'WebhookAttempt' });

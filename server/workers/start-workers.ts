@@ -4,6 +4,7 @@ import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-key
 import { sendDueMails } from '@/server/mail/send-mail';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { type JobPayloads, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
+import { failingSafely, jobFailure } from '@/server/platform/jobs/job-failure';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
@@ -24,7 +25,7 @@ async function every(
   run: () => Promise<void>,
   onShutdown: (hook: () => Promise<void>) => void,
 ): Promise<void> {
-  await boss.work(queue, { pollingIntervalSeconds: 1 }, run);
+  await boss.work(queue, { pollingIntervalSeconds: 1 }, failingSafely(queue, run));
   const tick = () => {
     boss.send(queue, null).catch((error: unknown) => {
       if (isDatabaseUnavailable(error)) return reportOutage();
@@ -38,7 +39,9 @@ async function every(
 
 /**
  * The consumers, started by a process entry that runs jobs (the worker process, or the
- * single-process web with RUN_WORKERS on), after the runtime booted with `workers: true`.
+ * single-process web with RUN_WORKERS on), after the runtime booted with `workers: true`. Every
+ * handler fails through `jobFailure` (`failingSafely`), so no statement's parameters reach a job's
+ * row or the log.
  */
 export async function startWorkers(runtime: Runtime): Promise<void> {
   const boss = runtime.jobs;
@@ -60,12 +63,24 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
       pollingIntervalSeconds: 1,
       notifyPollingIntervalSeconds: 1,
       burstWhenBatchFull: true,
+      // Each job settles on its own delivery's outcome: one that could not be written fails
+      // (and retries) its own job, not the other deliveries of the batch.
+      perJobResults: true,
     },
-    (jobs) =>
-      attemptDeliveries(
+    failingSafely(QUEUES.webhookDeliver, async (jobs) => {
+      const unwritten = await attemptDeliveries(
         deliveryDeps,
         jobs.map((job) => job.data.deliveryId),
-      ),
+      );
+      return jobs.map((job) => {
+        const deliveryId = job.data.deliveryId;
+        if (!unwritten.has(deliveryId)) return { id: job.id, status: 'completed' as const };
+        const output = jobFailure(QUEUES.webhookDeliver, unwritten.get(deliveryId), {
+          delivery_id: deliveryId,
+        });
+        return { id: job.id, status: 'failed' as const, output };
+      });
+    }),
   );
 
   const mailSender = {
@@ -99,16 +114,22 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     onShutdown,
   );
 
-  await boss.work(QUEUES.idempotencyPurge, async () => {
-    const purged = await purgeIdempotencyKeys(db, clock);
-    if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
-  });
+  await boss.work(
+    QUEUES.idempotencyPurge,
+    failingSafely(QUEUES.idempotencyPurge, async () => {
+      const purged = await purgeIdempotencyKeys(db, clock);
+      if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
+    }),
+  );
   await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
 
-  await boss.work(QUEUES.dataRetention, async () => {
-    const done = await applyRetention(db, clock, config);
-    if (Object.values(done).some((count) => count > 0))
-      logger.info('data past retention redacted or deleted', done);
-  });
+  await boss.work(
+    QUEUES.dataRetention,
+    failingSafely(QUEUES.dataRetention, async () => {
+      const done = await applyRetention(db, clock, config);
+      if (Object.values(done).some((count) => count > 0))
+        logger.info('data past retention redacted or deleted', done);
+    }),
+  );
   await boss.schedule(QUEUES.dataRetention, '47 3 * * *');
 }

@@ -110,6 +110,28 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Katherine Johnson' });
   });
 
+  it('stores a name the provider read with NUL or control characters repaired, and closes the case', async () => {
+    // The API refuses such names at its edge; a vendor's answer never went through it, and a NUL
+    // failed the step's transaction on every try, leaving the case open.
+    const record = await newIdCase();
+    await startIdentitySession(database.db, {
+      record,
+      provider,
+      returnUrl: 'http://x.test/r',
+      now: new Date(),
+    });
+    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
+      ?.settings.provider_session_id as string;
+    await stripe.complete(sessionId, 'verified', 'Kathe\0rine John\u001bson');
+    await syncIdentitySession(database.db, {
+      record: await current(record.publicId),
+      provider,
+      now: new Date(),
+    });
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
+    expect(row).toMatchObject({ status: 'closed', subjectName: 'Kathe\uFFFDrine John\uFFFDson' });
+  });
+
   it.each([
     ['reject_document', 'government_id_rejected'],
     ['reject_selfie', 'selfie_rejected'],

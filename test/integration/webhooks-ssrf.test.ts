@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookEndpoints } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { REFUSED_LITERAL_MESSAGE, REFUSED_LOOKUP_MESSAGE } from '@/server/webhooks/destination-guard';
+import { REFUSED_LITERAL_MESSAGE, UNREACHABLE_HOST_MESSAGE } from '@/server/webhooks/destination-guard';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -18,7 +18,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp({
     databaseUrl: database.url,
-    env: { RATE_LIMIT_READ_PER_MINUTE: '100000', RATE_LIMIT_WRITE_PER_MINUTE: '100000' },
+    // info: the reason a host had no public address is logged there, for operators.
+    env: { RATE_LIMIT_READ_PER_MINUTE: '100000', RATE_LIMIT_WRITE_PER_MINUTE: '100000', LOG_LEVEL: 'info' },
   });
   const { key } = await createTeam(database.db, { name: 'SSRF', adminEmail: 'a@ssrf.test' }, systemClock);
   api = apiClient(app.baseUrl, key.token);
@@ -98,11 +99,36 @@ describe('SSRF protection', () => {
 
   it('refuses a host name that resolves to loopback, checked at delivery time, without naming the address', async () => {
     const attempt = await pingAttempt('https://localhost/hook');
-    expect(attempt.error).toBe(REFUSED_LOOKUP_MESSAGE);
-    expect(attempt.error).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
+    expect(attempt.error).toBe(UNREACHABLE_HOST_MESSAGE);
+    expect(attempt.error).toMatch(/^could not reach a public address .* run `npm run listen -- --forward-to/);
     expectNoAddress(attempt.error);
     expect(attempt.last_error).toBe(attempt.error);
     expect(attempt.response_status).toBeNull();
+  });
+
+  it('tells a name that resolves privately from one that does not resolve in no way a customer can see', async () => {
+    // Both are accepted at create (host names are judged where they resolve, at delivery).
+    const resolvesPrivately = await pingAttempt('https://localhost/hook');
+    // .invalid never resolves (RFC 6761): the resolver answers ENOTFOUND.
+    const doesNotResolve = await pingAttempt('https://no-such-host.invalid/hook');
+    const visible = ({ error, last_error, response_status }: Attempt & { last_error: string | null }) => ({
+      error,
+      last_error,
+      response_status,
+    });
+    expect(visible(doesNotResolve)).toEqual(visible(resolvesPrivately));
+    expect(doesNotResolve.error).toBe(UNREACHABLE_HOST_MESSAGE);
+    expect(doesNotResolve.error).not.toMatch(/ENOTFOUND|EAI_AGAIN|getaddrinfo|invalid|non-public/);
+    // The operator's log keeps the reason for each, and no address.
+    const reasons = app
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('webhook host has no public address'));
+    expect(reasons.some((line) => /"host":"localhost","reason":"loopback"/.test(line))).toBe(true);
+    expect(
+      reasons.some((line) => /"host":"no-such-host.invalid","reason":"(ENOTFOUND|EAI_AGAIN)"/.test(line)),
+    ).toBe(true);
+    for (const line of reasons) expectNoAddress(line.replace(/"time":"[^"]*"/, ''));
   });
 
   const literals = [

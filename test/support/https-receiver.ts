@@ -56,7 +56,8 @@ export interface ReceivedRequest {
 
 export interface Reply {
   status?: number;
-  body?: string;
+  /** Bytes for an answer that is not UTF-8. */
+  body?: string | Buffer;
   headers?: Record<string, string>;
   /** Wait this long before answering (time-outs, a worker killed mid-attempt). */
   delayMs?: number;

@@ -8,6 +8,7 @@ import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { AppError, appErrorIn } from '@/server/platform/errors';
 import { currentRequestScope } from '@/server/platform/request-scope';
+import { CONTROL_CHARACTER } from '@/server/platform/storable-text';
 import type { RequestContext } from './context';
 import type { ProcedureMeta } from './procedure-meta';
 
@@ -53,13 +54,6 @@ const procedure = t.procedure.use(async ({ next }) => {
   if (isDatabaseUnavailable(result.error)) throw toTrpcError(databaseUnavailableError());
   return result;
 });
-
-/**
- * C0 control characters other than tab, line feed and carriage return, and DEL. PostgreSQL
- * cannot store NUL in text at all, and none of them belongs in an e-mail, a name or a note.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 
 /** The path of the first string (or key) in `value` holding a control character, or null. */
 function controlCharacterPath(value: unknown, path: string[] = []): string[] | null {

@@ -1,5 +1,6 @@
 import type { Tx } from '@/db/client';
 import { newRowId } from '@/server/platform/ids';
+import { storableText } from '@/server/platform/storable-text';
 import { insertMail } from './queries';
 
 export interface OutgoingMail {
@@ -18,15 +19,19 @@ export interface OutgoingMail {
  * exactly when the change that caused it commits: the worker sends the outbox's queued mails
  * (SMTP, or the dev mailbox when SMTP_URL is unset) within about a second and retries failures
  * (server/mail/send-mail.ts). No job is queued per mail: the row is the job.
+ *
+ * A mail quotes outside text (names, notes, a question, a vendor's reading of a document) that did
+ * not all come through the API's check: it is stored as `storableText` makes it, since a NUL
+ * would fail the insert and with it the change that sends the mail.
  */
 export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: string }> {
   const id = newRowId();
   await insertMail(tx).execute({
     id,
-    to: mail.to,
-    subject: mail.subject,
-    text: mail.text,
-    html: mail.html ?? null,
+    to: storableText(mail.to),
+    subject: storableText(mail.subject),
+    text: storableText(mail.text),
+    html: mail.html === undefined ? null : storableText(mail.html),
     livemode: mail.livemode ?? true,
     caseId: mail.caseId ?? null,
   });

@@ -3,6 +3,7 @@ import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
 import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { storableJson } from '@/server/platform/storable-text';
 import { insertDeliveries, insertEvents } from './queries';
 
 export const CASE_EVENT_TYPES = [
@@ -101,7 +102,13 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
   return recorded;
 }
 
-/** Many events in one statement (the expiry sweep records thousands at a time). */
+/**
+ * Many events in one statement (the expiry sweep records thousands at a time). Each event's data
+ * is made storable first (server/platform/storable-text.ts): it holds outside text (subjects'
+ * addresses, names from an identity provider), and one `\u0000` or lone surrogate would fail the
+ * statement, every event in it and the change that caused them. The envelope is built from the
+ * storable data, so the events API and every delivery carry the same bytes.
+ */
 export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
   const recorded: RecordedEvent[] = inputs.map((input) => {
@@ -114,7 +121,7 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
         type: input.type,
         createdAt: input.now,
         livemode: input.scope.livemode,
-        data: input.data,
+        data: storableJson(input.data),
       }),
     };
   });
@@ -128,7 +135,7 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
             team_id: input.scope.teamId,
             livemode: input.scope.livemode,
             type: input.type,
-            data: input.data,
+            data: recorded[index]?.envelope.data,
             case_id: input.caseId ?? null,
             created_at: input.now.toISOString(),
           })),
