@@ -51,6 +51,7 @@ export const casesRouter = router({
           operation: 'cases.create',
           request: input,
           status: 201,
+          caseIdOf: (created) => created.id,
         },
         ctx.clock,
         async (tx) => {
@@ -68,9 +69,12 @@ export const casesRouter = router({
           return toCaseWire(record, ctx.clock());
         },
       );
+      // The stored answer went with the case's redaction: the case as it now is stands in for it.
+      const body =
+        result.body ?? toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), ctx.clock());
       if (result.replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
-      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${result.body.id}/`);
-      return result.body;
+      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${body.id}/`);
+      return body;
     }),
 
   list: apiKeyProcedure
