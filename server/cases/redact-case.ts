@@ -169,6 +169,13 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
     .update(webhookDeliveries)
     .set({ lastError: ERASED })
     .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.lastError)));
+  // An attempt in flight sent the body as it was, and would log the receiver's answer (an echo of
+  // it) after this commits: its claim is voided, so it writes nothing (attempts are fenced by their
+  // claim token), and once its lease ends the recovery sweep sends the redacted body again.
+  await tx
+    .update(webhookDeliveries)
+    .set({ claimToken: null })
+    .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.claimToken)));
   // The request (its HMAC) and the answer of the idempotent creation: a repeat of it within the
   // replay window then answers the case as it now is.
   await tx

@@ -55,6 +55,8 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_READ_PER_MINUTE: '100000',
       RATE_LIMIT_WRITE_PER_MINUTE: '100000',
+      // A short lease, so that an attempt voided by a redaction is sent again soon.
+      WEBHOOK_TIMEOUT_MS: '5000',
       SMS_PROVIDER: 'twilio',
       TWILIO_ACCOUNT_SID: twilio.accountSid,
       TWILIO_AUTH_TOKEN: twilio.authToken,
@@ -147,6 +149,33 @@ describe('webhook attempts', () => {
               or position(${email} in coalesce(d.last_error, '')) > 0)`;
     expect(attempts?.n).toBe(0);
   });
+
+  it('log nothing of an attempt in flight during the redaction, and send the redacted body again', async () => {
+    const email = 'inflight.person@erase.test';
+    receiver.replies.set('/slow-echo', (request) => ({ status: 200, body: request.body, delayMs: 3_000 }));
+    const endpoint = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+      url: receiver.url('/slow-echo'),
+      events: ['case.created'],
+    });
+    expect(endpoint.status, endpoint.text).toBe(201);
+    const created = await createCase({ subject_email: email, verification_methods: { email: true } });
+    const [first] = await receiver.waitFor('/slow-echo', 1);
+    expect(first?.body).toContain(email);
+    // The receiver holds that attempt (and its echo of the address) while the case is redacted.
+    expect((await api.post(`/v1/cases/${created.id}/redact/`)).status).toBe(200);
+    const list = await api.get<{ results: Array<{ id: string }> }>(
+      `/v1/webhooks/deliveries/?endpoint_id=${endpoint.body.id}`,
+    );
+    const detail = await eventually(async () => {
+      const res = await api.get<{ status: string }>(`/v1/webhooks/deliveries/${list.body.results[0]?.id}/`);
+      return res.body.status === 'success' && res;
+    }, 60_000);
+    expect(detail.text).toContain('"attempt_number":1');
+    expect(detail.text).not.toContain(email);
+    // The attempt that was in flight went unlogged; the body went again, redacted.
+    const [, again] = receiver.requestsTo('/slow-echo');
+    expect(again?.body).toContain(`redacted+${created.public_id}@redacted.invalid`);
+  }, 90_000);
 });
 
 describe('the idempotency store', () => {
