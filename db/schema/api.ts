@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   index,
@@ -27,10 +28,17 @@ export const idempotencyKeys = pgTable(
     key: text('key').notNull(),
     /** Which operation the key was used for, so a key cannot be replayed against another route. */
     operation: text('operation').notNull(),
-    /** SHA-256 of the canonical request body: the same key with another body is refused. */
-    requestHash: text('request_hash').notNull(),
+    /**
+     * HMAC-SHA-256 of the canonical request body keyed with the team's secret (team_secrets): the
+     * same key with another body is refused. Null once erased: by the case's redaction, or for a
+     * record kept from before hashes were keyed.
+     */
+    requestHash: text('request_hash'),
     responseStatus: integer('response_status'),
+    /** The answer replayed; null while the first request runs, and once its case is redacted. */
     responseBody: jsonb('response_body'),
+    /** The case the request created, so that its redaction finds the record. */
+    caseId: uuid('case_id'),
     /** Set while the first request runs; a crashed request's lock is taken over once stale. */
     lockedAt: timestamptz('locked_at'),
     createdAt: createdAt(),
@@ -39,6 +47,8 @@ export const idempotencyKeys = pgTable(
     primaryKey({ columns: [t.teamId, t.livemode, t.key] }),
     // The daily clean-up deletes keys older than 30 days.
     index('idempotency_keys_created_idx').on(t.createdAt),
+    // A case's redaction erases its record.
+    index('idempotency_keys_case_idx').on(t.caseId).where(sql`${t.caseId} is not null`),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
 import {
@@ -8,6 +8,8 @@ import {
   oneOf,
   STEP_STATES,
   type StepState,
+  VENDOR_COPY_KINDS,
+  type VendorCopyKind,
   type VerificationMethod,
 } from './values';
 
@@ -81,5 +83,32 @@ export const caseSteps = pgTable(
   (t) => [
     primaryKey({ columns: [t.caseId, t.method] }),
     check('case_steps_state_check', oneOf(t.state, STEP_STATES)),
+  ],
+);
+
+/**
+ * A copy of the case's personal data that a vendor keeps (see VENDOR_COPY_KINDS), by the vendor's
+ * id for it: the only way to erase it later. Kept while the copy exists at the vendor; the
+ * erasure job that a redaction queues deletes the row once the vendor has erased the copy.
+ */
+export const vendorCopies = pgTable(
+  'vendor_copies',
+  {
+    id: primaryUuid(),
+    caseId: uuid('case_id')
+      .notNull()
+      .references(() => cases.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<VendorCopyKind>().notNull(),
+    vendorId: text('vendor_id').notNull(),
+    /** When the vendor accepted the erasure and is still carrying it out (Stripe: up to four days). */
+    erasureRequestedAt: timestamptz('erasure_requested_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check('vendor_copies_kind_check', oneOf(t.kind, VENDOR_COPY_KINDS)),
+    // A session reused by a second visit is recorded once.
+    unique('vendor_copies_kind_vendor_id_unique').on(t.kind, t.vendorId),
+    // Redaction and the erasure job read a case's copies.
+    index('vendor_copies_case_idx').on(t.caseId),
   ],
 );

@@ -51,3 +51,18 @@ export const apiKeys = pgTable(
   // Listing a team's keys in the console.
   (t) => [index('api_keys_team_idx').on(t.teamId, t.createdAt)],
 );
+
+/**
+ * Secrets the service keeps for each team, apart from `teams` so that no query of team data reads
+ * them by accident. `hmac_key` keys the HMACs that stand in for a team's personal or guessable
+ * values where only equality matters (idempotent requests' hashes), so that a copy of the database
+ * without the key cannot be searched by guessing.
+ */
+export const teamSecrets = pgTable('team_secrets', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  /** 32 random bytes, base64url. */
+  hmacKey: text('hmac_key').notNull(),
+  createdAt: createdAt(),
+});

@@ -37,5 +37,13 @@ export type MailStatus = (typeof MAIL_STATUSES)[number];
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
+/**
+ * The copies of a case's personal data that a vendor keeps, by the vendor's own object type: a
+ * Stripe Identity VerificationSession (the ID and selfie images, the name read) and a Twilio
+ * message (the phone number and the text). Redaction erases them through the vendor's API.
+ */
+export const VENDOR_COPY_KINDS = ['stripe.identity.verification_session', 'twilio.message'] as const;
+export type VendorCopyKind = (typeof VENDOR_COPY_KINDS)[number];
+
 export const TEAM_ROLES = ['owner', 'admin', 'viewer'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];

@@ -19,6 +19,14 @@ export interface AuditActor {
   userAgent: string | null;
 }
 
+/** The service itself, for what its jobs do on a team's behalf (erasing a vendor's copy). */
+export const SYSTEM_ACTOR: AuditActor = {
+  userId: null,
+  email: 'Vouch (system)',
+  ipAddress: null,
+  userAgent: null,
+};
+
 /**
  * Records a console change. Call it in the same transaction as the change, so the log never
  * shows something that did not happen (nor misses something that did).

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import {
   auditLog,
@@ -8,6 +8,7 @@ import {
   events,
   idempotencyKeys,
   mailOutbox,
+  webhookAttempts,
   webhookDeliveries,
 } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
@@ -19,12 +20,15 @@ import { settingString } from '@/server/verification/step-settings';
 import { caseEventData } from './case-event-data';
 import { type CaseRecord, caseScope } from './case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
-import { toCaseWire } from './wire';
+import { queueVendorErasure } from './vendor-copies';
 
 /** What `subject_email` becomes: still an address (clients may parse it), of a reserved domain. */
 export function redactedEmail(publicId: string): string {
   return `redacted+${publicId}@redacted.invalid`;
 }
+
+/** What stands where a personal value, or text that may hold one, was erased. */
+const ERASED = '[redacted]';
 
 /** A personal value of the case and what it becomes where it is quoted. */
 interface Erasure {
@@ -34,7 +38,6 @@ interface Erasure {
 
 /** Every personal value the case holds: the subject's, the manager's, the phone's, the question's. */
 function personalValues(record: CaseRecord): Erasure[] {
-  const erased = '[redacted]';
   const values: Erasure[] = [{ value: record.subjectEmail, replacement: redactedEmail(record.publicId) }];
   const others = [
     record.subjectName,
@@ -43,7 +46,7 @@ function personalValues(record: CaseRecord): Erasure[] {
     settingString(record, 'sms', 'phone_e164'),
     settingString(record, 'custom_question', 'question'),
   ];
-  for (const value of others) if (value) values.push({ value, replacement: erased });
+  for (const value of others) if (value) values.push({ value, replacement: ERASED });
   return values;
 }
 
@@ -63,12 +66,14 @@ function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
 /**
  * Erases the subject's personal data for good, in one transaction: the case's subject e-mail (to a
  * placeholder), name and notes; the steps' settings (manager's name and e-mail, phone number, the
- * question, the hashes), every stored event body and delivery body about the case, its mails and
- * dev-mailbox entries, the stored idempotent answer, and audit details that quote a personal
- * value. The case keeps its ids, status and results and gains `redacted_at`; `case.redacted`
- * follows. An open case is canceled first (its `case.expired` is redacted with the rest). A
- * redacted case answers as it is and nothing changes, so redaction is safe to repeat; two at once
- * serialise on the case's row lock.
+ * question, the hashes), every stored event body and delivery body about the case, what receivers
+ * answered to those deliveries and the errors they caused, its mails and dev-mailbox entries, the
+ * stored idempotent request and answer, and audit details that quote a personal value. The
+ * vendors' copies (Stripe's identity session, Twilio's messages) cannot be erased within a
+ * transaction: their erasure is queued in it (server/cases/erase-vendor-copies.ts). The case keeps
+ * its ids, status and results and gains `redacted_at`; `case.redacted` follows. An open case is
+ * canceled first (its `case.expired` is redacted with the rest). A redacted case answers as it is
+ * and nothing changes, so redaction is safe to repeat; two at once serialise on the case's row lock.
  */
 export async function redactCase(
   db: Queryable,
@@ -105,17 +110,7 @@ export async function redactLockedCase(tx: Tx, locked: CaseRecord, now: Date): P
     updatedAt: now,
     steps: record.steps.map((step) => ({ ...step, settings: {} })),
   };
-  await tx
-    .update(idempotencyKeys)
-    .set({ responseBody: toCaseWire(redacted, now) })
-    // Within the case's team and mode (the key's primary key leads with them), not the whole table.
-    .where(
-      and(
-        eq(idempotencyKeys.teamId, record.teamId),
-        eq(idempotencyKeys.livemode, record.livemode),
-        sql`${idempotencyKeys.responseBody}->>'id' = ${record.id}`,
-      ),
-    );
+  await queueVendorErasure(tx, record.id);
   await recordEvent(tx, {
     scope: caseScope(redacted),
     type: 'case.redacted',
@@ -152,6 +147,41 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
         tx.select({ id: events.id }).from(events).where(eq(events.caseId, record.id)),
       ),
     );
+  // What receivers answered may echo the body in any form (quoted, escaped, reworded), and an
+  // error may quote a receiver (a redirect's Location): erased whole, not searched.
+  const caseDeliveries = tx
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      inArray(
+        webhookDeliveries.eventId,
+        tx.select({ id: events.id }).from(events).where(eq(events.caseId, record.id)),
+      ),
+    );
+  await tx
+    .update(webhookAttempts)
+    .set({
+      responseBody: sql`case when ${webhookAttempts.responseBody} is null then null else ${ERASED} end`,
+      error: sql`case when ${webhookAttempts.error} is null then null else ${ERASED} end`,
+    })
+    .where(inArray(webhookAttempts.deliveryId, caseDeliveries));
+  await tx
+    .update(webhookDeliveries)
+    .set({ lastError: ERASED })
+    .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.lastError)));
+  // An attempt in flight sent the body as it was, and would log the receiver's answer (an echo of
+  // it) after this commits: its claim is voided, so it writes nothing (attempts are fenced by their
+  // claim token), and once its lease ends the recovery sweep sends the redacted body again.
+  await tx
+    .update(webhookDeliveries)
+    .set({ claimToken: null })
+    .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.claimToken)));
+  // The request (its HMAC) and the answer of the idempotent creation: a repeat of it within the
+  // replay window then answers the case as it now is.
+  await tx
+    .update(idempotencyKeys)
+    .set({ requestHash: null, responseBody: null })
+    .where(eq(idempotencyKeys.caseId, record.id));
   await tx.delete(mailOutbox).where(eq(mailOutbox.caseId, record.id));
   await tx.delete(devMailbox).where(eq(devMailbox.caseId, record.id));
   await tx

@@ -52,6 +52,7 @@ export const casesRouter = router({
           operation: 'cases.create',
           request: input,
           status: 201,
+          caseIdOf: (created) => created.id,
         },
         ctx.clock,
         async (tx) => {
@@ -69,9 +70,12 @@ export const casesRouter = router({
           return toCaseWire(record, ctx.clock());
         },
       );
+      // The stored answer went with the case's redaction: the case as it now is stands in for it.
+      const body =
+        result.body ?? toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), ctx.clock());
       if (result.replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
-      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${result.body.id}/`);
-      return result.body;
+      ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${body.id}/`);
+      return body;
     }),
 
   list: apiKeyProcedure
@@ -167,7 +171,7 @@ export const casesRouter = router({
         tags: ['Cases'],
         summary: 'Erase the subject’s personal data',
         description:
-          'For good: `subject_email` becomes `redacted+<public_id>@redacted.invalid`, `subject_name` null, `notes` empty; the manager’s name and e-mail, the phone’s last digits and the question are erased, as are the stored bodies of the case’s events and deliveries and its mails. The case keeps its status, ids and results and gains `redacted_at`; `case.redacted` follows. An open case is canceled first. Repeating it answers the case and changes nothing.',
+          'For good: `subject_email` becomes `redacted+<public_id>@redacted.invalid`, `subject_name` null, `notes` empty; the manager’s name and e-mail, the phone’s last digits and the question are erased, as are the stored bodies of the case’s events and deliveries, what receivers answered to those deliveries, its mails and the stored request and answer of its idempotent creation (a repeat of that request then answers the case as it now is). The copies kept by the identity and SMS providers are erased through their APIs shortly after, by a job queued with the redaction. The case keeps its status, ids and results and gains `redacted_at`; `case.redacted` follows. An open case is canceled first. Repeating it answers the case and changes nothing.',
       },
     })
     .input(z.object({ id: z.string() }))

@@ -2,8 +2,9 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
-import { sha256Hex } from '@/server/platform/crypto';
+import { hmacSha256Hex } from '@/server/platform/crypto';
 import { AppError } from '@/server/platform/errors';
+import { teamHmacKey } from '@/server/teams/team-secrets';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 64;
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -27,7 +28,7 @@ export function parseIdempotencyKey(header: string | null): string | null {
 }
 
 /** Key order does not matter: `{a,b}` and `{b,a}` are the same request. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -38,12 +39,15 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export interface IdempotentResult<T> {
-  body: T;
-  replayed: boolean;
-}
+export type IdempotentResult<T> =
+  | { body: T; replayed: boolean }
+  /**
+   * A repeat of a request whose case was redacted since: the stored request and answer were
+   * erased with the case, so the caller answers with the case as it now is (`caseId`).
+   */
+  | { body: null; replayed: true; caseId: string };
 
-export interface IdempotencyScope {
+export interface IdempotencyScope<T> {
   teamId: string;
   /** Live and test requests keep their keys apart: one key may be used once in each mode. */
   livemode: boolean;
@@ -52,6 +56,8 @@ export interface IdempotencyScope {
   request: unknown;
   /** HTTP status of a success, stored with the body for the record. */
   status: number;
+  /** The case a success created, kept on the record so that the case's redaction erases it. */
+  caseIdOf: (body: T) => string;
 }
 
 /**
@@ -60,16 +66,21 @@ export interface IdempotencyScope {
  * the same transaction as the work. A repeat gets the stored response; a repeat while the first
  * still runs gets 409 IDEMPOTENCY_KEY_IN_USE; another body under the same key gets 422
  * IDEMPOTENCY_KEY_REUSED. Failed requests release the key (errors are not stored).
+ *
+ * The request is kept only as an HMAC keyed with the team's secret: an unkeyed hash of a body
+ * whose unknowns are few (a custom question's answer) gives them up to anyone who guesses and
+ * hashes. A record without a hash (erased by its case's redaction, or kept from before hashes were
+ * keyed) can no longer tell a repeat from another body: any request with its key is a repeat.
  */
 export async function runIdempotent<T>(
   db: Db,
-  scope: IdempotencyScope,
+  scope: IdempotencyScope<T>,
   clock: Clock,
   work: (tx: Tx) => Promise<T>,
 ): Promise<IdempotentResult<T>> {
   if (scope.key === null) return { body: await db.transaction(work), replayed: false };
   const key = scope.key;
-  const requestHash = sha256Hex(canonicalJson(scope.request));
+  const requestHash = hmacSha256Hex(await teamHmacKey(db, scope.teamId), canonicalJson(scope.request));
   const now = clock();
   const where = and(
     eq(idempotencyKeys.teamId, scope.teamId),
@@ -101,12 +112,16 @@ export async function runIdempotent<T>(
     if (now.getTime() - existing.createdAt.getTime() > REPLAY_WINDOW_MS) {
       throw new AppError('IDEMPOTENCY_KEY_EXPIRED');
     }
-    if (existing.requestHash !== requestHash || existing.operation !== scope.operation) {
+    if (
+      (existing.requestHash !== null && existing.requestHash !== requestHash) ||
+      existing.operation !== scope.operation
+    ) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED');
     }
     if (existing.responseBody !== null) {
       return { body: existing.responseBody as T, replayed: true };
     }
+    if (existing.caseId !== null) return { body: null, replayed: true, caseId: existing.caseId };
     const staleBefore = new Date(now.getTime() - STALE_LOCK_MS);
     const [takenOver] = await db
       .update(idempotencyKeys)
@@ -114,7 +129,9 @@ export async function runIdempotent<T>(
       .where(
         and(
           where,
+          // Not one whose answer was erased with its case: that request did its work.
           isNull(idempotencyKeys.responseBody),
+          isNull(idempotencyKeys.caseId),
           or(isNull(idempotencyKeys.lockedAt), lt(idempotencyKeys.lockedAt, staleBefore)),
         ),
       )
@@ -134,6 +151,7 @@ export async function runIdempotent<T>(
         .set({
           responseBody: JSON.parse(JSON.stringify(result)),
           responseStatus: scope.status,
+          caseId: scope.caseIdOf(result),
           lockedAt: null,
         })
         .where(where);

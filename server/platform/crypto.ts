@@ -1,7 +1,11 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(input: string): string {
   return createHash('sha256').update(input).digest('hex');
+}
+
+export function hmacSha256Hex(key: Buffer, input: string): string {
+  return createHmac('sha256', key).update(input).digest('hex');
 }
 
 /** Compares two secrets without leaking where they first differ. */

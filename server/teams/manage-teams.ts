@@ -4,6 +4,7 @@ import { plans, type SubscriptionStatus, teams } from '@/db/schema';
 import { createApiKey } from '@/server/auth/api-keys';
 import { createTeamOwner } from '@/server/auth/team-members';
 import type { Clock } from '@/server/platform/clock';
+import { createTeamSecrets } from './team-secrets';
 
 async function findPlan(db: Db, code: string) {
   const [plan] = await db.select().from(plans).where(eq(plans.code, code));
@@ -39,6 +40,7 @@ export async function createTeam(
       })
       .returning();
     if (!team) throw new Error('team insert returned nothing');
+    await createTeamSecrets(tx, team.id);
     // A live key and a test key from the start: an integrator builds against test mode first.
     const key = await createApiKey(tx, { teamId: team.id, name: 'Default key' });
     const testKey = await createApiKey(tx, { teamId: team.id, name: 'Default test key', mode: 'test' });

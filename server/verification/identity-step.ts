@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
+import { keepVendorCopy } from '@/server/cases/vendor-copies';
 import type {
   IdentityResult,
   RedirectIdentityProvider,
@@ -69,6 +70,8 @@ export async function startIdentitySession(
     returnUrl: input.returnUrl,
     existingSessionId: settingString(record, 'government_id', 'provider_session_id'),
   });
+  // The provider keeps what the subject gives it there: kept by the session's id, for redaction.
+  await keepVendorCopy(db, record.id, { kind: input.provider.copies.kind, vendorId: session.sessionId });
   await mergeStepSettings(db, record.id, 'government_id', { provider_session_id: session.sessionId }, now);
   return session.url;
 }

@@ -3,7 +3,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
+import { keepVendorCopy } from '@/server/cases/vendor-copies';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
+import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
 import { isActionable } from './case-state';
 import { checkGuess, type GuessResult } from './check-guess';
 import { mergeStepSettings, settingString, stepOf } from './step-settings';
@@ -85,8 +87,9 @@ export async function sendSmsCode(
   });
   if (!issued.ok) return issued;
 
+  let copy: VendorCopy | null;
   try {
-    await input.sender.send({
+    copy = await input.sender.send({
       caseId,
       to: phone,
       body: `${code} is your ${input.teamName} verification code for Vouch. It expires in 10 minutes.`,
@@ -94,6 +97,8 @@ export async function sendSmsCode(
   } catch {
     return { ok: false, why: 'send_failed' };
   }
+  // The vendor's log now holds the number and the text: kept by its id, for redaction to erase.
+  if (copy) await keepVendorCopy(db, caseId, copy);
   return issued;
 }
 

@@ -1,4 +1,5 @@
 import type { PgBoss } from 'pg-boss';
+import { eraseVendorCopies } from '@/server/cases/erase-vendor-copies';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
 import { sendDueMails } from '@/server/mail/send-mail';
@@ -122,6 +123,21 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     }),
   );
   await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
+
+  // Only live cases reach a vendor: test mode's stand-ins keep nothing outside the database.
+  const { identity, sms } = runtime.providers.live;
+  const keepers = [identity.kind === 'redirect' ? identity.copies : null, sms.copies ?? null].filter(
+    (keeper) => keeper !== null,
+  );
+  await boss.work<JobPayloads[typeof QUEUES.vendorErasure]>(
+    QUEUES.vendorErasure,
+    failingSafely(QUEUES.vendorErasure, async ([job]) => {
+      if (!job) return;
+      const { erased } = await eraseVendorCopies({ db, clock, keepers }, job.data.caseId);
+      if (erased > 0)
+        logger.info('vendor copies of a redacted case erased', { case_id: job.data.caseId, erased });
+    }),
+  );
 
   await boss.work(
     QUEUES.dataRetention,

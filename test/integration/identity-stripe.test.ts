@@ -8,6 +8,7 @@ import type { CreateCaseInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/platform/clock';
 import type { RedirectIdentityProvider } from '@/server/platform/providers/identity/identity-provider';
 import { createStripeIdentityProvider } from '@/server/platform/providers/identity/stripe-identity-provider';
+import { VendorError } from '@/server/platform/providers/vendor-copy';
 import { createTeam } from '@/server/teams/manage-teams';
 import { startIdentitySession, syncIdentitySession } from '@/server/verification/identity-step';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -153,6 +154,42 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     });
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'failed', failureReason: reason });
+  });
+
+  it('erases a session through Stripe’s redaction, which runs on at Stripe, and is refused while it processes', async () => {
+    const record = await newIdCase();
+    await startIdentitySession(database.db, {
+      record,
+      provider,
+      returnUrl: 'http://x.test/r',
+      now: new Date(),
+    });
+    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
+      ?.settings.provider_session_id as string;
+    const session = stripe.sessions.get(sessionId);
+    if (!session) throw new Error('no session');
+    // The subject's attempt is being checked: Stripe does not redact it yet, and says only why.
+    session.status = 'processing';
+    const refused = provider.copies.erase(sessionId);
+    await expect(refused).rejects.toThrow(VendorError);
+    await expect(refused).rejects.toThrow('Stripe answered 400 (invalid_request_error)');
+    session.status = 'requires_input';
+    // Accepted (the session waiting for input is canceled by it), then carried out at Stripe.
+    stripe.holdRedactions = true;
+    try {
+      expect(await provider.copies.erase(sessionId)).toBe('in_progress');
+      expect(session).toMatchObject({ status: 'canceled', redaction: { status: 'processing' } });
+      expect(await provider.copies.erase(sessionId)).toBe('in_progress');
+      stripe.finishRedactions();
+    } finally {
+      stripe.holdRedactions = false;
+    }
+    expect(await provider.copies.erase(sessionId)).toBe('erased');
+    expect(session).toMatchObject({ redaction: { status: 'redacted' }, metadata: {} });
+    expect(
+      stripe.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`${sessionId}/redact`)),
+    ).toHaveLength(2);
+    expect(await provider.copies.erase('vs_unknown0000')).toBe('absent');
   });
 
   it('accepts only webhooks signed with the endpoint secret', () => {

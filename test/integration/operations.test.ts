@@ -58,13 +58,14 @@ describe('idempotency keys', () => {
     const first = await api.post<{ id: string }>('/v1/cases/', body, headers);
     expect(first.status).toBe(201);
     // As if that request had claimed the key and its process died before answering: no response
-    // stored, the lock taken `seconds` ago.
+    // (nor the case it made) stored, the lock taken `seconds` ago.
     const holdSince = async (seconds: number) => {
       await database.db
         .update(idempotencyKeys)
         .set({
           responseBody: null,
           responseStatus: null,
+          caseId: null,
           lockedAt: sql`now() - make_interval(secs => ${seconds})`,
         })
         .where(and(eq(idempotencyKeys.teamId, teamId), eq(idempotencyKeys.key, headers['Idempotency-Key'])));

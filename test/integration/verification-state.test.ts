@@ -284,7 +284,15 @@ describe('custom question', () => {
 describe('sms', () => {
   function capture() {
     const sent: Array<{ to: string; body: string }> = [];
-    return { sent, sender: { send: async (m: { to: string; body: string }) => void sent.push(m) } };
+    return {
+      sent,
+      sender: {
+        send: async (m: { to: string; body: string }) => {
+          sent.push(m);
+          return null;
+        },
+      },
+    };
   }
   const codeOf = (body: string | undefined) => /\b(\d{6})\b/.exec(body ?? '')?.[1] ?? '';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { listenRestartable } from './listen-restartable';
 
 export type StandInOutcome = 'verified' | 'reject_document' | 'reject_selfie';
 
@@ -17,6 +17,8 @@ interface Session {
   options: Record<string, unknown>;
   last_error: { code: string; reason: string } | null;
   verified_outputs: { first_name: string; last_name: string } | null;
+  /** Null until redacted: `processing` (Stripe takes up to four days), then `redacted`. */
+  redaction: { status: 'processing' | 'redacted' } | null;
   livemode: false;
   created: number;
 }
@@ -39,6 +41,17 @@ export interface StripeStandIn {
   releaseWebhooks: () => Promise<void>;
   /** Every webhook sent, with the app's answer, in order. */
   webhookDeliveries: Array<{ sessionId: string; type: string; status: number }>;
+  /** Every API call received (method and path), in order. */
+  requests: Array<{ method: string; path: string }>;
+  /**
+   * While true, a redaction stays `processing` until `finishRedactions`; otherwise it is done by
+   * the next time the session is read.
+   */
+  holdRedactions: boolean;
+  finishRedactions: () => void;
+  /** Unreachable (connections refused) until `up`; sessions are kept. */
+  down: () => Promise<void>;
+  up: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -66,9 +79,20 @@ const read = (req: IncomingMessage) =>
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
 
+/** What Stripe's redaction leaves of a session: its personal fields replaced, metadata erased. */
+function finishRedaction(session: Session): void {
+  if (session.redaction?.status !== 'processing') return;
+  session.redaction = { status: 'redacted' };
+  session.metadata = {};
+  session.return_url = '[redacted]';
+  session.client_reference_id = '[redacted]';
+  if (session.verified_outputs)
+    session.verified_outputs = { first_name: '[redacted]', last_name: '[redacted]' };
+}
+
 /**
- * A local server that speaks the Stripe Identity API the adapter uses (create and retrieve a
- * VerificationSession, Bearer auth with the secret key, Stripe's error JSON), plus a minimal
+ * A local server that speaks the Stripe Identity API the adapter uses (create, retrieve and
+ * redact a VerificationSession, Bearer auth with the secret key, Stripe's error JSON), plus a minimal
  * "hosted" page at the session's `url` where a test chooses the outcome; the subject is then sent
  * to `return_url` and a webhook signed like Stripe's (`Stripe-Signature: t=…,v1=…`) goes out.
  */
@@ -97,6 +121,13 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     sessions,
     holdWebhooks: false,
     webhookDeliveries: [],
+    requests: [],
+    holdRedactions: false,
+    finishRedactions() {
+      for (const session of sessions.values()) finishRedaction(session);
+    },
+    down: async () => {},
+    up: async () => {},
     async releaseWebhooks() {
       for (const send of held.splice(0)) await send();
     },
@@ -147,12 +178,14 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       if (standIn.holdWebhooks) held.push(send);
       else await send();
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: async () => {},
   };
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     const body = await read(req);
+    if (url.pathname.startsWith('/v1/'))
+      standIn.requests.push({ method: req.method ?? '', path: url.pathname });
     const hosted = /^\/hosted\/(vs_\w+)$/.exec(url.pathname);
     if (hosted?.[1]) {
       const session = sessions.get(hosted[1]);
@@ -197,23 +230,44 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         options: form.options ?? {},
         last_error: null,
         verified_outputs: null,
+        redaction: null,
         livemode: false,
         created: Math.floor(Date.now() / 1000),
       };
       sessions.set(id, session);
       return json(res, 200, session);
     }
+    const missing = (id: string) =>
+      stripeError(
+        res,
+        404,
+        'invalid_request_error',
+        `No such verificationsession: '${id}'`,
+        'resource_missing',
+      );
+    // As documented: a session in `requires_input` or `verified` may be redacted (one that
+    // requires input is canceled by it); one `processing` the subject's attempt may not yet.
+    const redact = /^\/v1\/identity\/verification_sessions\/(vs_\w+)\/redact$/.exec(url.pathname);
+    if (req.method === 'POST' && redact?.[1]) {
+      const session = sessions.get(redact[1]);
+      if (!session) return missing(redact[1]);
+      if (session.status === 'processing') {
+        return stripeError(
+          res,
+          400,
+          'invalid_request_error',
+          'This VerificationSession is processing and cannot be redacted yet.',
+        );
+      }
+      if (session.status === 'requires_input') Object.assign(session, { status: 'canceled', url: null });
+      session.redaction ??= { status: 'processing' };
+      return json(res, 200, session);
+    }
     const one = /^\/v1\/identity\/verification_sessions\/(vs_\w+)$/.exec(url.pathname);
     if (req.method === 'GET' && one?.[1]) {
       const session = sessions.get(one[1]);
-      if (!session)
-        return stripeError(
-          res,
-          404,
-          'invalid_request_error',
-          `No such verificationsession: '${one[1]}'`,
-          'resource_missing',
-        );
+      if (!session) return missing(one[1]);
+      if (!standIn.holdRedactions) finishRedaction(session);
       // The SDK sends `expand[0]=verified_outputs` (indexed arrays, Stripe's encoding).
       const expanded = [...url.searchParams].some(
         ([k, v]) => k.startsWith('expand[') && v === 'verified_outputs',
@@ -231,9 +285,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       `Unrecognized request URL (${req.method}: ${url.pathname})`,
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  base = `http://127.0.0.1:${port}`;
-  standIn.url = base;
+  const listening = await listenRestartable(server);
+  base = `http://127.0.0.1:${listening.port}`;
+  Object.assign(standIn, { url: base, down: listening.down, up: listening.up, close: listening.close });
   return standIn;
 }

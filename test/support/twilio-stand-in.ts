@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenRestartable } from './listen-restartable';
 
 export interface TwilioMessage {
   sid: string;
   to: string;
   from: string;
   body: string;
+  /** `sending` until the carrier is done (see `holdSending`), then `delivered`. */
+  status: 'sending' | 'delivered';
+  /** Deleted from the account's log (DELETE …/Messages/{Sid}.json). */
+  deleted: boolean;
 }
 
 export interface TwilioStandIn {
@@ -14,7 +18,17 @@ export interface TwilioStandIn {
   url: string;
   accountSid: string;
   authToken: string;
+  /** Every message sent, in order, deleted ones included (marked). */
   messages: TwilioMessage[];
+  /** Every API call received (method and path), in order. */
+  requests: Array<{ method: string; path: string }>;
+  /** While true, new messages stay `sending`, which Twilio refuses to delete (error 20009). */
+  holdSending: boolean;
+  /** Delivers the messages held `sending`. */
+  finishSending: () => void;
+  /** Unreachable (connections refused) until `up`; messages are kept. */
+  down: () => Promise<void>;
+  up: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -23,12 +37,16 @@ export interface TwilioStandIn {
  * POST /2010-04-01/Accounts/{AccountSid}/Messages.json, form-encoded To/From/Body, HTTP basic
  * auth with the Account SID and Auth Token; 201 with the message resource, or Twilio's error JSON
  * ({code, message, more_info, status}) — 401/20003 for bad credentials, 400/21211 for a bad `To`.
+ * DELETE /2010-04-01/Accounts/{AccountSid}/Messages/{Sid}.json removes a message from the log:
+ * 204, 404/20404 when there is none (or it was deleted), and 409/20009 ("Cannot delete this
+ * resource before it is complete") while it is still being sent.
  * GET /__messages lists what was "sent" (for tests in other processes).
  */
 export async function startTwilioStandIn(): Promise<TwilioStandIn> {
   const accountSid = `AC${randomBytes(16).toString('hex')}`;
   const authToken = randomBytes(16).toString('hex');
   const messages: TwilioMessage[] = [];
+  const requests: TwilioStandIn['requests'] = [];
   const error = (res: import('node:http').ServerResponse, status: number, code: number, message: string) => {
     res.writeHead(status, { 'Content-Type': 'application/json' });
     res.end(
@@ -46,10 +64,26 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
         res.end(JSON.stringify(messages));
         return;
       }
+      requests.push({ method: req.method ?? '', path: url.pathname });
+      const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+      const one = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\.json$/.exec(url.pathname);
+      if (req.method === 'DELETE' && one) {
+        if (req.headers.authorization !== expected || one[1] !== accountSid) {
+          return error(res, 401, 20003, 'Authenticate');
+        }
+        const message = messages.find((m) => m.sid === one[2] && !m.deleted);
+        if (!message) return error(res, 404, 20404, 'The requested resource was not found');
+        if (message.status === 'sending') {
+          return error(res, 409, 20009, 'Cannot delete this resource before it is complete');
+        }
+        message.deleted = true;
+        res.writeHead(204);
+        res.end();
+        return;
+      }
       const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(url.pathname);
       if (req.method !== 'POST' || !match)
         return error(res, 404, 20404, 'The requested resource was not found');
-      const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected || match[1] !== accountSid) {
         return error(res, 401, 20003, 'Authenticate');
       }
@@ -65,7 +99,14 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
       if (!from) return error(res, 400, 21603, "A 'From' phone number is required.");
       if (!body) return error(res, 400, 21602, 'Message body is required.');
       const sid = `SM${randomBytes(16).toString('hex')}`;
-      messages.push({ sid, to, from, body });
+      messages.push({
+        sid,
+        to,
+        from,
+        body,
+        status: standIn.holdSending ? 'sending' : 'delivered',
+        deleted: false,
+      });
       res.writeHead(201, { 'Content-Type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -84,13 +125,20 @@ export async function startTwilioStandIn(): Promise<TwilioStandIn> {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
+  const listening = await listenRestartable(server);
+  const standIn: TwilioStandIn = {
+    url: `http://127.0.0.1:${listening.port}`,
     accountSid,
     authToken,
     messages,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    requests,
+    holdSending: false,
+    finishSending() {
+      for (const message of messages) message.status = 'delivered';
+    },
+    down: listening.down,
+    up: listening.up,
+    close: listening.close,
   };
+  return standIn;
 }

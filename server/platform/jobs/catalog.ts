@@ -17,6 +17,8 @@ export const QUEUES = {
   idempotencyPurge: 'idempotency-purge',
   /** Daily: redacts cases past their team's retention; deletes old events, mails and audit entries. */
   dataRetention: 'data-retention',
+  /** The vendors' copies of a redacted case (Stripe's session, Twilio's messages), erased through their APIs. */
+  vendorErasure: 'vendor-erasure',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -33,6 +35,7 @@ export interface JobPayloads {
   [QUEUES.casesExpire]: null;
   [QUEUES.idempotencyPurge]: null;
   [QUEUES.dataRetention]: null;
+  [QUEUES.vendorErasure]: { caseId: string };
 }
 
 /** The periodic queues: their jobs are ticks that carry nothing. */
@@ -66,6 +69,18 @@ export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number
       // A day's backlog of redactions may take a while; it commits batch by batch, so a run
       // that is cut off loses nothing and the next one continues.
       return { policy: 'short', retryLimit: 0, expireInSeconds: 3600 };
+    case QUEUES.vendorErasure:
+      // A vendor may be unreachable for a while, and Twilio refuses to delete a message still
+      // being sent, which it says can rarely last up to 14 days; Stripe's redaction itself runs
+      // up to four days, checked on each retry. 5–10 s, doubling to at most 6 hours, 70 times:
+      // about 15 days. Each run only calls vendors, each call with its own time-out.
+      return {
+        retryLimit: 70,
+        retryDelay: 5,
+        retryBackoff: true,
+        retryDelayMax: 6 * 60 * 60,
+        expireInSeconds: 600,
+      };
     case QUEUES.idempotencyPurge:
       // One queued at most, so the ticks every worker queues never pile up; any number running.
       // `stately` (one queued and one running) held every tick back for minutes behind one left

@@ -8,7 +8,7 @@ import { type JobPayloads, QUEUES } from './catalog';
  * Queues jobs inside the caller's transaction: they exist exactly when the change that caused
  * them commits, so a crash between commit and send cannot lose one.
  */
-async function enqueue<Q extends typeof QUEUES.webhookDeliver>(
+async function enqueue<Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.vendorErasure>(
   tx: Tx,
   queue: Q,
   jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
@@ -39,4 +39,9 @@ export function enqueueWebhookAttempt(
   options: { startAfter?: Date } = {},
 ): Promise<void> {
   return enqueueWebhookAttempts(tx, [{ deliveryId, startAfter: options.startAfter }]);
+}
+
+/** The erasure of a redacted case's copies at its vendors (see server/cases/erase-vendor-copies.ts). */
+export function enqueueVendorErasure(tx: Tx, caseId: string): Promise<void> {
+  return enqueue(tx, QUEUES.vendorErasure, [{ data: { caseId } }]);
 }

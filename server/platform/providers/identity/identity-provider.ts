@@ -1,3 +1,5 @@
+import type { VendorCopyKeeper } from '@/server/platform/providers/vendor-copy';
+
 /** What an ID check concluded. `name` is the name printed on the document, when the provider read it. */
 export type IdentityResult =
   | { outcome: 'verified'; name: string | null }
@@ -28,6 +30,8 @@ export interface RedirectIdentityProvider {
   fetchResult(sessionId: string): Promise<IdentityResult>;
   /** Verifies a provider webhook; null when it is not about an identity session. Throws on a bad signature. */
   parseWebhook(rawBody: string, signature: string): { sessionId: string; caseId: string } | null;
+  /** The provider keeps each session (the pictures, the name read): a redaction erases it through this. */
+  copies: VendorCopyKeeper;
 }
 
 export type IdentityProvider = UploadIdentityProvider | RedirectIdentityProvider;

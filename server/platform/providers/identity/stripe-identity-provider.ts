@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { type VendorErasure, VendorError } from '@/server/platform/providers/vendor-copy';
 import type { IdentityResult, RedirectIdentityProvider } from './identity-provider';
 
 export interface StripeIdentityConfig {
@@ -59,6 +60,35 @@ export function createStripeIdentityProvider(config: StripeIdentityConfig): Redi
       const session = event.data.object as Stripe.Identity.VerificationSession;
       const caseId = session.metadata?.case_id;
       return caseId ? { sessionId: session.id, caseId } : null;
+    },
+
+    copies: {
+      kind: 'stripe.identity.verification_session',
+      /**
+       * Stripe's redaction (POST …/verification_sessions/{id}/redact) erases the session, its
+       * reports and files; it runs for up to four days, during which the session's
+       * `redaction.status` is `processing`, then `redacted`. A session still `processing` the
+       * subject's attempt cannot be redacted yet: Stripe refuses, and the erasure is tried later.
+       */
+      async erase(sessionId): Promise<VendorErasure> {
+        try {
+          const session = await stripe.identity.verificationSessions.retrieve(sessionId);
+          const status =
+            session.redaction?.status ??
+            (await stripe.identity.verificationSessions.redact(sessionId)).redaction?.status;
+          return status === 'redacted' ? 'erased' : 'in_progress';
+        } catch (error) {
+          if (error instanceof Stripe.errors.StripeError) {
+            if (error.statusCode === 404 && error.code === 'resource_missing') return 'absent';
+            // Only its type and code: Stripe's message may quote the request.
+            if (error.statusCode === undefined)
+              throw new VendorError(`Stripe could not be reached (${error.type})`);
+            const kind = [error.rawType ?? error.type, error.code].filter(Boolean).join(', ');
+            throw new VendorError(`Stripe answered ${error.statusCode} (${kind})`);
+          }
+          throw error;
+        }
+      },
     },
   };
 }

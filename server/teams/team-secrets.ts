@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { teamSecrets } from '@/db/schema';
+
+/**
+ * Gives the team its secrets unless it has them: at the team's creation, and on first use for a
+ * team created before they existed.
+ */
+export async function createTeamSecrets(db: Queryable, teamId: string): Promise<void> {
+  await db
+    .insert(teamSecrets)
+    .values({ teamId, hmacKey: randomBytes(32).toString('base64url') })
+    .onConflictDoNothing();
+}
+
+/**
+ * The key of the team's HMACs (see `team_secrets`). Never leaves the service: it is what keeps a
+ * copy of the database from being searched by guessing the values behind the HMACs.
+ */
+export async function teamHmacKey(db: Queryable, teamId: string): Promise<Buffer> {
+  const read = () =>
+    db.select({ key: teamSecrets.hmacKey }).from(teamSecrets).where(eq(teamSecrets.teamId, teamId));
+  let [row] = await read();
+  if (!row) {
+    await createTeamSecrets(db, teamId);
+    [row] = await read();
+  }
+  if (!row) throw new Error('the team has no secrets (was it deleted?)');
+  return Buffer.from(row.key, 'base64url');
+}
