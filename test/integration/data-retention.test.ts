@@ -4,10 +4,12 @@
  * operator's periods. Driven with a moved clock, never by waiting; several runs at once share the
  * work and redact each case once.
  */
+import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '@/db/schema';
 import { redactCasesPastRetention } from '@/server/cases/redact-past-retention';
 import { type Clock, systemClock } from '@/server/platform/clock';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { applyRetention } from '@/server/workers/data-retention';
 import { apiClient } from '@/test/support/api-client';
@@ -15,6 +17,7 @@ import { type RunningApp, startApp } from '@/test/support/app';
 import { runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
+import { jobsOf } from '@/test/support/jobs';
 
 type Api = ReturnType<typeof apiClient>;
 type CaseWire = { id: string; status: string; subject_email: string; redacted_at: string | null };
@@ -45,6 +48,8 @@ beforeAll(async () => {
       RATE_LIMIT_WRITE_PER_MINUTE: '100000',
       // An endpoint on this machine that refuses connections: deliveries and failed attempts.
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The app's own worker runs the scheduled job with this (the other tests pass POLICY).
+      EVENT_RETENTION_DAYS: '3',
     },
   });
   // The redaction runs in this process (driven by the test's clock) and builds cases' URLs.
@@ -140,11 +145,44 @@ describe('case retention', () => {
     await updateTeam(database.db, forgettingTeamId, { retentionDays: 1 });
     const due = await Promise.all(Array.from({ length: 7 }, () => closedCase(forgetting)));
     const clock = daysAhead(2);
-    const [first, second] = await Promise.all([
-      redactCasesPastRetention(database.db, clock, 2),
-      redactCasesPastRetention(database.db, clock, 2),
-    ]);
-    // Together they redacted each due case once (SKIP LOCKED: never the same batch twice).
+    // Each redaction records its case.redacted event; a trigger holds that insert on a lock this
+    // test keeps, so the first worker's batch stays claimed (its transaction open) until the second
+    // has claimed a batch of its own and reached the same point. A lock that serialized the workers
+    // (an advisory lock, or FOR UPDATE without SKIP LOCKED) would keep the second from getting
+    // there: only one would ever wait below.
+    const HOLD = 424242;
+    const holder = await database.sql.reserve();
+    await holder`select pg_advisory_lock(${HOLD})`;
+    await database.sql.unsafe(`
+      create function hold_redaction() returns trigger language plpgsql as $$
+      begin
+        perform pg_advisory_lock_shared(${HOLD});
+        perform pg_advisory_unlock_shared(${HOLD});
+        return new;
+      end $$;
+      create trigger hold_redaction before insert on events
+        for each row when (new.type = 'case.redacted') execute function hold_redaction();`);
+    let workers: Promise<[number, number]> | undefined;
+    try {
+      workers = Promise.all([
+        redactCasesPastRetention(database.db, clock, 2),
+        redactCasesPastRetention(database.db, clock, 2),
+      ]);
+      await eventually(async () => {
+        const [row] = await database.sql<{ n: number }[]>`
+          select count(distinct pid)::int as n from pg_locks
+           where locktype = 'advisory' and objid = ${HOLD} and not granted`;
+        return row?.n === 2 ? true : undefined;
+      });
+    } finally {
+      await holder`select pg_advisory_unlock(${HOLD})`;
+      holder.release();
+    }
+    const [first, second] = await workers;
+    await database.sql.unsafe('drop trigger hold_redaction on events; drop function hold_redaction()');
+    // Both worked at once, each on batches of its own, and together they redacted each due case once.
+    expect(first).toBeGreaterThanOrEqual(2);
+    expect(second).toBeGreaterThanOrEqual(2);
     expect(first + second).toBe(7);
     for (const c of due) expect((await read(forgetting, c.id)).redacted_at).not.toBeNull();
     const ids = due.map((c) => c.id);
@@ -202,5 +240,54 @@ describe('operational data', () => {
     expect(await count('events', database.sql`team_id = ${keepingTeamId}`)).toBe(0);
     expect(await count('webhook_deliveries', database.sql`team_id = ${keepingTeamId}`)).toBe(0);
     expect(await count('webhook_attempts')).toBe(0);
+  });
+});
+
+describe('the scheduled job', () => {
+  it('runs through the app’s own worker, with the operator’s periods', async () => {
+    const { team, testKey } = await createTeam(
+      database.db,
+      { name: 'Scheduled', adminEmail: 'admin@scheduled.test' },
+      systemClock,
+    );
+    await updateTeam(database.db, team.id, { retentionDays: 1 });
+    const client = apiClient(app.baseUrl, testKey.token);
+    const due = await closedCase(client);
+    const young = await closedCase(client);
+    const withOldEvents = await closedCase(client);
+    // Two days old: past the team's one day. The events of one case are four days old: past the
+    // app's EVENT_RETENTION_DAYS of 3; the others' two days are not.
+    await database.sql`update cases set created_at = now() - interval '2 days' where id = ${due.id}`;
+    await database.sql`
+      update events set created_at = now() - interval '4 days' where case_id = ${withOldEvents.id}`;
+    await database.sql`
+      update events set created_at = now() - interval '2 days' where case_id = ${young.id}`;
+
+    // What pg-boss's cron sends at 03:47, sent now.
+    const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', supervise: false });
+    await boss.start();
+    let jobId: string | null;
+    try {
+      jobId = await boss.send(QUEUES.dataRetention, {});
+    } finally {
+      await boss.stop({ graceful: false, close: true });
+    }
+    expect(jobId).toEqual(expect.any(String));
+    await expect
+      .poll(async () => (await jobsOf(database, QUEUES.dataRetention)).find((j) => j.id === jobId)?.state, {
+        timeout: 20_000,
+      })
+      .toBe('completed');
+
+    expect((await read(client, due.id)).redacted_at).not.toBeNull();
+    expect((await read(client, young.id)).redacted_at).toBeNull();
+    const eventsOf = async (caseId: string) => {
+      const [row] = await database.sql<{ n: number }[]>`
+        select count(*)::int as n from events where case_id = ${caseId}`;
+      return row?.n ?? 0;
+    };
+    expect(await eventsOf(withOldEvents.id)).toBe(0);
+    // case.created, verification.step_completed, case.closed
+    expect(await eventsOf(young.id)).toBe(3);
   });
 });

@@ -123,7 +123,23 @@ describe('the outbox sender (sendDueMails), run here as a worker process runs it
     const count = MAIL_BATCH_SIZE * 2 + 20;
     await queueMails('pair', count);
     const now = () => new Date();
-    const [first, second] = await Promise.all([sendDueMails(sender(now)), sendDueMails(sender(now))]);
+    // The server holds every message: the first worker's batch stays in flight, so the second
+    // can take its own only by claiming beside it (a lock that serialized them would leave just
+    // one batch claimed and in flight here).
+    const release = sink.hold();
+    const workers = Promise.all([sendDueMails(sender(now)), sendDueMails(sender(now))]);
+    try {
+      await eventually(async () => (sink.held() === MAIL_BATCH_SIZE * 2 ? true : undefined));
+      const [leased] = await database.sql<{ n: number }[]>`
+        select count(*)::int as n from mail_outbox
+         where "to" like 'pair%' and status = 'queued' and attempts = 1 and next_attempt_at > now()`;
+      expect(leased?.n).toBe(MAIL_BATCH_SIZE * 2);
+    } finally {
+      release();
+    }
+    const [first, second] = await workers;
+    expect(first).toBeGreaterThanOrEqual(MAIL_BATCH_SIZE);
+    expect(second).toBeGreaterThanOrEqual(MAIL_BATCH_SIZE);
     expect(first + second).toBe(count);
     const received = sink.mails.flatMap((mail) => mail.to).filter((to) => to.startsWith('pair'));
     expect(received).toHaveLength(count);

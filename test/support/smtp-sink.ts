@@ -9,6 +9,13 @@ export interface ReceivedMail {
 export interface SmtpSink {
   url: string;
   mails: ReceivedMail[];
+  /**
+   * From now on every message's data is held, unanswered, until the returned release is called:
+   * the senders stay mid-send (a concurrency test keeps one worker's batch in flight with it).
+   * `held()` says how many messages are waiting.
+   */
+  hold: () => () => void;
+  held: () => number;
   close: () => Promise<void>;
 }
 
@@ -18,6 +25,8 @@ export interface SmtpSink {
  */
 export async function startSmtpSink(): Promise<SmtpSink> {
   const mails: ReceivedMail[] = [];
+  let gate: Promise<void> | null = null;
+  let waiting = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -31,7 +40,12 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
+      stream.on('end', async () => {
+        if (gate) {
+          waiting += 1;
+          await gate;
+          waiting -= 1;
+        }
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -47,6 +61,17 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    hold: () => {
+      let release = () => {};
+      gate = new Promise<void>((resolve) => {
+        release = () => {
+          gate = null;
+          resolve();
+        };
+      });
+      return release;
+    },
+    held: () => waiting,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
