@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { betterAuth } from 'better-auth';
+import { APIError, betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { magicLink } from 'better-auth/plugins/magic-link';
 import { eq } from 'drizzle-orm';
@@ -13,9 +13,11 @@ import {
   authVerifications,
 } from '@/db/schema';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
+import { systemClock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import { libraryLogger } from '@/server/platform/logger';
 import { sendSignInLink } from './console-mail';
+import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from './team-members';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
 export const AUTH_BASE_PATH = '/api/auth';
@@ -73,6 +75,24 @@ function buildAuth(db: Db, config: Env, secret: string) {
     session: {
       expiresIn: 60 * 60 * 24 * 7,
       updateAge: 60 * 60 * 24,
+    },
+    databaseHooks: {
+      session: {
+        create: {
+          // better-auth makes the session only once the password was verified: a wrong password
+          // is answered as for any account before this runs, so only whoever holds the password
+          // learns that it expired, and no one learns which accounts lie unused.
+          before: async (session, endpoint) => {
+            if (endpoint?.path !== '/sign-in/email') return;
+            if (await oneTimePasswordExpired(db, session.userId, systemClock())) {
+              throw new APIError('UNAUTHORIZED', {
+                code: 'ONE_TIME_PASSWORD_EXPIRED',
+                message: `This one-time password has expired (it worked for ${ONE_TIME_PASSWORD_DAYS} days). Ask for a sign-in link instead, then choose a password.`,
+              });
+            }
+          },
+        },
+      },
     },
     plugins: [
       magicLink({

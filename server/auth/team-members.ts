@@ -247,14 +247,14 @@ export async function clearPasswordChangeRequired(db: Queryable, userId: string,
 }
 
 /**
- * Whether the account's password is a one-time password from the CLI that is past its 7 days:
- * it no longer signs in (an e-mailed sign-in link still does, and then a password can be set).
+ * Whether the user's password is a one-time password from the CLI that is past its 7 days: it no
+ * longer signs in (an e-mailed sign-in link still does, and then a password can be set).
  */
-export async function oneTimePasswordExpired(db: Queryable, email: string, now: Date): Promise<boolean> {
+export async function oneTimePasswordExpired(db: Queryable, userId: string, now: Date): Promise<boolean> {
   const [row] = await db
     .select({ required: authUsers.passwordChangeRequired, expiresAt: authUsers.oneTimePasswordExpiresAt })
     .from(authUsers)
-    .where(eq(authUsers.email, email.trim().toLowerCase()));
+    .where(eq(authUsers.id, userId));
   return !!row?.required && row.expiresAt !== null && row.expiresAt <= now;
 }
 

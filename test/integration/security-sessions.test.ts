@@ -1,7 +1,7 @@
 /**
  * Issue 11, findings 5 and 7 (console part): setting or changing a password needs the current
  * password or a sign-in within 10 minutes and ends the user's other sessions; current-password
- * checks are limited per account; batches are capped; console calls are limited per user; a
+ * checks are limited per account and client address (issue 23, finding 3); batches are capped; console calls are limited per user; a
  * CLI one-time password expires after 7 days; a malformed team cookie is ignored; better-auth's
  * other endpoints are not reachable over HTTP.
  */
@@ -151,7 +151,7 @@ function cookieOf(client: ConsoleClient): string {
 }
 
 describe('current-password checks', () => {
-  it('allow 5 wrong passwords per account in 15 minutes, then 429 even for the right one', async () => {
+  it('allow 5 wrong passwords per account and address in 15 minutes, then 429 even for the right one', async () => {
     const { client: owner, password } = await newOwner('Delta', 'owner@delta.test');
     const endpoint = await owner.mutate<{ id: string }>('console.webhooks.create', {
       url: 'https://hooks.example.com/x',
@@ -168,8 +168,12 @@ describe('current-password checks', () => {
     expect(sixth.error?.data?.appCode).toBe('RATE_LIMITED');
     // The 15-minute window: the client is told when to try again, as on the REST API.
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
-    // The same account budget as sign-in: the password cannot be tried there instead.
-    expect((await client().signIn('owner@delta.test', password)).status).toBe(429);
+    // The same budget as sign-in from that address: the password cannot be tried there instead.
+    const sameAddress = await owner.signIn('owner@delta.test', password);
+    expect(sameAddress.status).toBe(429);
+    expect(Number(sameAddress.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    // Someone guessing from one address does not keep the owner out elsewhere.
+    expect((await client().signIn('owner@delta.test', password)).status).toBe(200);
   });
 });
 
