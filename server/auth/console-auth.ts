@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import { APIError, betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
@@ -48,6 +49,12 @@ function secureCookies(baseUrl: string): boolean {
   const url = new URL(baseUrl);
   return url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
 }
+
+/**
+ * Set while `signInLinkInPlace` asks better-auth for a link: the link is handed back to the
+ * caller instead of being mailed. Only code in this process can set it, never an HTTP request.
+ */
+const linkHandover = new AsyncLocalStorage<{ url?: string }>();
 
 function buildAuth(db: Db, config: Env, secret: string) {
   return betterAuth({
@@ -100,7 +107,9 @@ function buildAuth(db: Db, config: Env, secret: string) {
         expiresIn: SIGN_IN_LINK_TTL_SECONDS,
         storeToken: 'hashed',
         sendMagicLink: async ({ email, url }) => {
-          await sendSignInLink(db, { to: email, url });
+          const handover = linkHandover.getStore();
+          if (handover) handover.url = url;
+          else await sendSignInLink(db, { to: email, url });
         },
       }),
     ],
@@ -141,4 +150,26 @@ export function consoleAuth(db: Db, config: Env): Promise<ConsoleAuth> {
     instances.set(db, instance);
   }
   return instance;
+}
+
+/**
+ * A sign-in link (better-auth's own: once, within 15 minutes) for someone who has just proven
+ * their address another way, handed to the caller instead of mailed: an invitee without an
+ * account who opened the invitation's link from their mailbox signs in with it at once.
+ */
+export async function signInLinkInPlace(
+  db: Db,
+  config: Env,
+  input: { email: string; callbackPath: string; headers: Headers },
+): Promise<string> {
+  const auth = await consoleAuth(db, config);
+  const handover: { url?: string } = {};
+  await linkHandover.run(handover, () =>
+    auth.api.signInMagicLink({
+      body: { email: input.email, callbackURL: input.callbackPath },
+      headers: input.headers,
+    }),
+  );
+  if (!handover.url) throw new Error('better-auth made no sign-in link');
+  return handover.url;
 }

@@ -14,7 +14,8 @@ import { consumePoints } from './queries';
  * - `password_failures`, `account_password_failures`: wrong passwords for one account (sign-in
  *   and current-password checks alike), from one client address, and from all addresses together;
  * - `sign_in_links`, `account_sign_in_links`: sign-in links mailed to one account, asked for from
- *   one client address, and from all addresses together.
+ *   one client address, and from all addresses together;
+ * - `team_invitations`: invitations one team sends.
  */
 export type RateLimitBucket =
   | 'read'
@@ -24,7 +25,8 @@ export type RateLimitBucket =
   | 'password_failures'
   | 'account_password_failures'
   | 'sign_in_links'
-  | 'account_sign_in_links';
+  | 'account_sign_in_links'
+  | 'team_invitations';
 
 /** What guards an account: wrong passwords, and sign-in links mailed to it. */
 export type AccountGuard = 'password' | 'sign_in_link';
@@ -71,6 +73,8 @@ export const CONSOLE_CALLS_PER_MINUTE = 300;
  */
 export const ACCOUNT_ATTEMPTS_PER_ADDRESS = { points: 5, seconds: 15 * 60 };
 export const ACCOUNT_ATTEMPTS = { points: 50, seconds: 15 * 60 };
+/** Invitations one team may send per day (counted from the day's first). */
+export const TEAM_INVITATIONS_PER_DAY = 20;
 
 const ACCOUNT_BUCKETS: Record<AccountGuard, { perAddress: RateLimitBucket; perAccount: RateLimitBucket }> = {
   password: { perAddress: 'password_failures', perAccount: 'account_password_failures' },
@@ -87,6 +91,7 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     account_password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail-all' },
     sign_in_links: { ...ACCOUNT_ATTEMPTS_PER_ADDRESS, prefix: 'signlink' },
     account_sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink-all' },
+    team_invitations: { points: TEAM_INVITATIONS_PER_DAY, seconds: 24 * 60 * 60, prefix: 'invite' },
   };
 }
 
@@ -121,6 +126,8 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
       return `Too many sign-in links were asked for this account from your address; try again in ${retryAfter} s.`;
     case 'account_sign_in_links':
       return `Too many sign-in links were asked for this account; try again in ${retryAfter} s.`;
+    case 'team_invitations':
+      return `This team has sent ${points} invitations today; try again in ${retryAfter} s.`;
     case 'write':
       return `Rate limit of ${points} writes per minute exceeded; retry in ${retryAfter} s.`;
     default:
