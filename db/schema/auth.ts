@@ -9,6 +9,7 @@ import {
   pgTable,
   primaryKey,
   text,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, primaryUuid, timestamptz } from './columns';
@@ -122,6 +123,38 @@ export const teamMembers = pgTable(
     check('team_members_role_check', oneOf(t.role, TEAM_ROLES)),
     // A signed-in user's teams.
     index('team_members_user_idx').on(t.userId),
+  ],
+);
+
+/**
+ * Invitations to join a team, waiting for the invitee to accept them (signed in as that e-mail)
+ * for 7 days. Only the token's hash is kept; the link with the token went to the invitee alone.
+ */
+export const teamInvitations = pgTable(
+  'team_invitations',
+  {
+    id: primaryUuid(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** The invitee's address, lower-case, as accounts keep theirs. */
+    email: text('email').notNull(),
+    role: text('role').$type<TeamRole>().notNull(),
+    /** Who invited; null once that user's account is deleted (the audit log keeps the name). */
+    invitedByUserId: text('invited_by_user_id').references(() => authUsers.id, { onDelete: 'set null' }),
+    /** SHA-256 of the link's token, hex; the unique index is how a link finds its invitation. */
+    tokenHash: text('token_hash').notNull().unique('team_invitations_token_hash_unique'),
+    createdAt: createdAt(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    acceptedAt: timestamptz('accepted_at'),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [
+    check('team_invitations_role_check', oneOf(t.role, TEAM_ROLES)),
+    // One open invitation per person and team: inviting again replaces it.
+    uniqueIndex('team_invitations_open_unique')
+      .on(t.teamId, t.email)
+      .where(sql`${t.acceptedAt} is null and ${t.revokedAt} is null`),
   ],
 );
 

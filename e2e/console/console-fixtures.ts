@@ -56,8 +56,8 @@ export interface ConsoleWorld {
   createTeam: (name: string) => Promise<NewTeam>;
   /** The same in process (no CLI start-up), for the teams a test only needs to exist. */
   createTeamQuickly: (name: string) => Promise<NewTeam>;
-  /** The newest sign-in link the service mailed to `email` (dev mailbox). */
-  signInLinkFor: (email: string) => Promise<string>;
+  /** The link of the newest invitation the service mailed to `email` (dev mailbox). */
+  invitationLinkFor: (email: string) => Promise<string>;
 }
 
 type WorkerFixtures = { world: ConsoleWorld };
@@ -110,7 +110,7 @@ export const test = base.extend<object, WorkerFixtures>({
             admin_password: created.owner.oneTimePassword ?? '',
           };
         },
-        signInLinkFor: async (email) => {
+        invitationLinkFor: async (email) => {
           const deadline = Date.now() + 15_000;
           for (;;) {
             const [mail] = await database.db
@@ -119,9 +119,9 @@ export const test = base.extend<object, WorkerFixtures>({
               .where(eq(devMailbox.to, email))
               .orderBy(desc(devMailbox.createdAt))
               .limit(1);
-            const link = mail?.text.match(/https?:\/\/\S+\/api\/auth\/magic-link\/verify\S+/)?.[0];
+            const link = mail?.text.match(/https?:\/\/\S+\/console\/invitation\?token=\S+/)?.[0];
             if (link) return link;
-            if (Date.now() > deadline) throw new Error(`no sign-in link mailed to ${email}`);
+            if (Date.now() > deadline) throw new Error(`no invitation mailed to ${email}`);
             await new Promise((r) => setTimeout(r, 200));
           }
         },
@@ -158,11 +158,17 @@ export async function signInAsNewOwner(page: Page, baseUrl: string, team: NewTea
   await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
 }
 
-/** A fresh browser (own cookies) signed in through an e-mailed link. */
-export async function signInWithLink(browser: Browser, link: string): Promise<Page> {
+/**
+ * A fresh browser (own cookies) in which someone without a console account opens an e-mailed
+ * invitation to `team`, accepts it, and is signed in.
+ */
+export async function acceptInvitation(browser: Browser, link: string, team: string): Promise<Page> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(link);
+  await expect(page.getByRole('heading', { name: `Join ${team} on Vouch` })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByRole('button', { name: 'Accept and sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
   return page;
 }

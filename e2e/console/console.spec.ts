@@ -1,10 +1,10 @@
 import { apiClient } from '../../test/support/api-client';
 import {
+  acceptInvitation,
   expect,
   expectAccessible,
   type NewTeam,
   signInAsNewOwner,
-  signInWithLink,
   test,
 } from './console-fixtures';
 
@@ -265,9 +265,16 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
   await page.getByLabel('Role', { exact: true }).selectOption('viewer');
   await page.getByRole('button', { name: 'Invite' }).click();
   await expect(page.getByRole('status')).toContainText(`Invitation sent to ${viewerEmail}`);
+  // Not a member until they accept: listed as pending, with a way to withdraw it.
+  const pendingRow = page.getByRole('table', { name: 'Pending invitations' }).getByRole('row', {
+    name: new RegExp(viewerEmail),
+  });
+  await expect(pendingRow).toBeVisible();
+  await expect(pendingRow.getByRole('button', { name: /Withdraw/ })).toBeVisible();
+  await expect(page.getByRole('table', { name: 'Team members' }).getByText(viewerEmail)).toHaveCount(0);
   await expectAccessible(page);
 
-  const viewer = await signInWithLink(browser, await world.signInLinkFor(viewerEmail));
+  const viewer = await acceptInvitation(browser, await world.invitationLinkFor(viewerEmail), 'Acme');
   await viewer.goto(`${world.app.baseUrl}/console/keys`);
   await expect(viewer.getByRole('row', { name: /CI server/ })).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'Create key' })).toHaveCount(0);

@@ -1,5 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { betterAuth } from 'better-auth';
+import { APIError, betterAuth } from 'better-auth';
 import { drizzleAdapter } from 'better-auth/adapters/drizzle';
 import { magicLink } from 'better-auth/plugins/magic-link';
 import { eq } from 'drizzle-orm';
@@ -13,9 +14,11 @@ import {
   authVerifications,
 } from '@/db/schema';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
+import { systemClock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import { libraryLogger } from '@/server/platform/logger';
 import { sendSignInLink } from './console-mail';
+import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from './team-members';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
 export const AUTH_BASE_PATH = '/api/auth';
@@ -47,6 +50,12 @@ function secureCookies(baseUrl: string): boolean {
   return url.protocol === 'https:' || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
 }
 
+/**
+ * Set while `signInLinkInPlace` asks better-auth for a link: the link is handed back to the
+ * caller instead of being mailed. Only code in this process can set it, never an HTTP request.
+ */
+const linkHandover = new AsyncLocalStorage<{ url?: string }>();
+
 function buildAuth(db: Db, config: Env, secret: string) {
   return betterAuth({
     appName: 'Vouch',
@@ -74,13 +83,33 @@ function buildAuth(db: Db, config: Env, secret: string) {
       expiresIn: 60 * 60 * 24 * 7,
       updateAge: 60 * 60 * 24,
     },
+    databaseHooks: {
+      session: {
+        create: {
+          // better-auth makes the session only once the password was verified: a wrong password
+          // is answered as for any account before this runs, so only whoever holds the password
+          // learns that it expired, and no one learns which accounts lie unused.
+          before: async (session, endpoint) => {
+            if (endpoint?.path !== '/sign-in/email') return;
+            if (await oneTimePasswordExpired(db, session.userId, systemClock())) {
+              throw new APIError('UNAUTHORIZED', {
+                code: 'ONE_TIME_PASSWORD_EXPIRED',
+                message: `This one-time password has expired (it worked for ${ONE_TIME_PASSWORD_DAYS} days). Ask for a sign-in link instead, then choose a password.`,
+              });
+            }
+          },
+        },
+      },
+    },
     plugins: [
       magicLink({
         disableSignUp: true,
         expiresIn: SIGN_IN_LINK_TTL_SECONDS,
         storeToken: 'hashed',
         sendMagicLink: async ({ email, url }) => {
-          await sendSignInLink(db, { to: email, url });
+          const handover = linkHandover.getStore();
+          if (handover) handover.url = url;
+          else await sendSignInLink(db, { to: email, url });
         },
       }),
     ],
@@ -121,4 +150,26 @@ export function consoleAuth(db: Db, config: Env): Promise<ConsoleAuth> {
     instances.set(db, instance);
   }
   return instance;
+}
+
+/**
+ * A sign-in link (better-auth's own: once, within 15 minutes) for someone who has just proven
+ * their address another way, handed to the caller instead of mailed: an invitee without an
+ * account who opened the invitation's link from their mailbox signs in with it at once.
+ */
+export async function signInLinkInPlace(
+  db: Db,
+  config: Env,
+  input: { email: string; callbackPath: string; headers: Headers },
+): Promise<string> {
+  const auth = await consoleAuth(db, config);
+  const handover: { url?: string } = {};
+  await linkHandover.run(handover, () =>
+    auth.api.signInMagicLink({
+      body: { email: input.email, callbackURL: input.callbackPath },
+      headers: input.headers,
+    }),
+  );
+  if (!handover.url) throw new Error('better-auth made no sign-in link');
+  return handover.url;
 }

@@ -5,21 +5,31 @@ import {
   CONSOLE_MODE_COOKIE,
   CONSOLE_TEAM_COOKIE,
   managerProcedure,
+  publicProcedure,
   readConsoleLivemode,
   readConsoleTeamCookie,
   router,
   sessionProcedure,
   signedInProcedure,
 } from '@/server/api/trpc/init';
-import { auditedChange } from '@/server/audit/record-audit';
+import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import { modeOf } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { liveStandIns } from '@/server/platform/stand-ins';
 import { createApiKey, revokeApiKey } from './api-keys';
-import { consoleAuth, MIN_PASSWORD_LENGTH } from './console-auth';
+import { consoleAuth, MIN_PASSWORD_LENGTH, signInLinkInPlace } from './console-auth';
 import { confirmCurrentPassword, signedInRecently } from './reauthentication';
 import {
-  addMember,
+  acceptInvitation,
+  acceptInvitationAsNewUser,
+  type InvitationView,
+  inviteMember,
+  listPendingInvitations,
+  type PendingInvitation,
+  revokeInvitation,
+  showInvitation,
+} from './team-invitations';
+import {
   canManage,
   changeMemberRole,
   clearPasswordChangeRequired,
@@ -32,6 +42,15 @@ import {
 } from './team-members';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** Makes the console act on `teamId` from the next call on (membership is checked on every call). */
+function rememberTeam(ctx: { env: { BASE_URL: string }; responseHeaders: Headers }, teamId: string): void {
+  const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
+  ctx.responseHeaders.append(
+    'Set-Cookie',
+    `${CONSOLE_TEAM_COOKIE}=${teamId}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
+  );
+}
 
 const sessionRouter = router({
   /** Who is signed in, their teams, and whether a one-time password must be replaced first. */
@@ -76,11 +95,7 @@ const sessionRouter = router({
     if (!teams.some((t) => t.teamId === input.team_id)) {
       throw new AppError('FORBIDDEN', 'You are not a member of that team.');
     }
-    const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
-    ctx.responseHeaders.append(
-      'Set-Cookie',
-      `${CONSOLE_TEAM_COOKIE}=${input.team_id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
-    );
+    rememberTeam(ctx, input.team_id);
     return { team_id: input.team_id };
   }),
 
@@ -130,6 +145,92 @@ const sessionRouter = router({
 
 const roleInput = z.enum(TEAM_ROLES);
 
+function pendingWire(invitation: PendingInvitation) {
+  return {
+    id: invitation.id,
+    email: invitation.email,
+    role: invitation.role,
+    invited_by: invitation.invitedBy,
+    created_at: invitation.createdAt.toISOString(),
+    expires_at: invitation.expiresAt.toISOString(),
+  };
+}
+
+function joinedWire(invitation: InvitationView) {
+  return { team_id: invitation.teamId, team_name: invitation.teamName, role: invitation.role };
+}
+
+/** An invitation link's token: whatever was pasted is looked up by its hash, or not found. */
+const tokenInput = z.object({ token: z.string().min(1).max(200) });
+
+/**
+ * The invitee's side, before they belong to the team: the link's page shows the invitation
+ * (anyone holding the link may see it), and its invitee accepts it.
+ */
+const invitationsRouter = router({
+  show: publicProcedure.input(tokenInput).query(async ({ ctx, input }) => {
+    const invitation = await showInvitation(ctx.db, input.token, ctx.clock());
+    return {
+      team_name: invitation.teamName,
+      email: invitation.email,
+      role: invitation.role,
+      invited_by: invitation.invitedBy,
+      expires_at: invitation.expiresAt.toISOString(),
+      has_account: invitation.hasAccount,
+    };
+  }),
+
+  /** Signed in as the invited address: join the team. */
+  accept: signedInProcedure.input(tokenInput).mutation(async ({ ctx, input }) => {
+    const joined = await ctx.db.transaction(async (tx) => {
+      const invitation = await acceptInvitation(tx, { token: input.token, user: ctx.user, now: ctx.clock() });
+      await recordAudit(tx, {
+        teamId: invitation.teamId,
+        actor: ctx.actor,
+        at: ctx.clock(),
+        action: 'member.joined',
+        target: invitation.email,
+        details: { role: invitation.role, invitation_id: invitation.id },
+      });
+      return invitation;
+    });
+    rememberTeam(ctx, joined.teamId);
+    return joinedWire(joined);
+  }),
+
+  /**
+   * An invitee without an account: the link they opened came to their mailbox, so accepting
+   * makes their account, joins the team, and answers with a sign-in link (once, 15 minutes) for
+   * the page to open at once.
+   */
+  acceptAsNewUser: publicProcedure.input(tokenInput).mutation(async ({ ctx, input }) => {
+    const joined = await ctx.db.transaction(async (tx) => {
+      const invitation = await acceptInvitationAsNewUser(tx, { token: input.token, now: ctx.clock() });
+      await recordAudit(tx, {
+        teamId: invitation.teamId,
+        actor: {
+          userId: invitation.userId,
+          email: invitation.email,
+          ipAddress: ctx.clientAddress,
+          userAgent: ctx.requestHeaders.get('user-agent'),
+        },
+        at: ctx.clock(),
+        action: 'member.joined',
+        target: invitation.email,
+        details: { role: invitation.role, invitation_id: invitation.id },
+      });
+      return invitation;
+    });
+    const signInUrl = await signInLinkInPlace(ctx.db, ctx.env, {
+      email: joined.email,
+      callbackPath: '/console',
+      headers: ctx.requestHeaders,
+    });
+    rememberTeam(ctx, joined.teamId);
+    return { ...joinedWire(joined), sign_in_url: signInUrl };
+  }),
+});
+
 const membersRouter = router({
   list: sessionProcedure.query(async ({ ctx }) =>
     (await listMembers(ctx.db, ctx.teamId)).map((m) => ({
@@ -141,27 +242,60 @@ const membersRouter = router({
     })),
   ),
 
-  /** Adds the person and e-mails them a sign-in link. */
+  /** Invitations still waiting for their invitee's answer. */
+  invitations: sessionProcedure.query(async ({ ctx }) =>
+    (await listPendingInvitations(ctx.db, ctx.teamId, ctx.clock())).map(pendingWire),
+  ),
+
+  /**
+   * Invites the person by e-mail: they join when they accept, within 7 days (at most 20
+   * invitations per team a day).
+   */
   invite: managerProcedure
     .input(z.object({ email: z.email('Enter a valid e-mail address.').max(254), role: roleInput }))
     .mutation(async ({ ctx, input }) => {
-      const member = await auditedChange(
+      const invitation = await auditedChange(
         ctx,
         (tx) =>
-          addMember(
+          inviteMember(
             tx,
-            { teamId: ctx.teamId, email: input.email, role: input.role, now: ctx.clock() },
+            {
+              rateLimiters: ctx.rateLimiters,
+              clientAddress: ctx.clientAddress,
+              baseUrl: ctx.env.BASE_URL,
+              now: ctx.clock(),
+            },
+            {
+              teamId: ctx.teamId,
+              teamName: ctx.teamName,
+              email: input.email,
+              role: input.role,
+              inviter: { userId: ctx.user.id, email: ctx.user.email },
+            },
             ctx.role,
           ),
-        (added) => ({ action: 'member.invited', target: added.email, details: { role: input.role } }),
+        (sent) => ({
+          action: 'member.invited',
+          target: sent.email,
+          details: { role: sent.role, invitation_id: sent.id, expires_at: sent.expiresAt.toISOString() },
+        }),
       );
-      const auth = await consoleAuth(ctx.db, ctx.env);
-      await auth.api.signInMagicLink({
-        body: { email: member.email, callbackURL: '/console' },
-        headers: ctx.requestHeaders,
-      });
-      return { user_id: member.userId, email: member.email, role: member.role };
+      return pendingWire(invitation);
     }),
+
+  revokeInvitation: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) => {
+    await auditedChange(
+      ctx,
+      (tx) =>
+        revokeInvitation(tx, { teamId: ctx.teamId, invitationId: input.id, now: ctx.clock() }, ctx.role),
+      (revoked) => ({
+        action: 'member.invitation_revoked',
+        target: revoked.email,
+        details: { role: revoked.role, invitation_id: input.id },
+      }),
+    );
+    return { id: input.id, revoked: true };
+  }),
 
   changeRole: managerProcedure
     .input(z.object({ user_id: z.string().min(1).max(100), role: roleInput }))
@@ -257,4 +391,9 @@ const keysRouter = router({
   }),
 });
 
-export const consoleAuthRouter = router({ session: sessionRouter, members: membersRouter, keys: keysRouter });
+export const consoleAuthRouter = router({
+  session: sessionRouter,
+  members: membersRouter,
+  invitations: invitationsRouter,
+  keys: keysRouter,
+});

@@ -11,16 +11,21 @@ export const FRESH_SIGN_IN_MS = 10 * 60 * 1000;
 
 /**
  * A re-entered current password, before something a stolen session must not be able to do
- * (reveal a secret, change the password). Wrong guesses count against the account's password
- * budget, the same one sign-in spends (5 failures per 15 minutes), whatever address they come from.
+ * (reveal a secret, change the password). Wrong guesses spend the account's password budgets, the
+ * ones sign-in spends (per account and client address, and per account from all addresses).
  */
 export async function confirmCurrentPassword(
-  ctx: { db: Queryable; rateLimiters: RateLimiters; user: { id: string; email: string } },
+  ctx: {
+    db: Queryable;
+    rateLimiters: RateLimiters;
+    clientAddress: string;
+    user: { id: string; email: string };
+  },
   password: string,
 ): Promise<void> {
-  const correct = await ctx.rateLimiters.attempt(
-    'password_failures',
-    ctx.user.email,
+  const correct = await ctx.rateLimiters.attemptForAccount(
+    'password',
+    { account: ctx.user.email, address: ctx.clientAddress },
     () => checkPassword(ctx.db, ctx.user.id, password),
     (ok) => ok,
   );

@@ -52,11 +52,12 @@ export async function resolveMembership(
   return memberships.find((m) => m.teamId === preferredTeamId) ?? memberships[0] ?? null;
 }
 
-function normaliseEmail(email: string): string {
+/** E-mail addresses as accounts and invitations keep them. */
+export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-async function findUserByEmail(db: Queryable, email: string) {
+export async function findUserByEmail(db: Queryable, email: string) {
   const [user] = await db
     .select()
     .from(authUsers)
@@ -64,13 +65,20 @@ async function findUserByEmail(db: Queryable, email: string) {
   return user ?? null;
 }
 
-async function insertUser(db: Queryable, email: string, now: Date) {
+/**
+ * A new console account without a password, its address taken as proven: the operator vouches
+ * for the one they typed, an invitation's link for the one it was mailed to. Left unverified, the
+ * first e-mailed sign-in link would make better-auth treat a password set before it as an
+ * intruder's (an account made before the address was proven) and delete it with every session.
+ */
+export async function insertUser(db: Queryable, email: string, now: Date) {
   const [user] = await db
     .insert(authUsers)
     .values({
       id: randomUUID(),
       email: normaliseEmail(email),
       name: normaliseEmail(email).split('@')[0] ?? '',
+      emailVerified: true,
       createdAt: now,
       updatedAt: now,
     })
@@ -111,10 +119,6 @@ export async function createTeamOwner(
       .set({
         passwordChangeRequired: true,
         oneTimePasswordExpiresAt: new Date(now.getTime() + ONE_TIME_PASSWORD_DAYS * 86_400_000),
-        // The operator vouches for the address they typed. Left unverified, the owner's first
-        // e-mailed sign-in link would make better-auth treat the password as an intruder's
-        // (an account made before the address was proven) and delete it with every session.
-        emailVerified: true,
       })
       .where(eq(authUsers.id, user.id));
     await db.insert(authAccounts).values({
@@ -150,29 +154,6 @@ export async function listMembers(db: Queryable, teamId: string): Promise<Member
     .innerJoin(authUsers, eq(authUsers.id, teamMembers.userId))
     .where(eq(teamMembers.teamId, teamId))
     .orderBy(asc(teamMembers.createdAt));
-}
-
-/**
- * Adds a person to the team. Someone new gets an account without a password: they sign in with
- * an e-mail link (sent by the caller) and may set a password later.
- */
-export async function addMember(
-  db: Queryable,
-  input: { teamId: string; email: string; role: TeamRole; now: Date },
-  actorRole: TeamRole,
-): Promise<MemberView> {
-  if (input.role === 'owner' && actorRole !== 'owner') {
-    throw new AppError('FORBIDDEN', 'Only an owner can make someone an owner.');
-  }
-  const user = (await findUserByEmail(db, input.email)) ?? (await insertUser(db, input.email, input.now));
-  const inserted = await db
-    .insert(teamMembers)
-    .values({ teamId: input.teamId, userId: user.id, role: input.role })
-    .onConflictDoNothing()
-    .returning();
-  const row = inserted[0];
-  if (!row) throw new AppError('VALIDATION_ERROR', `${user.email} is already a member of this team.`);
-  return { userId: user.id, email: user.email, name: user.name, role: row.role, joinedAt: row.createdAt };
 }
 
 async function lockMember(db: Queryable, teamId: string, userId: string) {
@@ -247,14 +228,14 @@ export async function clearPasswordChangeRequired(db: Queryable, userId: string,
 }
 
 /**
- * Whether the account's password is a one-time password from the CLI that is past its 7 days:
- * it no longer signs in (an e-mailed sign-in link still does, and then a password can be set).
+ * Whether the user's password is a one-time password from the CLI that is past its 7 days: it no
+ * longer signs in (an e-mailed sign-in link still does, and then a password can be set).
  */
-export async function oneTimePasswordExpired(db: Queryable, email: string, now: Date): Promise<boolean> {
+export async function oneTimePasswordExpired(db: Queryable, userId: string, now: Date): Promise<boolean> {
   const [row] = await db
     .select({ required: authUsers.passwordChangeRequired, expiresAt: authUsers.oneTimePasswordExpiresAt })
     .from(authUsers)
-    .where(eq(authUsers.email, email.trim().toLowerCase()));
+    .where(eq(authUsers.id, userId));
   return !!row?.required && row.expiresAt !== null && row.expiresAt <= now;
 }
 

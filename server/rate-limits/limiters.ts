@@ -1,6 +1,7 @@
 import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '@/db/client';
 import { rateLimits } from '@/db/schema';
+import { sha256Hex } from '@/server/platform/crypto';
 import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
 import { addressLimitKey } from './address-key';
@@ -10,9 +11,11 @@ import { consumePoints } from './queries';
  * - `read`, `write`: an API team's budgets (all its keys share them);
  * - `address`: unauthenticated API calls and failed API authentications, per client address;
  * - `console_user`: a signed-in console user's calls;
- * - `password_failures`: wrong passwords for one account (sign-in and current-password checks
- *   alike), whatever address they come from;
- * - `sign_in_links`: sign-in links mailed to one account;
+ * - `password_failures`, `account_password_failures`: wrong passwords for one account (sign-in
+ *   and current-password checks alike), from one client address, and from all addresses together;
+ * - `sign_in_links`, `account_sign_in_links`: sign-in links mailed to one account, asked for from
+ *   one client address, and from all addresses together;
+ * - `team_invitations`: invitations one team sends;
  * - `resends_team`, `resends_recipient`: a case's links mailed again, per team (and mode) and per
  *   address mailed, so that resends cannot be turned on someone's inbox one case at a time.
  */
@@ -22,9 +25,21 @@ export type RateLimitBucket =
   | 'address'
   | 'console_user'
   | 'password_failures'
+  | 'account_password_failures'
   | 'sign_in_links'
+  | 'account_sign_in_links'
+  | 'team_invitations'
   | 'resends_team'
   | 'resends_recipient';
+
+/** What guards an account: wrong passwords, and sign-in links mailed to it. */
+export type AccountGuard = 'password' | 'sign_in_link';
+
+/** Who an account attempt is about: the account (its e-mail) and the client address it came from. */
+export interface AccountAttempt {
+  account: string;
+  address: string;
+}
 
 /**
  * Budgets per bucket and key. State lives in PostgreSQL (rate-limiter-flexible's drizzle store:
@@ -39,12 +54,17 @@ export interface RateLimiters {
    */
   consumeAll: (spends: ReadonlyArray<readonly [RateLimitBucket, string]>) => Promise<void>;
   /**
-   * Spends a point before an attempt and gives it back when the attempt succeeds, so only
-   * failures count, and parallel attempts can never exceed the budget between them.
+   * An attempt on an account (a password check, a sign-in link), limited twice: per account and
+   * client address, and per account from all addresses together. A point of each is spent before
+   * the attempt and both are given back when it succeeds, so only failures count, and parallel
+   * attempts can never exceed the budgets between them. An address whose own budget is spent is
+   * refused without spending the account's, so a guesser cannot drain the account's budget from
+   * one address, and the owner's address keeps its own budget; a correct password is refused
+   * like any other attempt once either budget is spent.
    */
-  attempt: <T>(
-    bucket: RateLimitBucket,
-    key: string,
+  attemptForAccount: <T>(
+    guard: AccountGuard,
+    who: AccountAttempt,
     run: () => Promise<T>,
     succeeded: (result: T) => boolean,
   ) => Promise<T>;
@@ -56,12 +76,23 @@ export interface RateLimitResult {
 
 /** Console calls one signed-in user may make per minute: far above what clicking through pages needs. */
 export const CONSOLE_CALLS_PER_MINUTE = 300;
-/** Decisions: 5 failed password checks or sign-in links per account per 15 minutes. */
-export const ACCOUNT_ATTEMPTS = { points: 5, seconds: 15 * 60 };
+/**
+ * Decisions: 5 failed password checks (or sign-in links) per account and client address per 15
+ * minutes, and 50 per account from all addresses together.
+ */
+export const ACCOUNT_ATTEMPTS_PER_ADDRESS = { points: 5, seconds: 15 * 60 };
+export const ACCOUNT_ATTEMPTS = { points: 50, seconds: 15 * 60 };
+/** Invitations one team may send per day (counted from the day's first). */
+export const TEAM_INVITATIONS_PER_DAY = 20;
 /** Decisions: a team resends at most 100 times an hour, an address is mailed again 10 times a day. */
 export const RESEND_BUDGETS = {
   team: { points: 100, seconds: 60 * 60 },
   recipient: { points: 10, seconds: 24 * 60 * 60 },
+};
+
+const ACCOUNT_BUCKETS: Record<AccountGuard, { perAddress: RateLimitBucket; perAccount: RateLimitBucket }> = {
+  password: { perAddress: 'password_failures', perAccount: 'account_password_failures' },
+  sign_in_link: { perAddress: 'sign_in_links', perAccount: 'account_sign_in_links' },
 };
 
 function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds: number; prefix: string }> {
@@ -70,28 +101,55 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     write: { points: config.RATE_LIMIT_WRITE_PER_MINUTE, seconds: 60, prefix: 'write' },
     address: { points: config.RATE_LIMIT_READ_PER_MINUTE, seconds: 60, prefix: 'addr' },
     console_user: { points: CONSOLE_CALLS_PER_MINUTE, seconds: 60, prefix: 'console' },
-    password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail' },
-    sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink' },
+    password_failures: { ...ACCOUNT_ATTEMPTS_PER_ADDRESS, prefix: 'pwfail' },
+    account_password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail-all' },
+    sign_in_links: { ...ACCOUNT_ATTEMPTS_PER_ADDRESS, prefix: 'signlink' },
+    account_sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink-all' },
+    team_invitations: { points: TEAM_INVITATIONS_PER_DAY, seconds: 24 * 60 * 60, prefix: 'invite' },
     resends_team: { ...RESEND_BUDGETS.team, prefix: 'resend_team' },
     resends_recipient: { ...RESEND_BUDGETS.recipient, prefix: 'resend_to' },
   };
 }
 
+/**
+ * An account as its budgets know it: case-blind, and hashed when longer than an e-mail address
+ * can be (such a name signs no one in, and a key is limited in size by its index).
+ */
+function accountKey(account: string): string {
+  const normalized = account.trim().toLowerCase();
+  return normalized.length <= 254 ? normalized : `sha256:${sha256Hex(normalized)}`;
+}
+
 /** The key a bucket counts under: addresses by their network (IPv6 /64), accounts case-blind. */
 function normalizedKey(bucket: RateLimitBucket, key: string): string {
   if (bucket === 'address') return addressLimitKey(key);
-  if (bucket === 'password_failures' || bucket === 'sign_in_links' || bucket === 'resends_recipient') {
-    return key.trim().toLowerCase();
+  if (
+    bucket === 'account_password_failures' ||
+    bucket === 'account_sign_in_links' ||
+    bucket === 'resends_recipient'
+  ) {
+    return accountKey(key);
   }
   return key;
+}
+
+/** An account and the client address attempting it, as one key. */
+function accountAddressKey(who: AccountAttempt): string {
+  return JSON.stringify([accountKey(who.account), addressLimitKey(who.address)]);
 }
 
 function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string): string {
   switch (bucket) {
     case 'password_failures':
+      return `Too many wrong passwords for this account from your address; try again in ${retryAfter} s.`;
+    case 'account_password_failures':
       return `Too many wrong passwords for this account; try again in ${retryAfter} s.`;
     case 'sign_in_links':
+      return `Too many sign-in links were asked for this account from your address; try again in ${retryAfter} s.`;
+    case 'account_sign_in_links':
       return `Too many sign-in links were asked for this account; try again in ${retryAfter} s.`;
+    case 'team_invitations':
+      return `This team has sent ${points} invitations today; try again in ${retryAfter} s.`;
     case 'resends_team':
       return `This team has sent links again ${points} times in the last hour; retry in ${retryAfter} s.`;
     case 'resends_recipient':
@@ -196,10 +254,22 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
       }
     },
 
-    async attempt(bucket, rawKey, run, succeeded) {
-      await limiters.consume(bucket, rawKey);
+    async attemptForAccount(guard, who, run, succeeded) {
+      const { perAddress, perAccount } = ACCOUNT_BUCKETS[guard];
+      const pairKey = accountAddressKey(who);
+      // The address first: one whose own budget is spent is refused without spending the
+      // account's; one refused by the account's budget has spent nothing of its own.
+      await limiters.consumeAll([
+        [perAddress, pairKey],
+        [perAccount, who.account],
+      ]);
       const result = await run();
-      if (succeeded(result)) await byBucket[bucket].reward(normalizedKey(bucket, rawKey), 1);
+      if (succeeded(result)) {
+        await Promise.all([
+          byBucket[perAddress].reward(pairKey, 1),
+          byBucket[perAccount].reward(normalizedKey(perAccount, who.account), 1),
+        ]);
+      }
       return result;
     },
   };

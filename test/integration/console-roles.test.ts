@@ -8,7 +8,7 @@ import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
-import { latestSignInLink } from '@/test/support/sign-in-links';
+import { inviteNewUser, latestInvitationToken } from '@/test/support/invitations';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -50,10 +50,6 @@ async function signInOwner(team: CreatedTeam, newPassword: string): Promise<Cons
   });
   expect(changed.status).toBe(200);
   return client;
-}
-
-function latestLinkTo(email: string): Promise<string> {
-  return latestSignInLink(database.db, email);
 }
 
 let teamA: CreatedTeam;
@@ -183,25 +179,23 @@ describe('API keys from the console', () => {
 });
 
 describe('roles are enforced by the server', () => {
-  it('an admin invites a viewer, who signs in with the e-mailed link', async () => {
-    const invited = await ownerA.mutate('console.members.invite', {
-      email: 'viewer@acme.test',
-      role: 'viewer',
-    });
-    expect(invited.status).toBe(200);
+  it('an admin invites a viewer, who accepts through the e-mailed link and is signed in', async () => {
     viewerA = consoleClient(app.baseUrl);
-    const opened = await viewerA.openLink(await latestLinkTo('viewer@acme.test'));
-    expect(opened.status).toBe(302);
+    await inviteNewUser(ownerA, viewerA, database.db, { email: 'viewer@acme.test', role: 'viewer' });
     const me = await viewerA.query<{ current_team: { role: string; team_id: string } }>('console.session.me');
     expect(me.data?.current_team).toMatchObject({ role: 'viewer', team_id: teamA.team_id });
   });
 
-  it('a sign-in link works only once', async () => {
-    await ownerA.mutate('console.members.invite', { email: 'second@acme.test', role: 'admin' });
-    const link = await latestLinkTo('second@acme.test');
-    expect((await consoleClient(app.baseUrl).openLink(link)).headers.get('location')).not.toMatch(/error/);
+  it('an invitation and its sign-in link work only once', async () => {
+    const link = await inviteNewUser(ownerA, consoleClient(app.baseUrl), database.db, {
+      email: 'second@acme.test',
+      role: 'admin',
+    });
     const again = await consoleClient(app.baseUrl).openLink(link);
     expect(again.headers.get('location')).toMatch(/error/);
+    const token = await latestInvitationToken(database.db, 'second@acme.test');
+    const twice = await consoleClient(app.baseUrl).mutate('console.invitations.acceptAsNewUser', { token });
+    expect(twice.status).toBe(404);
   });
 
   it('a viewer reads but every change is refused', async () => {
@@ -295,8 +289,7 @@ describe('roles are enforced by the server', () => {
     if (!owner || !second) throw new Error('members missing');
     expect((await ownerA.mutate('console.members.remove', { user_id: owner.user_id })).status).toBe(422);
     const admin = consoleClient(app.baseUrl);
-    await ownerA.mutate('console.members.invite', { email: 'third@acme.test', role: 'admin' });
-    await admin.openLink(await latestLinkTo('third@acme.test'));
+    await inviteNewUser(ownerA, admin, database.db, { email: 'third@acme.test', role: 'admin' });
     const demote = await admin.mutate('console.members.changeRole', {
       user_id: owner.user_id,
       role: 'viewer',
@@ -424,9 +417,8 @@ describe('webhooks from the console', () => {
   });
 
   it('an admin who signs in by link only must set a password before revealing a secret', async () => {
-    await ownerA.mutate('console.members.invite', { email: 'linkonly@acme.test', role: 'admin' });
     const admin = consoleClient(app.baseUrl);
-    await admin.openLink(await latestLinkTo('linkonly@acme.test'));
+    await inviteNewUser(ownerA, admin, database.db, { email: 'linkonly@acme.test', role: 'admin' });
     const refused = await admin.mutate('console.webhooks.revealSecret', {
       id: endpointId,
       password: 'anything',
@@ -570,6 +562,10 @@ describe('another team', () => {
       role: 'viewer',
     });
     expect(invited.status).toBe(200);
+    // A member only once they accept.
+    expect((await ownerB.mutate('console.session.chooseTeam', { team_id: teamA.team_id })).status).toBe(403);
+    const token = await latestInvitationToken(database.db, 'owner@bravo.test');
+    expect((await ownerB.mutate('console.invitations.accept', { token })).status).toBe(200);
     const chosen = await ownerB.mutate('console.session.chooseTeam', { team_id: teamA.team_id });
     expect(chosen.status).toBe(200);
     const me = await ownerB.query<{ current_team: { team_id: string; role: string }; teams: unknown[] }>(

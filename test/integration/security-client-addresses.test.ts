@@ -2,7 +2,7 @@
  * Issue 11, finding 1: a forged X-Forwarded-For defeated every per-address limit, and the audit
  * log recorded the forged address. Limits now key on the socket's peer (or, behind
  * TRUSTED_PROXIES, the right-most untrusted hop), IPv6 per /64, and password sign-in and sign-in
- * links are limited per account as well.
+ * links are limited per account and client address as well (issue 23, finding 3).
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +73,7 @@ describe('without trusted proxies, X-Forwarded-For is whatever the client wrote'
     expect(Number(badKey.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('wrong passwords for one account stop at 5, whatever address each claims; the right one then waits', async () => {
+  it('wrong passwords for one account stop at 5 from one real address, whatever address each claims; the right one from it then waits', async () => {
     const { password } = await ownerOf(database, app, 'Acme', 'owner@acme.test');
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) {
@@ -88,7 +88,7 @@ describe('without trusted proxies, X-Forwarded-For is whatever the client wrote'
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('sign-in links for one account stop at 5 mails, whatever address each request claims', async () => {
+  it('sign-in links for one account stop at 5 mails from one real address, whatever address each request claims', async () => {
     await createTeam(database.db, { name: 'Bravo', adminEmail: 'owner@bravo.test' }, systemClock);
     const statuses: number[] = [];
     for (let i = 0; i < 14; i++) {
@@ -128,10 +128,10 @@ describe('sign-in limits across app processes', () => {
     await database?.close();
   });
 
-  it('hold when attempts alternate between two processes: per account, then per address', async () => {
+  it('hold when attempts alternate between two processes: per account and address, then per address', async () => {
     await createTeam(database.db, { name: 'Foxtrot', adminEmail: 'owner@foxtrot.test' }, systemClock);
     const via = (i: number) => consoleClient((apps[i % 2] as RunningApp).baseUrl);
-    // One account: 5 wrong passwords in all, wherever they land.
+    // One account from one address: 5 wrong passwords in all, whichever process each lands on.
     const account: number[] = [];
     for (let i = 0; i < 6; i++)
       account.push((await via(i).signIn('owner@foxtrot.test', `wrong-${i}`)).status);
@@ -225,18 +225,23 @@ describe('behind a trusted proxy, the right-most untrusted hop is the client', (
     expect(json.status).toBe(200);
   });
 
-  it('counts wrong passwords per account across addresses', async () => {
+  it('counts wrong passwords per account and forwarded client, IPv6 per /64', async () => {
     await createTeam(database.db, { name: 'Echo', adminEmail: 'owner@echo.test' }, systemClock);
     for (let i = 0; i < 5; i++) {
       const wrong = await consoleClient(app.baseUrl).signIn('owner@echo.test', 'wrong', {
-        'X-Forwarded-For': `203.0.113.${100 + i}`,
+        'X-Forwarded-For': `2001:db8:7:7::${i + 1}`,
       });
       expect(wrong.status).toBe(401);
     }
     const sixth = await consoleClient(app.baseUrl).signIn('owner@echo.test', 'wrong', {
-      'X-Forwarded-For': '203.0.113.200',
+      'X-Forwarded-For': '2001:db8:7:7:ffff::1',
     });
     expect(sixth.status).toBe(429);
+    // Another network may still try.
+    const elsewhere = await consoleClient(app.baseUrl).signIn('owner@echo.test', 'wrong', {
+      'X-Forwarded-For': '2001:db8:7:8::1',
+    });
+    expect(elsewhere.status).toBe(401);
     // Another account is not affected.
     const other = await consoleClient(app.baseUrl).signIn('owner@delta.test', owner.password, {
       'X-Forwarded-For': '203.0.113.201',

@@ -1,7 +1,7 @@
 /**
  * Issue 11, findings 5 and 7 (console part): setting or changing a password needs the current
  * password or a sign-in within 10 minutes and ends the user's other sessions; current-password
- * checks are limited per account; batches are capped; console calls are limited per user; a
+ * checks are limited per account and client address (issue 23, finding 3); batches are capped; console calls are limited per user; a
  * CLI one-time password expires after 7 days; a malformed team cookie is ignored; better-auth's
  * other endpoints are not reachable over HTTP.
  */
@@ -14,6 +14,7 @@ import { createTeam } from '@/server/teams/manage-teams';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { inviteNewUser } from '@/test/support/invitations';
 import { latestSignInLink } from '@/test/support/sign-in-links';
 
 let database: TestDatabase;
@@ -65,11 +66,8 @@ async function ageSessions(email: string, minutes: number): Promise<void> {
 describe('setting a password', () => {
   it('a link-only user may set one only within 10 minutes of signing in', async () => {
     const { client: owner } = await newOwner('Acme', 'owner@acme.test');
-    expect(
-      (await owner.mutate('console.members.invite', { email: 'link@acme.test', role: 'admin' })).status,
-    ).toBe(200);
     const stolen = client();
-    expect((await stolen.openLink(await latestLinkTo('link@acme.test'))).status).toBe(302);
+    await inviteNewUser(owner, stolen, database.db, { email: 'link@acme.test', role: 'admin' });
     await ageSessions('link@acme.test', 11);
     const refused = await stolen.mutate('console.session.changePassword', {
       new_password: 'a-new-password-1',
@@ -151,7 +149,7 @@ function cookieOf(client: ConsoleClient): string {
 }
 
 describe('current-password checks', () => {
-  it('allow 5 wrong passwords per account in 15 minutes, then 429 even for the right one', async () => {
+  it('allow 5 wrong passwords per account and address in 15 minutes, then 429 even for the right one', async () => {
     const { client: owner, password } = await newOwner('Delta', 'owner@delta.test');
     const endpoint = await owner.mutate<{ id: string }>('console.webhooks.create', {
       url: 'https://hooks.example.com/x',
@@ -168,8 +166,12 @@ describe('current-password checks', () => {
     expect(sixth.error?.data?.appCode).toBe('RATE_LIMITED');
     // The 15-minute window: the client is told when to try again, as on the REST API.
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
-    // The same account budget as sign-in: the password cannot be tried there instead.
-    expect((await client().signIn('owner@delta.test', password)).status).toBe(429);
+    // The same budget as sign-in from that address: the password cannot be tried there instead.
+    const sameAddress = await owner.signIn('owner@delta.test', password);
+    expect(sameAddress.status).toBe(429);
+    expect(Number(sameAddress.headers.get('retry-after'))).toBeGreaterThan(14 * 60);
+    // Someone guessing from one address does not keep the owner out elsewhere.
+    expect((await client().signIn('owner@delta.test', password)).status).toBe(200);
   });
 });
 

@@ -9,6 +9,7 @@ import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { inviteNewUser } from '@/test/support/invitations';
 import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
 
 let database: TestDatabase;
@@ -95,7 +96,10 @@ describe('development with the stand-ins', () => {
     });
     await owner.mutate('console.members.invite', { email: 'viewer@acme.test', role: 'viewer' });
     viewer = consoleClient(app.baseUrl);
-    await owner.mutate('console.members.invite', { email: 'viewer2@acme.test', role: 'viewer' });
+    await inviteNewUser(owner, consoleClient(app.baseUrl), database.db, {
+      email: 'viewer2@acme.test',
+      role: 'viewer',
+    });
   });
 
   afterAll(async () => {

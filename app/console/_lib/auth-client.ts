@@ -31,7 +31,8 @@ async function post(path: string, body: unknown): Promise<string | null> {
 export const signInWithPassword = (email: string, password: string) =>
   post('/sign-in/email', { email, password, rememberMe: true });
 
-export const sendSignInLink = (email: string) =>
-  post('/sign-in/magic-link', { email, callbackURL: '/console', errorCallbackURL: '/console/sign-in' });
+/** `callbackPath`: the console page the link leads to once it has signed the person in. */
+export const sendSignInLink = (email: string, callbackPath = '/console') =>
+  post('/sign-in/magic-link', { email, callbackURL: callbackPath, errorCallbackURL: '/console/sign-in' });
 
 export const signOut = () => post('/sign-out', {});

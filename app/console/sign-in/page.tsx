@@ -9,6 +9,18 @@ const LINK_ERRORS: Record<string, string> = {
   new_user_signup_disabled: 'There is no console account for that e-mail. Ask a team admin to invite you.',
 };
 
+/**
+ * The console page to return to after signing in (`?next=`, e.g. an invitation's page): only a
+ * path of this console, so the sign-in page cannot be made to send anyone elsewhere.
+ */
+function nextPath(): string {
+  const next = new URLSearchParams(window.location.search).get('next') ?? '';
+  const url = new URL(next || '/console', window.location.origin);
+  return url.origin === window.location.origin && url.pathname.startsWith('/console/')
+    ? `${url.pathname}${url.search}`
+    : '/console';
+}
+
 export default function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -28,7 +40,7 @@ export default function SignInPage() {
     const problem = await signInWithPassword(email, password);
     setBusy(false);
     if (problem) setError(problem);
-    else window.location.assign('/console');
+    else window.location.assign(nextPath());
   }
 
   async function onLink() {
@@ -38,7 +50,7 @@ export default function SignInPage() {
       return;
     }
     setBusy(true);
-    const problem = await sendSignInLink(email);
+    const problem = await sendSignInLink(email, nextPath());
     setBusy(false);
     if (problem) setError(problem);
     else

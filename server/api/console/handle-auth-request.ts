@@ -2,7 +2,6 @@ import { toWireError } from '@/server/api/error-table';
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
 import { createRequestContext } from '@/server/api/trpc/context';
 import { consoleAuth } from '@/server/auth/console-auth';
-import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from '@/server/auth/team-members';
 import { AppError, isAppError } from '@/server/platform/errors';
 import { runtime } from '@/server/platform/runtime';
 
@@ -34,23 +33,13 @@ function authError(error: AppError): Response {
   });
 }
 
-function expiredOneTimePassword(): Response {
-  return Response.json(
-    {
-      code: 'ONE_TIME_PASSWORD_EXPIRED',
-      message: `This one-time password has expired (it worked for ${ONE_TIME_PASSWORD_DAYS} days). Ask for a sign-in link instead, then choose a password.`,
-    },
-    { status: 401, headers: { 'Cache-Control': 'no-store' } },
-  );
-}
-
 /** The sign-in routes that name an account in their body, which the per-account limits key on. */
 const ACCOUNT_ROUTES = new Set(['POST /sign-in/email', 'POST /sign-in/magic-link']);
 
 /**
  * Whether a body is JSON by its declared type. better-auth would also read a form-encoded body,
- * but the per-account limits and the one-time password's expiry read the account from JSON: any
- * other encoding would pass them by, so it is refused (the console's sign-in page sends JSON).
+ * but the per-account limits read the account from JSON: any other encoding would pass them by,
+ * so it is refused (the console's sign-in page sends JSON).
  */
 function declaresJson(request: Request): boolean {
   const type = request.headers.get('content-type') ?? '';
@@ -69,7 +58,8 @@ function accountOf(body: Uint8Array): string | null {
 /**
  * better-auth's routes (sign-in, sign-out, e-mail links). Its own limits count per client address
  * (the web process's header, which no client can set); on top of them each account allows 5
- * wrong passwords and 5 sign-in links per 15 minutes, wherever the attempts come from.
+ * wrong passwords and 5 sign-in links per 15 minutes from one client address, and 50 of each from
+ * all addresses together (RateLimiters.attemptForAccount).
  */
 export async function handleAuthRequest(incoming: Request): Promise<Response> {
   const route = `${incoming.method} ${new URL(incoming.url).pathname.replace(/^\/api\/auth/, '')}`;
@@ -88,7 +78,7 @@ export async function handleAuthRequest(incoming: Request): Promise<Response> {
     }
   }
   const rt = await runtime();
-  const { rateLimiters } = createRequestContext(rt, incoming);
+  const { rateLimiters, clientAddress } = createRequestContext(rt, incoming);
   const auth = await consoleAuth(rt.database.db, rt.env);
   const forward = async () => {
     const request = new Request(incoming.url, { method: incoming.method, headers: incoming.headers, body });
@@ -97,20 +87,16 @@ export async function handleAuthRequest(incoming: Request): Promise<Response> {
     return response;
   };
   const account = body ? accountOf(body) : null;
+  if (!ACCOUNT_ROUTES.has(route) || !account) return forward();
+  const who = { account, address: clientAddress };
   try {
-    if (route === 'POST /sign-in/email' && account) {
-      const signIn = async () =>
-        (await oneTimePasswordExpired(rt.database.db, account, rt.clock()))
-          ? expiredOneTimePassword()
-          : forward();
-      return await rateLimiters.attempt('password_failures', account, signIn, (response) => response.ok);
+    if (route === 'POST /sign-in/email') {
+      return await rateLimiters.attemptForAccount('password', who, forward, (response) => response.ok);
     }
-    if (route === 'POST /sign-in/magic-link' && account) {
-      await rateLimiters.consume('sign_in_links', account);
-    }
+    // Every link asked for counts, whether or not the address has an account (nothing tells them apart).
+    return await rateLimiters.attemptForAccount('sign_in_link', who, forward, () => false);
   } catch (error) {
     if (isAppError(error)) return authError(error);
     throw error;
   }
-  return forward();
 }

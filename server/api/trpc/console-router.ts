@@ -14,6 +14,7 @@ import { router } from './init';
 export const consoleRouter = router({
   session: consoleAuthRouter.session,
   members: consoleAuthRouter.members,
+  invitations: consoleAuthRouter.invitations,
   keys: consoleAuthRouter.keys,
   cases: consoleCasesRouter,
   account: consoleAccountRouter,

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
-import { ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
 
 type Role = 'owner' | 'admin' | 'viewer';
@@ -17,6 +17,7 @@ const ROLE_WORDS: Record<Role, string> = {
 export default function MembersPage() {
   const { canManage, me } = useSession();
   const members = useLoad(() => api.members.list.query(), 'members');
+  const invitations = useLoad(() => api.members.invitations.query(), 'invitations');
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [error, setError] = useState<unknown>();
@@ -29,6 +30,7 @@ export default function MembersPage() {
       setError(undefined);
       setNotice(message);
       members.reload();
+      invitations.reload();
     } catch (err) {
       setNotice(null);
       setError(err);
@@ -37,7 +39,10 @@ export default function MembersPage() {
 
   async function onInvite(event: FormEvent) {
     event.preventDefault();
-    await act(() => api.members.invite.mutate({ email, role }), `Invitation sent to ${email}.`);
+    await act(
+      () => api.members.invite.mutate({ email, role }),
+      `Invitation sent to ${email}. They join the team once they accept it (within 7 days).`,
+    );
     setEmail('');
   }
 
@@ -155,6 +160,58 @@ export default function MembersPage() {
                   </tr>
                 );
               })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <h2>Pending invitations</h2>
+      <ErrorNote error={invitations.error} />
+      {invitations.loading && !invitations.data ? <Loading what="invitations" /> : null}
+      {invitations.data && invitations.data.length === 0 ? <Empty>No invitations are waiting.</Empty> : null}
+      {invitations.data && invitations.data.length > 0 ? (
+        <div className="c-table-wrap">
+          <table className="c-stack">
+            <caption className="c-sr">Pending invitations</caption>
+            <thead>
+              <tr>
+                <th scope="col">E-mail</th>
+                <th scope="col">Role</th>
+                <th scope="col">Invited by</th>
+                <th scope="col">Valid until</th>
+                {canManage ? (
+                  <th scope="col">
+                    <span className="c-sr">Actions</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {invitations.data.map((invitation) => (
+                <tr key={invitation.id}>
+                  <td data-label="E-mail">{invitation.email}</td>
+                  <td data-label="Role">{invitation.role}</td>
+                  <td data-label="Invited by">{invitation.invited_by ?? '—'}</td>
+                  <td data-label="Valid until">{formatDate(invitation.expires_at)}</td>
+                  {canManage ? (
+                    <td>
+                      {isOwner || invitation.role !== 'owner' ? (
+                        <button
+                          type="button"
+                          className="c-button c-danger"
+                          onClick={() =>
+                            act(
+                              () => api.members.revokeInvitation.mutate({ id: invitation.id }),
+                              `The invitation to ${invitation.email} was withdrawn.`,
+                            )
+                          }
+                        >
+                          Withdraw<span className="c-sr"> the invitation to {invitation.email}</span>
+                        </button>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>
