@@ -93,7 +93,9 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
       return lines().some((l) => l.message === 'vouch is ready');
-    }, 60_000);
+      // A first start makes the data directory (initdb, its password) and starts three processes
+      // of tsx and Next.js: over a minute on this 2-core machine when other work shares it.
+    }, 120_000);
   } catch (error) {
     // A launcher that never got ready (no build, say) must not outlive the test with its processes.
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -187,7 +189,7 @@ describe('the launcher', () => {
 
   beforeAll(async () => {
     launched = await launch(false);
-  }, 90_000);
+  }, 150_000);
 
   afterAll(() => launched?.cleanUp());
 
@@ -254,7 +256,7 @@ describe('Ctrl-C in the terminal', () => {
 
   beforeAll(async () => {
     launched = await launch(true);
-  }, 90_000);
+  }, 150_000);
 
   afterAll(() => launched?.cleanUp());
 
