@@ -16,10 +16,9 @@
  * Prints, per round, each app's CPU and its PostgreSQL backends' CPU per request (backends are told
  * apart by application_name), then the median ratio B/A over the rounds.
  */
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { startEmbeddedPostgres } from '@/db/embedded';
+import { deleteEmbeddedData, startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop } from './load';
 import { processCpuMs } from './process-cpu';
 import { seedDataset } from './seed';
@@ -51,12 +50,17 @@ async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'post';
   const { freePort, startApp } = await import('@/test/support/app');
   const dataDir = path.resolve('.bench-data', `ab-${process.pid}`);
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), database: 'postgres' });
+  const pg = await startEmbeddedPostgres({
+    dataDir,
+    port: await freePort(),
+    database: 'postgres',
+    tcp: true,
+  });
   const apps: Array<Awaited<ReturnType<typeof startApp>>> = [];
   try {
-    const ds = await seedDataset(pg.url, 'vouch_ab', 10_000);
+    const ds = await seedDataset(pg.tcpUrl, 'vouch_ab', 10_000);
     const separate = process.env.AB_SEPARATE_DATABASES === '1';
-    const datasets = [ds, separate ? await seedDataset(pg.url, 'vouch_ab_b', 10_000) : ds] as const;
+    const datasets = [ds, separate ? await seedDataset(pg.tcpUrl, 'vouch_ab_b', 10_000) : ds] as const;
     const variants = (['A', 'B'] as const).map((name) => ({
       name,
       tree: path.resolve(process.env[`AB_${name}_TREE`] ?? '.'),
@@ -144,7 +148,7 @@ async function main(): Promise<void> {
   } finally {
     for (const app of apps) await app.stop();
     await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    deleteEmbeddedData(dataDir);
   }
 }
 

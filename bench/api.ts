@@ -15,7 +15,7 @@
  * into bench/results/profiles).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
@@ -91,17 +91,21 @@ async function startDatabase(): Promise<BenchDatabase> {
   if (process.env.BENCH_DATABASE_URL) {
     return { adminUrl: process.env.BENCH_DATABASE_URL, embedded: false, appUrl: (url) => url };
   }
-  const { startEmbeddedPostgres, overUnixSocket } = await import('@/db/embedded');
+  const { deleteEmbeddedData, embeddedDatabaseUrl, startEmbeddedPostgres } = await import('@/db/embedded');
   const { freePort } = await import('@/test/support/app');
   const dataDir = path.resolve('.bench-data', `pg-${process.pid}-${Date.now()}`);
   mkdirSync(path.dirname(dataDir), { recursive: true });
   const port = await freePort();
-  const server = await startEmbeddedPostgres({ dataDir, port, database: 'postgres' });
+  const server = await startEmbeddedPostgres({ dataDir, port, database: 'postgres', tcp: true });
   cleanups.push(async () => {
     await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    deleteEmbeddedData(dataDir);
   });
-  return { adminUrl: server.url, embedded: true, appUrl: overUnixSocket };
+  return {
+    adminUrl: server.tcpUrl,
+    embedded: true,
+    appUrl: (url) => embeddedDatabaseUrl(dataDir, port, new URL(url).pathname.slice(1)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

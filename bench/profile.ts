@@ -8,10 +8,10 @@
  * PROFILE_CONCURRENCY sets the requests in flight (default 4). PROFILE_SQL=1 also lists the statements PostgreSQL spent its time on in each scenario
  * (pg_stat_statements), with their calls per request.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SourceMapConsumer } from 'source-map-js';
-import { startEmbeddedPostgres } from '@/db/embedded';
+import { deleteEmbeddedData, startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop } from './load';
 import { processCpu, processCpuMs } from './process-cpu';
 import { seedDataset } from './seed';
@@ -197,13 +197,14 @@ async function main(): Promise<void> {
     dataDir,
     port: await freePort(),
     database: 'postgres',
+    tcp: true,
     settings: sqlStats
       ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
       : {},
   });
   postmasterPid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   try {
-    const ds = await seedDataset(pg.url, 'vouch_profile', Number(process.env.PROFILE_CASES ?? 10_000));
+    const ds = await seedDataset(pg.tcpUrl, 'vouch_profile', Number(process.env.PROFILE_CASES ?? 10_000));
     const app = await startApp({
       databaseUrl: ds.url,
       env: {
@@ -242,7 +243,7 @@ async function main(): Promise<void> {
     if (file) process.stdout.write(`${summarise(path.join(profileDir, file))}\n`);
   } finally {
     await pg.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    deleteEmbeddedData(dataDir);
   }
 }
 

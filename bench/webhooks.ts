@@ -37,6 +37,9 @@ const CREATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CREATION_CLIENTS = 16;
 const CREATION_TEAMS = 16;
 const EXPIRY_CASES = 100_000;
+/** The embedded PostgreSQL used without BENCH_DATABASE_URL, kept between runs. */
+const EMBEDDED_DIR = '.bench-data/webhooks';
+const EMBEDDED_PORT = 54339;
 
 const log = (message: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -59,7 +62,7 @@ function percentile(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   const { migrateDatabase } = await import('@/db/client');
-  const { startEmbeddedPostgres, overUnixSocket } = await import('@/db/embedded');
+  const { embeddedDatabaseUrl, startEmbeddedPostgres } = await import('@/db/embedded');
   const { cases, events, webhookDeliveries } = await import('@/db/schema');
   const { bootRuntime } = await import('@/server/platform/boot-runtime');
   const { shutdown } = await import('@/server/platform/runtime');
@@ -78,12 +81,13 @@ async function main(): Promise<void> {
     let adminUrl = process.env.BENCH_DATABASE_URL;
     if (!adminUrl) {
       const embedded = await startEmbeddedPostgres({
-        dataDir: '.bench-data/webhooks',
-        port: 54339,
+        dataDir: EMBEDDED_DIR,
+        port: EMBEDDED_PORT,
         database: 'postgres',
+        tcp: true,
       });
       cleanups.push(embedded.stop);
-      adminUrl = embedded.url;
+      adminUrl = embedded.tcpUrl;
     }
     const name = `vouch_bench_webhooks_${process.pid}`;
     const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
@@ -102,7 +106,9 @@ async function main(): Promise<void> {
     cleanups.push(receiver.close);
     const app = await startApp({
       // As `npm start` does, the app's processes reach an embedded server over its Unix socket.
-      databaseUrl: process.env.BENCH_DATABASE_URL ? databaseUrl : overUnixSocket(databaseUrl),
+      databaseUrl: process.env.BENCH_DATABASE_URL
+        ? databaseUrl
+        : embeddedDatabaseUrl(EMBEDDED_DIR, EMBEDDED_PORT, name),
       script: 'launch',
       env: {
         NODE_EXTRA_CA_CERTS: certificate.certPath,

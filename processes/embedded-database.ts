@@ -35,5 +35,6 @@ process.on('message', (message: { type?: string }) => {
 process.on('disconnect', () => void stop());
 // Its own group gets no terminal signal; one sent to it directly still stops the server cleanly.
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop());
-// The service's processes share this machine with the server: they talk over its Unix socket.
-process.send?.({ type: 'ready', url: server.socketUrl });
+// The service's processes share this machine with the server: they talk over its Unix socket,
+// with the password of its data directory.
+process.send?.({ type: 'ready', url: server.url });

@@ -20,7 +20,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { migrateDatabase } from '@/db/client';
 import { logger } from '@/server/platform/logger';
-import { checkedConfig } from './process-kit';
+import { checkedConfig, refuseToStart, usingDatabase } from './process-kit';
 
 const STOP_TIMEOUT_MS = 30_000;
 const BACKOFF_MAX_MS = 30_000;
@@ -129,10 +129,7 @@ async function stopAll(signal: NodeJS.Signals, stopDatabase: () => Promise<void>
 if (process.argv.includes('--build')) {
   await run(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
 }
-if (!(await portIsFree(config.PORT, config.HOST))) {
-  logger.error('refusing to start', { reason: `port ${config.PORT} is already in use` });
-  process.exit(1);
-}
+if (!(await portIsFree(config.PORT, config.HOST))) refuseToStart(`port ${config.PORT} is already in use`);
 
 /**
  * Starts the embedded PostgreSQL in its own process group (processes/embedded-database.ts) and
@@ -175,7 +172,7 @@ if (!databaseUrl) {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => void stopAll(signal, stopDatabase));
 }
-await migrateDatabase(databaseUrl);
+await usingDatabase(config, migrateDatabase(databaseUrl));
 
 const childEnv = { ...process.env, DATABASE_URL: databaseUrl };
 for (let i = 1; i <= webProcesses; i++) {

@@ -1,12 +1,14 @@
 /**
  * What every process of the service does alike: log through one logger (libraries' console output
- * included), validate the configuration (a bad value, or a stand-in serving live traffic in
- * production, stops it with one line saying why), and stop
- * cleanly on SIGTERM/SIGINT, or when the launcher that started it is gone.
+ * included), validate the configuration (a bad value, what production mode refuses, or a database
+ * it cannot use stops it with one line saying why), and stop cleanly on SIGTERM/SIGINT, or when
+ * the launcher that started it is gone.
  */
+import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { type Env, env } from '@/server/platform/env';
 import { logger, routeConsoleThroughLogger } from '@/server/platform/logger';
-import { assertStandInsAllowed } from '@/server/platform/stand-ins';
+import { productionRefusals } from '@/server/platform/production-refusals';
+import { announceStandIns } from '@/server/platform/stand-ins';
 
 /**
  * Whether the launcher started this process (`--launched`): the database is then migrated, the
@@ -18,15 +20,65 @@ export const launched = process.argv.includes('--launched');
 // logger too.
 routeConsoleThroughLogger();
 
+/** Stops the process at start-up, with one line for each reason (no stack: nothing is broken). */
+export function refuseToStart(...reasons: string[]): never {
+  for (const reason of reasons) logger.error('refusing to start', { reason });
+  process.exit(1);
+}
+
 export function checkedConfig(): Env {
+  let config: Env;
   try {
-    const config = env();
-    // Under the launcher, which checked and announced them once for all its processes.
-    assertStandInsAllowed(config, launched ? () => {} : logger.warn);
-    return config;
+    config = env();
   } catch (error) {
-    logger.error('refusing to start', { reason: error instanceof Error ? error.message : String(error) });
-    process.exit(1);
+    refuseToStart(error instanceof Error ? error.message : String(error));
+  }
+  const refusals = productionRefusals(config);
+  if (refusals.length > 0) refuseToStart(...refusals);
+  // Under the launcher, which announced them once for all its processes.
+  announceStandIns(config, launched ? () => {} : logger.warn);
+  return config;
+}
+
+/**
+ * SQLSTATEs of a connection the server will never take as configured: the credentials refused
+ * (class 28) or no such database.
+ */
+const REFUSED_CONNECTION = /^(28...|3D000)$/;
+
+/**
+ * What makes the database unusable at start-up, in the words of the error that says so (not of a
+ * wrapper, whose message may quote a statement's parameters), or undefined.
+ */
+function unusableDatabaseReason(error: unknown): string | undefined {
+  const unusable = (candidate: unknown): boolean => {
+    const code = (candidate as { code?: unknown } | undefined)?.code;
+    return (typeof code === 'string' && REFUSED_CONNECTION.test(code)) || isDatabaseUnavailable(candidate);
+  };
+  for (let current = error, depth = 0; current && depth < 6; depth += 1) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (unusable(current) && !unusable(cause)) {
+      return typeof message === 'string' && message !== '' ? message : String(code);
+    }
+    current = cause;
+  }
+  return undefined;
+}
+
+/**
+ * Awaits a start-up step that needs the database (migrations, the job queue). When the database
+ * cannot be used (unreachable, the credentials or the database's name refused), the process stops
+ * with one line naming which database and why, as for a bad setting; any other failure is a bug
+ * and keeps its stack.
+ */
+export async function usingDatabase<T>(config: Env, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    const reason = unusableDatabaseReason(error);
+    if (reason === undefined) throw error;
+    const which = config.DATABASE_URL ? 'DATABASE_URL' : 'the embedded PostgreSQL';
+    refuseToStart(`${which}: cannot use the database (${reason})`);
   }
 }
 

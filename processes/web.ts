@@ -41,7 +41,7 @@ import { errorFields, logger } from '@/server/platform/logger';
 import { newRequestId, runInRequestScope } from '@/server/platform/request-scope';
 import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
 import { startWorkers } from '@/server/workers/start-workers';
-import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
+import { checkedConfig, launched, onStopSignal, tellLauncher, usingDatabase } from './process-kit';
 
 /** A request, headers and body, must be in within this; then 408. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -262,7 +262,7 @@ onStopSignal(drainAndStop);
 // The runtime (database, migrations, jobs) is booted before the first connection is taken; the
 // routes, which Next bundles apart from this file, find it through its globalThis holder. Under
 // the launcher the database is migrated already and the worker process runs the jobs.
-const booted = await bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched });
+const booted = await usingDatabase(config, bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched }));
 if (config.RUN_WORKERS) await startWorkers(booted);
 await app.prepare();
 // Under the launcher every web process listens on the same port (SO_REUSEPORT): the kernel

@@ -8,11 +8,11 @@ import { bootRuntime } from '@/server/platform/boot-runtime';
 import { logger } from '@/server/platform/logger';
 import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
 import { startWorkers } from '@/server/workers/start-workers';
-import { checkedConfig, launched, onStopSignal, tellLauncher } from './process-kit';
+import { checkedConfig, launched, onStopSignal, tellLauncher, usingDatabase } from './process-kit';
 
-checkedConfig();
+const config = checkedConfig();
 // Stopping lets the jobs in hand finish (pg-boss's graceful stop), then closes the database.
 onStopSignal(shutdownRuntime);
-await startWorkers(await bootRuntime({ workers: true, migrate: !launched }));
+await startWorkers(await usingDatabase(config, bootRuntime({ workers: true, migrate: !launched })));
 logger.info('worker process running', { pid: process.pid });
 tellLauncher({ type: 'ready', role: 'worker' });

@@ -10,6 +10,7 @@ import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
+import { embeddedDatabaseUrl } from '@/db/embedded';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { freePort, processAlive } from '@/test/support/app';
@@ -92,7 +93,9 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     await eventually(async () => {
       if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
       return lines().some((l) => l.message === 'vouch is ready');
-    }, 60_000);
+      // A first start makes the data directory (initdb, its password) and starts three processes
+      // of tsx and Next.js: over a minute on this 2-core machine when other work shares it.
+    }, 120_000);
   } catch (error) {
     // A launcher that never got ready (no build, say) must not outlive the test with its processes.
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -121,9 +124,12 @@ function getOnNewConnection(port: number, pathname: string): Promise<number> {
  * every process and the database are gone afterwards.
  */
 async function expectDrainedStop(launched: Launched, stop: () => void): Promise<void> {
-  const database = connectDatabase(`postgres://postgres:postgres@127.0.0.1:${launched.pgPort}/vouch`, {
-    max: 2,
-  });
+  const database = connectDatabase(
+    embeddedDatabaseUrl(path.join(launched.dataDir, 'postgres'), launched.pgPort, 'vouch'),
+    {
+      max: 2,
+    },
+  );
   const { team, key } = await createTeam(
     database.db,
     { name: 'Drain', adminEmail: 'a@drain.test' },
@@ -183,7 +189,7 @@ describe('the launcher', () => {
 
   beforeAll(async () => {
     launched = await launch(false);
-  }, 90_000);
+  }, 150_000);
 
   afterAll(() => launched?.cleanUp());
 
@@ -203,15 +209,18 @@ describe('the launcher', () => {
   it("has its processes reach the embedded database over the server's Unix socket", async () => {
     // A request with an API key makes each web process that serves it query the database.
     for (let i = 0; i < 10; i++) expect(await getOnNewConnection(launched.port, '/v1/cases/')).toBe(401);
-    const database = connectDatabase(`postgres://postgres:postgres@127.0.0.1:${launched.pgPort}/vouch`, {
-      max: 1,
-    });
+    const database = connectDatabase(
+      embeddedDatabaseUrl(path.join(launched.dataDir, 'postgres'), launched.pgPort, 'vouch'),
+      {
+        max: 1,
+      },
+    );
     try {
       const others = await database.sql<Array<{ client_addr: string | null }>>`
         select client_addr from pg_stat_activity
         where datname = 'vouch' and backend_type = 'client backend' and pid <> pg_backend_pid()`;
       expect(others.length).toBeGreaterThan(1);
-      // A Unix-socket client has no address; this test's own TCP connection is left out above.
+      // A Unix-socket client has no address (the server listens on no TCP port at all).
       expect(others.filter((row) => row.client_addr !== null)).toEqual([]);
     } finally {
       await database.close();
@@ -247,7 +256,7 @@ describe('Ctrl-C in the terminal', () => {
 
   beforeAll(async () => {
     launched = await launch(true);
-  }, 90_000);
+  }, 150_000);
 
   afterAll(() => launched?.cleanUp());
 

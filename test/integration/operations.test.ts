@@ -13,7 +13,7 @@ import path from 'node:path';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '@/db/embedded';
+import { deleteEmbeddedData, startEmbeddedPostgres } from '@/db/embedded';
 import { idempotencyKeys, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
@@ -132,9 +132,9 @@ describe('the embedded PostgreSQL', () => {
     },
   );
 
-  function portAnswers(port: number): Promise<boolean> {
+  function socketAnswers(dataDir: string, port: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const socket = createConnection({ host: '127.0.0.1', port });
+      const socket = createConnection({ path: path.join(dataDir, `.s.PGSQL.${port}`) });
       socket.once('connect', () => {
         socket.destroy();
         resolve(true);
@@ -189,7 +189,7 @@ describe('the embedded PostgreSQL', () => {
       expect(existsSync(pidFile)).toBe(true);
       const postgresPid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
       expect(processAlive(postgresPid)).toBe(true);
-      expect(await portAnswers(pgPort)).toBe(true);
+      expect(await socketAnswers(dataDir, pgPort)).toBe(true);
 
       // The CLI finds the same server through the same settings (and no DATABASE_URL).
       const team = await runCli(
@@ -206,7 +206,7 @@ describe('the embedded PostgreSQL', () => {
 
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      expect(await portAnswers(pgPort)).toBe(false);
+      expect(await socketAnswers(dataDir, pgPort)).toBe(false);
       expect(existsSync(pidFile)).toBe(false);
       expect(processAlive(postgresPid)).toBe(false);
     } finally {
@@ -223,7 +223,7 @@ describe('the embedded PostgreSQL', () => {
           while (processAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
         }
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      deleteEmbeddedData(dataDir);
     }
   }, 240_000);
 });

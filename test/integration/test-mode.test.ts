@@ -77,8 +77,8 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       RATE_LIMIT_READ_PER_MINUTE: '100000',
       RATE_LIMIT_WRITE_PER_MINUTE: '100000',
-      // Live mode is served by real vendors here (production shape); test mode must not touch them.
-      VOUCH_ENV: 'production',
+      // Live mode is served by real vendors here (their stand-in servers, on plain http, which
+      // VOUCH_ENV=production would refuse); test mode must not touch them.
       SMTP_URL: smtp.url,
       SMS_PROVIDER: 'twilio',
       TWILIO_ACCOUNT_SID: twilio.accountSid,
