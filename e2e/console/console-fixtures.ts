@@ -12,7 +12,12 @@ import { systemClock } from '../../server/platform/clock';
 import { createTeam } from '../../server/teams/manage-teams';
 import { type RunningApp, startApp } from '../../test/support/app';
 import { runCli } from '../../test/support/console-client';
-import { makeCertificate, type Receiver, startReceiver } from '../../test/support/https-receiver';
+import {
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+  webhookProblems,
+} from '../../test/support/https-receiver';
 
 /**
  * The console's own app for each worker: no SMTP (so mail lands in the dev mailbox the console
@@ -129,6 +134,9 @@ export const test = base.extend<object, WorkerFixtures>({
       await database.close();
       await app.stop();
       await receiver.close();
+      expect(webhookProblems(receiver.received), 'webhooks that /v1/openapi.json does not describe').toEqual(
+        [],
+      );
       if (admin.child) admin.child.kill('SIGTERM');
     },
     { scope: 'worker', timeout: 120_000 },

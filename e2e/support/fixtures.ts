@@ -7,7 +7,7 @@ import { cases } from '../../db/schema';
 import { systemClock } from '../../server/platform/clock';
 import { createTeam } from '../../server/teams/manage-teams';
 import { apiClient } from '../../test/support/api-client';
-import type { ReceivedRequest } from '../../test/support/https-receiver';
+import { type ReceivedRequest, webhookProblems } from '../../test/support/https-receiver';
 import type { ReceivedMail } from '../../test/support/smtp-inbox';
 import type { TwilioMessage } from '../../test/support/twilio-stand-in';
 
@@ -122,6 +122,11 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
       );
       expect(res.status, res.text).toBe(201);
       await use({ path, secret: res.body.secret });
+      // Every webhook this worker's tests were sent, late ones included, matches the document.
+      const received = (
+        (await (await fetch(`${env('E2E_INSPECT_URL')}/webhooks`)).json()) as ReceivedRequest[]
+      ).filter((r) => r.path === path);
+      expect(webhookProblems(received), 'webhooks that /v1/openapi.json does not describe').toEqual([]);
     },
     { scope: 'worker' },
   ],
@@ -173,7 +178,11 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
                 'webhook signature',
               ).toBe(true);
               const event = JSON.parse(request.body) as WebhookEvent;
-              if (event.data.case_id === caseId) events.push(event);
+              if (event.data.case_id !== caseId) continue;
+              expect(webhookProblems([request]), 'webhooks that /v1/openapi.json does not describe').toEqual(
+                [],
+              );
+              events.push(event);
             }
             const seen = events.map((e) => e.type);
             return types.every((t) => seen.includes(t)) ? events : undefined;

@@ -405,6 +405,7 @@ describe('status codes and error bodies', () => {
     );
     // Any other unknown id gets the plain answer.
     const unknown = await api.get('/v1/cases/00000000-0000-4000-8000-000000000000/');
+    expectError(unknown, 404, 'NOT_FOUND');
     expect((unknown.body as { detail: string }).detail).toBe('No case with this id.');
   });
 

@@ -73,6 +73,7 @@ describe('cross-team isolation', () => {
     const asB = await teams.b.api.get(`/v1/cases/${foreign}/`);
     const missing = await teams.b.api.get('/v1/cases/00000000-0000-4000-8000-000000000000/');
     expectError(asB, 404, 'NOT_FOUND');
+    expectError(missing, 404, 'NOT_FOUND');
     expect(asB.text).toBe(missing.text);
     const names = (res: typeof asB) =>
       [...res.headers.keys()]

@@ -5,6 +5,7 @@ import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
+import { expectServerErrors } from '@/test/support/openapi-conformance';
 
 /** One app process that works on at most two API requests at once. */
 let database: TestDatabase;
@@ -30,6 +31,8 @@ async function backendsWaitingForALock(): Promise<number> {
 
 describe('overload', () => {
   it('refuses requests past MAX_CONCURRENT_REQUESTS with 503 and Retry-After, and serves again once idle', async () => {
+    // The overload's 503s are what this test provokes.
+    expectServerErrors();
     const { team, key } = await createTeam(
       database.db,
       { name: 'Busy', adminEmail: 'admin@busy.test', planCode: 'starter' },

@@ -1,9 +1,44 @@
-/** A small REST client for the tests: raw `fetch`, so status codes and headers stay visible. */
+/**
+ * A small REST client for the tests: raw `fetch`, so status codes and headers stay visible.
+ *
+ * Every call's status is held to account: a test that reads `status` (an assertion, `expectError`)
+ * states what it expects; a call whose status no one reads is expected to succeed, and one that
+ * answered anything but 2xx fails the test (test/setup/openapi-conformance.ts), so a call made for
+ * its side effect cannot fail unseen.
+ */
 export interface ApiResponse<T = unknown> {
-  status: number;
+  readonly status: number;
   headers: Headers;
   body: T;
   text: string;
+}
+
+/** Calls whose status has not been read yet, with where they were made. */
+const unchecked = new Map<ApiResponse, string>();
+
+/** The unread calls that did not succeed, described, since the last call. */
+export function takeUncheckedStatuses(): string[] {
+  const failed = [...unchecked].flatMap(([res, request]) => {
+    const status = (res as unknown as { [RAW_STATUS]: number })[RAW_STATUS];
+    return status >= 200 && status < 300 ? [] : [`${request} answered ${status}: ${res.text.slice(0, 200)}`];
+  });
+  unchecked.clear();
+  return failed;
+}
+
+const RAW_STATUS = Symbol('status');
+
+function trackedResponse<T>(request: string, status: number, fields: Omit<ApiResponse<T>, 'status'>) {
+  const res = {
+    ...fields,
+    [RAW_STATUS]: status,
+    get status() {
+      unchecked.delete(res);
+      return status;
+    },
+  } as ApiResponse<T>;
+  unchecked.set(res, request);
+  return res;
 }
 
 export function apiClient(baseUrl: string, apiKey?: string) {
@@ -27,7 +62,11 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     } catch {
       // not JSON: keep the text
     }
-    return { status: res.status, headers: res.headers, body: parsed as T, text };
+    return trackedResponse<T>(`${method} ${path}`, res.status, {
+      headers: res.headers,
+      body: parsed as T,
+      text,
+    });
   }
   return {
     request,

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { watchApiOrigin } from './openapi-conformance';
+import { watchApp } from './openapi-conformance';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -121,7 +121,7 @@ export async function startApp(options: {
     await new Promise((r) => setTimeout(r, 100));
   }
 
-  watchApiOrigin(baseUrl);
+  watchApp(baseUrl);
   return {
     baseUrl,
     port,

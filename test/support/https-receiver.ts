@@ -52,6 +52,13 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;
+  /** What the check against the app's `webhooks` section found (empty: it conforms). */
+  problems: string[];
+}
+
+/** The problems the check found in these requests, each named by its path and event type. */
+export function webhookProblems(requests: ReceivedRequest[]): string[] {
+  return requests.flatMap((request) => request.problems.map((problem) => `${request.path}: ${problem}`));
 }
 
 export interface Reply {
@@ -81,15 +88,14 @@ export async function startReceiver(certificate: Certificate): Promise<Receiver>
   const server: Server = createServer({ cert: certificate.cert, key: certificate.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const request: ReceivedRequest = {
         path: req.url ?? '/',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
+        problems: [],
       };
-      received.push(request);
-      void checkWebhookDelivery(request.headers, request.body);
       const reply = replies.get(request.path)?.(request) ?? {};
       const answer = () => {
         if (res.destroyed) return;
@@ -98,6 +104,10 @@ export async function startReceiver(certificate: Certificate): Promise<Receiver>
       };
       if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
+      // Answered at once (the check must not delay an attempt), recorded once checked: a test that
+      // saw the delivery also sees the check's verdict.
+      request.problems = await checkWebhookDelivery(request.headers, request.body);
+      received.push(request);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
