@@ -38,12 +38,18 @@ async function quickStart(): Promise<{ section: string; serverUrl: string }> {
     servers: Array<{ url: string }>;
   }>('/v1/openapi.json');
   expect(res.status).toBe(200);
-  const description = res.body.info.description;
-  const start = description.indexOf('# Quick start');
+  // From its heading to the next guide's: a `# ` line outside a code block.
+  const lines = res.body.info.description.split('\n');
+  const start = lines.indexOf('# Quick start with a test key');
   expect(start).toBeGreaterThanOrEqual(0);
-  const end = description.indexOf('\n# ', start + 1);
+  let inCode = false;
+  let end = start + 1;
+  for (; end < lines.length; end++) {
+    if (lines[end]?.startsWith('```')) inCode = !inCode;
+    else if (!inCode && lines[end]?.startsWith('# ')) break;
+  }
   return {
-    section: description.slice(start, end === -1 ? undefined : end),
+    section: lines.slice(start, end).join('\n'),
     serverUrl: res.body.servers[0]?.url ?? '',
   };
 }
@@ -78,7 +84,7 @@ describe('the /docs quick start', () => {
   it('runs as written, block after block, and closes a test case', { timeout: 60_000 }, async () => {
     const { section } = await quickStart();
     const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-    expect(blocks.length).toBeGreaterThan(2);
+    expect(blocks.length).toBeGreaterThan(0);
     // The one thing a reader fills in: the key, as the guide's first block says.
     const script = blocks.join('\n').replace('vouch_test_...', testKey);
     expect(script).toContain(`export VOUCH_TEST_KEY=${testKey}`);
@@ -87,7 +93,7 @@ describe('the /docs quick start', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     const caseId = /\nCASE_ID=(\S+)\n$/.exec(run.stdout)?.[1];
-    expect(caseId, run.stdout).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    expect(caseId ?? '', run.stdout).toMatch(/^[A-Za-z0-9_-]{16,}$/);
 
     const client = apiClient(app.baseUrl, testKey);
     const read = await client.get<{ status: string; livemode: boolean }>(`/v1/cases/${caseId}/`);
