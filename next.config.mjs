@@ -21,6 +21,10 @@ const nextConfig = {
   // Separate build directories let several builds (a test run, a benchmark) coexist in one tree.
   distDir: process.env.NEXT_DIST_DIR || '.next',
   typedRoutes: false,
+  // A build writes its route types' paths, which name its build directory, into next-env.d.ts
+  // (untracked: `npm run typecheck` writes it with `next typegen`) and, without strict route
+  // types, into tsconfig.json's include list: with them, no build touches a tracked file.
+  experimental: { strictRouteTypes: true },
 };
 
 export default nextConfig;

@@ -6,18 +6,28 @@ import { deliveryHeaders, newSigningSecret } from '@/server/webhooks/signature';
 /**
  * `npm run --silent listen -- --forward-to http://localhost:4000/hook`: webhooks on a developer's
  * own machine, where Vouch cannot reach (a receiver on localhost is no public HTTPS address). It
- * follows the events API with an API key (VOUCH_API_KEY) and forwards each new event to the local
- * URL, signed exactly as a delivery is (X-Service-* and Standard Webhooks headers) with a secret
- * printed at start (or VOUCH_LISTEN_SECRET), and prints each forward and its answer. Stop it with
- * Ctrl-C.
+ * follows the events API of the Vouch at VOUCH_URL with an API key (VOUCH_API_KEY) and forwards
+ * each new event to the local URL, signed exactly as a delivery is (X-Service-* and Standard
+ * Webhooks headers) with a secret printed at start (or VOUCH_LISTEN_SECRET), and prints each
+ * forward and its answer. Stop it with Ctrl-C.
  *
  * The key goes only to the API's own origin, over https unless that origin is this machine: a
  * page's `next` link that points elsewhere is refused, not followed with the key. Secrets come from
  * the environment only, since a command line is visible to every user of the machine (`ps`).
  */
-const USAGE = `usage: VOUCH_API_KEY=vouch_... npm run --silent listen -- --forward-to URL [--api-url URL] [--events TYPE,TYPE]
-  VOUCH_API_URL (default http://localhost:3000) may be set instead of --api-url; VOUCH_LISTEN_SECRET
-  (whsec_...) signs the forwards with a secret of your choice instead of a new one.`;
+const USAGE = `usage: VOUCH_API_KEY=vouch_test_... npm run --silent listen -- --forward-to URL [--events TYPE,TYPE] [--api-url URL]
+
+Forwards each new event of your Vouch to URL (a receiver on this machine), signed like a webhook
+delivery, and prints each forward and the answer. Ctrl-C stops.
+
+  --forward-to URL     where to send the events, http or https (e.g. http://localhost:4000/hook)
+  --events TYPE,TYPE   only these event types (e.g. case.closed,case.failed); default: all
+  --api-url URL        your Vouch, instead of VOUCH_URL
+
+environment:
+  VOUCH_API_KEY        the API key whose events are forwarded (vouch_test_... for test cases)
+  VOUCH_URL            your Vouch (default http://localhost:3000)
+  VOUCH_LISTEN_SECRET  a whsec_... secret to sign with instead of a new one each session`;
 
 /** How often the events API is read. */
 const POLL_MS = Number(process.env.LISTEN_POLL_MS ?? 1000);
@@ -38,8 +48,15 @@ interface EventPage {
   results: Envelope[];
 }
 
+/** A mistake in how the tool was started: said, with the usage. */
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(1);
+}
+
+/** A session that cannot go on (the service unreachable, the key refused): said, and nothing more. */
+function stop(message: string): never {
+  process.stderr.write(`${message}\n`);
   process.exit(1);
 }
 
@@ -50,16 +67,49 @@ function isLoopback(url: URL): boolean {
   return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
-const { values } = parseArgs({
-  options: {
-    'forward-to': { type: 'string' },
-    'api-url': { type: 'string' },
-    events: { type: 'string' },
-    // Refused with a pointer to the environment variable rather than as an unknown option.
-    'api-key': { type: 'string' },
-    secret: { type: 'string' },
-  },
-});
+const OPTIONS = {
+  'forward-to': { type: 'string' },
+  'api-url': { type: 'string' },
+  events: { type: 'string' },
+  // Refused with a pointer to the environment variable rather than as unknown options.
+  'api-key': { type: 'string' },
+  secret: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The options, checked: the usage and exit 0 for help, the usage on stderr and exit 1 for a mistake. */
+function parseOptions() {
+  const { values, positionals, tokens } = parseArgs({
+    options: OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  // Said in our words rather than the parser's, which suggests putting an unknown option after `--`.
+  for (const token of tokens) {
+    if (token.kind === 'option' && !Object.hasOwn(OPTIONS, token.name))
+      fail(`unknown option ${token.rawName}`);
+    if (token.kind === 'positional') fail(`unexpected argument "${token.value}"`);
+  }
+  try {
+    return parseArgs({ options: OPTIONS, strict: true }).values;
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** VOUCH_API_URL, the name this tool read before VOUCH_URL: still read, with a warning. */
+function deprecatedApiUrl(): string | undefined {
+  const value = process.env.VOUCH_API_URL;
+  if (value) process.stderr.write('VOUCH_API_URL is deprecated: set VOUCH_URL instead\n');
+  return value;
+}
+
+const values = parseOptions();
 if (values['api-key'] !== undefined) {
   fail(
     '--api-key is not accepted: a command line is visible to every user of this machine; set VOUCH_API_KEY',
@@ -79,7 +129,7 @@ try {
 }
 const apiKey = process.env.VOUCH_API_KEY || fail('an API key is required (VOUCH_API_KEY)');
 const apiOrigin = (() => {
-  const given = values['api-url'] ?? process.env.VOUCH_API_URL ?? 'http://localhost:3000';
+  const given = values['api-url'] || process.env.VOUCH_URL || deprecatedApiUrl() || 'http://localhost:3000';
   let url: URL;
   try {
     url = new URL(given);
@@ -116,7 +166,13 @@ async function eventsSince(since: Date): Promise<Envelope[]> {
   const found: Envelope[] = [];
   let next: string | null = `${apiUrl}/v1/events/?created_after=${encodeURIComponent(since.toISOString())}`;
   while (next) {
-    const res: Response = await fetch(next, { headers: { authorization: `Bearer ${apiKey}` } });
+    const res: Response = await fetch(next, { headers: { authorization: `Bearer ${apiKey}` } }).catch(
+      (error: unknown) => {
+        throw new Error(
+          `cannot reach Vouch at ${apiUrl} (${reasonOf(error)}): is it running there? VOUCH_URL sets where it is`,
+        );
+      },
+    );
     const text = await res.text();
     if (!res.ok) throw new Error(`GET /v1/events/ answered ${res.status}: ${text.slice(0, 300)}`);
     const page = JSON.parse(text) as EventPage;
@@ -124,6 +180,12 @@ async function eventsSince(since: Date): Promise<Envelope[]> {
     next = page.next === null ? null : sameOriginPage(page.next);
   }
   return found.reverse();
+}
+
+/** Why a fetch failed: undici's own error says only "fetch failed", its cause says why. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
 async function forward(event: Envelope): Promise<string> {
@@ -148,7 +210,7 @@ async function forward(event: Envelope): Promise<string> {
     await res.arrayBuffer();
     return `${res.status} (${Math.round(performance.now() - started)} ms)`;
   } catch (error) {
-    return `failed: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`;
+    return `failed: ${reasonOf(error)}`;
   }
 }
 
@@ -176,11 +238,11 @@ async function main(): Promise<never> {
         process.stdout.write(`${new Date().toISOString()}  ${event.type}  ${event.id}  -> ${answer}\n`);
       }
     } catch (error) {
-      if (error instanceof ForeignPageError) fail(error.message);
+      if (error instanceof ForeignPageError) stop(error.message);
       process.stderr.write(`${error instanceof Error ? error.message : String(error)}; trying again\n`);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
-main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
+main().catch((error: unknown) => stop(error instanceof Error ? error.message : String(error)));

@@ -40,6 +40,7 @@ import { AppError } from '@/server/platform/errors';
 import { errorFields, logger } from '@/server/platform/logger';
 import { newRequestId, runInRequestScope } from '@/server/platform/request-scope';
 import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
+import { recordServedBaseUrl } from '@/server/platform/served-base-url';
 import { startWorkers } from '@/server/workers/start-workers';
 import { checkedConfig, launched, onStopSignal, tellLauncher, usingDatabase } from './process-kit';
 
@@ -264,6 +265,8 @@ onStopSignal(drainAndStop);
 // the launcher the database is migrated already and the worker process runs the jobs.
 const booted = await usingDatabase(config, bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched }));
 if (config.RUN_WORKERS) await startWorkers(booted);
+// The operator CLI, in another shell, takes the links it prints from this.
+await recordServedBaseUrl(booted.database.db, config.BASE_URL, booted.clock());
 await app.prepare();
 // Under the launcher every web process listens on the same port (SO_REUSEPORT): the kernel
 // spreads new connections across them, and no process in between hands them on.

@@ -16,9 +16,15 @@ export NEXT_DIST_DIR="${NEXT_DIST_DIR:-.next}"
 results=.test-results
 rm -rf "$results" && mkdir -p "$results"
 
-echo "== type-check" && tsc --noEmit
+# Under CI the checkout is a fresh clone: no step may leave a tracked file changed.
+unchanged_by() {
+  if [ -n "${CI:-}" ]; then bash scripts/tracked-files-unchanged.sh "$1"; fi
+}
+
+echo "== type-check" && next typegen && tsc --noEmit
 echo "== lint and format" && biome check .
 echo "== build" && next build
+unchanged_by "the type-check or the build"
 
 failed_stages=()
 stage() {
@@ -69,6 +75,8 @@ fi
 
 PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
   playwright test -c e2e/playwright.config.ts --reporter=list,json
+
+stage "tracked files unchanged by the tests" unchanged_by "the tests"
 
 # The reports every stage that ran must have written; a missing one fails the summary.
 summary_args=("$results" "1-vitest-embedded-pg18.json=vitest (embedded PostgreSQL 18)")

@@ -4,6 +4,7 @@ export * from './billing';
 export * from './cases';
 export * from './events';
 export * from './mail';
+export * from './service';
 export * from './teams';
 export * from './values';
 export * from './webhooks';

@@ -12,7 +12,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp({
     databaseUrl: database.url,
-    env: { RATE_LIMIT_READ_PER_MINUTE: '100000', RATE_LIMIT_WRITE_PER_MINUTE: '100000' },
+    // As a newcomer starts it (`PORT=3950 npm start`): the URL it serves comes from its PORT.
+    env: { BASE_URL: '', RATE_LIMIT_READ_PER_MINUTE: '100000', RATE_LIMIT_WRITE_PER_MINUTE: '100000' },
   });
 });
 
@@ -30,9 +31,16 @@ interface CliResult {
 
 /** Runs the operator CLI exactly as documented: `npm run --silent cli -- <args>`. */
 function cli(...args: string[]): Promise<CliResult> {
+  return cliWith({}, ...args);
+}
+
+/** The CLI in a shell with these variables set; like an operator's, it has no BASE_URL or PORT unless told. */
+function cliWith(variables: Record<string, string>, ...args: string[]): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url };
   // vitest sets BASE_URL to "/" in its workers; an operator's shell does not.
   delete env.BASE_URL;
+  delete env.PORT;
+  Object.assign(env, variables);
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'cli', '--', ...args], {
       env,
@@ -90,7 +98,8 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     expect(json.team_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(json.key_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(json.api_key).toMatch(/^vouch_live_[A-Za-z0-9]{32,}$/);
-    expect(json.console_url).toMatch(/\/console/);
+    // The service's own URL, which the CLI's shell does not know: the one the app recorded.
+    expect(json.console_url).toBe(`${app.baseUrl}/console`);
     teamId = json.team_id as string;
     apiKey = json.api_key as string;
     const account = await apiClient(app.baseUrl, apiKey).get('/v1/account/');
@@ -177,6 +186,87 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     // The team's other key still works.
     expect((await apiClient(app.baseUrl, apiKey).get('/v1/account/')).status).toBe(200);
   });
+
+  it('teams create prints the URL the service last started with, unless BASE_URL is set where it runs', async () => {
+    const explicit = await cliWith(
+      { BASE_URL: 'https://vouch.acme.example/' },
+      'teams',
+      'create',
+      '--name',
+      'Explicit',
+      '--admin-email',
+      'owner@explicit.test',
+    );
+    expect(explicit.code, explicit.stderr).toBe(0);
+    expect(explicit.json?.console_url).toBe('https://vouch.acme.example/console');
+
+    // Started again elsewhere (several web processes record the same URL; the last start wins).
+    const moved = await startApp({ databaseUrl: database.url, env: { BASE_URL: '', RUN_WORKERS: 'false' } });
+    try {
+      const result = await cli('teams', 'create', '--name', 'Moved', '--admin-email', 'owner@moved.test');
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.json?.console_url).toBe(`${moved.baseUrl}/console`);
+      expect(moved.baseUrl).not.toBe(app.baseUrl);
+    } finally {
+      await moved.stop();
+    }
+  });
+
+  // Help asks nothing of the database: these run with one that cannot be reached.
+  it.concurrent.each([
+    [['--help'], 'usage: npm run --silent cli -- <command> [options]'],
+    [['-h'], 'usage: npm run --silent cli -- <command> [options]'],
+    [['help'], 'usage: npm run --silent cli -- <command> [options]'],
+    [['teams', '--help'], 'usage: npm run --silent cli -- teams <command> [options]'],
+    [['keys', 'help'], 'usage: npm run --silent cli -- keys <command> [options]'],
+    [
+      ['teams', 'create', '--help'],
+      'usage: npm run --silent cli -- teams create --name NAME --admin-email EMAIL',
+    ],
+    [
+      ['teams', 'create', 'help'],
+      'usage: npm run --silent cli -- teams create --name NAME --admin-email EMAIL',
+    ],
+    [['help', 'teams', 'update'], 'usage: npm run --silent cli -- teams update --team TEAM_ID'],
+    [['teams', 'update', '-h'], 'usage: npm run --silent cli -- teams update --team TEAM_ID'],
+    [['keys', 'create', '--help'], 'usage: npm run --silent cli -- keys create --team TEAM_ID'],
+    [['keys', 'revoke', 'help'], 'usage: npm run --silent cli -- keys revoke --key KEY_ID'],
+    [['db', 'migrate', '--help'], 'usage: npm run --silent cli -- db migrate'],
+    [['help', 'db', 'migrate'], 'usage: npm run --silent cli -- db migrate'],
+  ] as Array<[string[], string]>)('%j prints its usage and exits 0', async (args, usage) => {
+    const result = await cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, ...args);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.startsWith(`${usage}`), result.stdout).toBe(true);
+    expect(result.stderr).toBe('');
+  });
+
+  it('the full usage lists every command', async () => {
+    const result = await cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, '--help');
+    for (const command of ['teams create', 'teams update', 'keys create', 'keys revoke', 'db migrate']) {
+      expect(result.stdout).toContain(`\n  ${command}`);
+    }
+  });
+
+  it.concurrent.each([
+    [
+      ['teams', 'create', '--name', 'A', '--bogus'],
+      /unknown option --bogus for "teams create"/,
+      'teams create',
+    ],
+    [['keys', 'revoke', '--key'], /Option '--key <value>' argument missing/, 'keys revoke'],
+    [['teams', 'create', 'extra', '--name', 'A'], /unexpected argument "extra"/, 'teams create'],
+    [['db', 'migrate', '--force'], /unknown option --force for "db migrate"/, 'db migrate'],
+    [['teams'], /"teams" needs a command/, 'teams <command>'],
+  ] as Array<[string[], RegExp, string]>)(
+    '%j names the mistake and the usage, with no stack trace',
+    async (args, message, usage) => {
+      const result = await cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, ...args);
+      expectFailure(result, message);
+      expect(result.stderr).toContain(`usage: npm run --silent cli -- ${usage}`);
+      expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+      expect(result.stderr).not.toContain('place it at the end of the command');
+    },
+  );
 
   // Independent of each other and of the database state: run side by side to save the start-up time.
   it.concurrent.each([

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
-import { type RunningApp, startApp } from '@/test/support/app';
+import { freePort, type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
 
@@ -59,7 +59,7 @@ function listen(args: string[], apiKey = token, env: Record<string, string> = {}
     env: {
       ...process.env,
       VOUCH_API_KEY: apiKey,
-      VOUCH_API_URL: app.baseUrl,
+      VOUCH_URL: app.baseUrl,
       LISTEN_POLL_MS: '200',
       ...env,
     },
@@ -198,9 +198,17 @@ describe('listen', () => {
       expect(await refused.exited, apiUrl).toBe(1);
       expect(refused.output(), apiUrl).toContain('the API URL must be https');
     }
-    const viaEnv = listen(['--forward-to', receiverUrl], token, { VOUCH_API_URL: 'http://api.example.test' });
+    const viaEnv = listen(['--forward-to', receiverUrl], token, { VOUCH_URL: 'http://api.example.test' });
     expect(await viaEnv.exited).toBe(1);
     expect(viaEnv.output()).toContain('the API URL must be https');
+    // The variable it read before VOUCH_URL still works, and says to use VOUCH_URL.
+    const viaOldName = listen(['--forward-to', receiverUrl], token, {
+      VOUCH_URL: '',
+      VOUCH_API_URL: 'http://api.example.test',
+    });
+    expect(await viaOldName.exited).toBe(1);
+    expect(viaOldName.output()).toContain('VOUCH_API_URL is deprecated: set VOUCH_URL');
+    expect(viaOldName.output()).toContain('the API URL must be https');
 
     // Secrets on the command line (visible in `ps`) are refused, pointing at the variable.
     const keyArg = listen(['--forward-to', receiverUrl, '--api-key', token], '');
@@ -222,6 +230,66 @@ describe('listen', () => {
     expect(
       await verify(chosen, forwarded?.body ?? '', String(forwarded?.headers['x-service-signature'])),
     ).toBe(true);
+  });
+});
+
+/** `npm run --silent listen -- <args>`, as the README says to run it, to its exit. */
+function npmListen(args: string[], env: Record<string, string> = {}) {
+  const child = spawn('npm', ['run', '--silent', 'listen', '--', ...args], {
+    env: { ...process.env, VOUCH_API_KEY: token, VOUCH_URL: app.baseUrl, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+const STACK_FRAME = /\n\s+at .+:\d+:\d+/;
+
+describe('listen explains itself', () => {
+  it('answers --help, -h and help with its usage on stdout and exit 0', async () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['--forward-to', receiverUrl, '--help']]) {
+      const result = await npmListen(args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toMatch(
+        /^usage: VOUCH_API_KEY=vouch_test_\.\.\. npm run --silent listen -- --forward-to URL/,
+      );
+      expect(result.stdout).toContain('VOUCH_URL');
+      expect(result.stderr).toBe('');
+    }
+  });
+
+  it('names an unknown option or a stray word with its usage, never a stack trace', async () => {
+    for (const [args, message] of [
+      [['--forward-to', receiverUrl, '--bogus'], 'unknown option --bogus'],
+      [['--forward-to', receiverUrl, 'extra'], 'unexpected argument "extra"'],
+      [['--forward-to'], "Option '--forward-to <value>' argument missing"],
+    ] as Array<[string[], string]>) {
+      const result = await npmListen(args);
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr).toContain('usage: VOUCH_API_KEY=');
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+      expect(result.stderr).not.toContain('ERR_PARSE_ARGS');
+    }
+  });
+
+  it('with no service at its URL, names the URL it tried and the variable that sets it', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const result = await npmListen(['--forward-to', receiverUrl], { VOUCH_URL: nowhere });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach Vouch at ${nowhere} (connect ECONNREFUSED`);
+    expect(result.stderr).toContain('VOUCH_URL sets where it is');
+    expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 });
 

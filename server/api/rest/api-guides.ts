@@ -15,4 +15,13 @@ function readGuides(): string {
     .join('\n\n');
 }
 
-export const API_GUIDES = readGuides();
+const GUIDES = readGuides();
+
+/**
+ * The guides as one service publishes them: `{base_url}` in them (the API spec's name for the
+ * service's public origin) becomes its own URL, so a command copied from /docs reaches the
+ * service that served it.
+ */
+export function apiGuides(baseUrl: string): string {
+  return GUIDES.replaceAll('{base_url}', baseUrl);
+}

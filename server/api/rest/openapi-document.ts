@@ -3,7 +3,7 @@ import { ERROR_TABLE } from '@/server/api/error-table';
 import { appRouter } from '@/server/api/trpc/root';
 import { EVENT_TYPES } from '@/server/events/wire';
 import { APP_ERRORS, type AppErrorCode } from '@/server/platform/errors';
-import { API_GUIDES } from './api-guides';
+import { apiGuides } from './api-guides';
 import { codesByStatus, operationErrorCodes } from './operation-errors';
 import { REST_ROUTES } from './routes';
 import {
@@ -154,9 +154,7 @@ const DESCRIPTION = `Workforce identity verification.
 
 Authenticate every request except \`GET /v1/ping\` with \`Authorization: Bearer <key>\`: a \`vouch_live_…\` key for real cases, a \`vouch_test_…\` key for test mode (nothing charged, nothing sent, cases closed with \`POST /v1/cases/{id}/simulate/\`). Bodies are JSON; paths end with a slash (except \`/v1/ping\`).
 
-Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation; a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.
-
-${API_GUIDES}`;
+Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation; a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.`;
 
 /**
  * The document clients download from /v1/openapi.json and /docs renders: trpc-to-openapi's paths,
@@ -181,7 +179,7 @@ function generateDocument(baseUrl: string): OpenAPIObject {
   const generated = generateOpenApiDocument(appRouter, {
     title: 'Vouch API',
     version: '1.0.0',
-    description: DESCRIPTION,
+    description: `${DESCRIPTION}\n\n${apiGuides(baseUrl)}`,
     baseUrl,
     securitySchemes: {
       bearerAuth: {

@@ -1,0 +1,139 @@
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { connectDatabase, type Db, migrateDatabase } from '@/db/client';
+import { SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
+import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
+import { systemClock } from '@/server/platform/clock';
+import { env } from '@/server/platform/env';
+import { lastServedBaseUrl } from '@/server/platform/served-base-url';
+import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
+import { type CommandName, commandUsage, TEAM_UPDATE_FLAGS, UsageError, type Values } from './usage';
+
+/** What each operator command does, on the database (cli/usage.ts says how each is called). */
+
+const uuid = (flag: string) => z.uuid({ error: `${flag} must be a UUID` });
+
+function required(name: CommandName, values: Values, flag: string): string {
+  const value = values[flag];
+  if (value === undefined || value === '') throw new UsageError(`--${flag} is required`, commandUsage(name));
+  return value;
+}
+
+/** `--retention-days`: a number of days (1 to MAX_RETENTION_DAYS), or `none` to keep ended cases. */
+function parseRetentionDays(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  return z.coerce
+    .number({ error: '--retention-days must be a number of days or none' })
+    .int({ error: '--retention-days must be a whole number of days or none' })
+    .min(1, { error: '--retention-days must be at least 1 (or none)' })
+    .max(MAX_RETENTION_DAYS, { error: `--retention-days must be at most ${MAX_RETENTION_DAYS} (or none)` })
+    .parse(value);
+}
+
+/**
+ * The service's URL for the links a command prints: BASE_URL when this shell sets it, else the
+ * one the service's web processes recorded (this shell does not know their PORT), else the default.
+ */
+async function serviceBaseUrl(db: Db): Promise<string> {
+  if (process.env.BASE_URL) return env().BASE_URL;
+  return (await lastServedBaseUrl(db)) ?? env().BASE_URL;
+}
+
+type Run = (values: Values, db: Db) => Promise<Record<string, unknown>>;
+
+const RUNS: Record<CommandName, Run> = {
+  'teams create': async (values, db) => {
+    const adminEmail = z
+      .email({ error: '--admin-email must be an e-mail address' })
+      .parse(required('teams create', values, 'admin-email'));
+    const { team, key, testKey, owner } = await createTeam(
+      db,
+      { name: required('teams create', values, 'name'), adminEmail, planCode: values.plan },
+      systemClock,
+    );
+    return {
+      team_id: team.id,
+      name: team.name,
+      plan: team.planCode,
+      subscription_status: team.subscriptionStatus,
+      api_key: key.token,
+      key_id: key.id,
+      test_api_key: testKey.token,
+      test_key_id: testKey.id,
+      admin_email: adminEmail,
+      console_url: `${await serviceBaseUrl(db)}/console`,
+      // Printed once: the owner signs in with it and must choose a new password. Null when
+      // the e-mail already has a console account (its password is unchanged).
+      admin_password: owner.oneTimePassword,
+    };
+  },
+  'teams update': async (values, db) => {
+    const teamId = uuid('--team').parse(required('teams update', values, 'team'));
+    const status = values['subscription-status'];
+    if (TEAM_UPDATE_FLAGS.every((flag) => values[flag] === undefined)) {
+      throw new UsageError(
+        `nothing to update: give at least one of ${TEAM_UPDATE_FLAGS.map((f) => `--${f}`).join(', ')}`,
+        commandUsage('teams update'),
+      );
+    }
+    const team = await updateTeam(db, teamId, {
+      planCode: values.plan,
+      subscriptionStatus: status === undefined ? undefined : z.enum(SUBSCRIPTION_STATUSES).parse(status),
+      topupBalanceCents:
+        values['topup-cents'] === undefined
+          ? undefined
+          : z.coerce.number().int().min(0).parse(values['topup-cents']),
+      trialEndsAt:
+        values['trial-ends-at'] === undefined
+          ? undefined
+          : new Date(z.iso.datetime({ offset: true }).parse(values['trial-ends-at'])),
+      retentionDays: parseRetentionDays(values['retention-days']),
+    });
+    return {
+      team_id: team.id,
+      plan: team.planCode,
+      subscription_status: team.subscriptionStatus,
+      topup_balance_cents: team.topupBalanceCents,
+      trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
+      retention_days: team.retentionDays,
+    };
+  },
+  'keys create': async (values, db) => {
+    const teamId = uuid('--team').parse(required('keys create', values, 'team'));
+    const [team] = await db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId));
+    if (!team) throw new UsageError(`no team ${teamId}`, commandUsage('keys create'));
+    const mode = z
+      .enum(['live', 'test'], { error: '--mode must be live or test' })
+      .parse(values.mode ?? 'live');
+    const key = await createApiKey(db, { teamId, name: values.name, mode });
+    return { api_key: key.token, key_id: key.id, team_id: key.teamId, mode: key.mode };
+  },
+  'keys revoke': async (values, db) => {
+    const keyId = uuid('--key').parse(required('keys revoke', values, 'key'));
+    if (!(await revokeApiKey(db, { keyId }, systemClock))) {
+      throw new UsageError(`no key ${keyId}`, commandUsage('keys revoke'));
+    }
+    return { key_id: keyId, revoked: true };
+  },
+  // runCommand migrates before every command.
+  'db migrate': async () => ({ migrated: true }),
+};
+
+/** Runs one command on the database (DATABASE_URL's, or the embedded one), migrated first. */
+export async function runCommand(name: CommandName, values: Values): Promise<Record<string, unknown>> {
+  const shutdownHooks: Array<() => Promise<void>> = [];
+  try {
+    const url = await resolveDatabaseUrl((hook) => shutdownHooks.push(hook));
+    await migrateDatabase(url);
+    const database = connectDatabase(url, { max: 2 });
+    try {
+      return await RUNS[name](values, database.db);
+    } finally {
+      await database.close();
+    }
+  } finally {
+    for (const hook of shutdownHooks.reverse()) await hook();
+  }
+}
