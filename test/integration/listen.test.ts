@@ -9,6 +9,7 @@ import { apiClient } from '@/test/support/api-client';
 import { freePort, type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
+import { conformanceForChild } from '@/test/support/openapi-conformance';
 
 /** `npm run listen`: events of the API forwarded, signed, to a receiver on this machine. */
 let database: TestDatabase;
@@ -58,6 +59,8 @@ function listen(args: string[], apiKey = token, env: Record<string, string> = {}
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/listen.ts', ...args], {
     env: {
       ...process.env,
+      // listen's own calls to the app are checked against the document too.
+      ...conformanceForChild(),
       VOUCH_API_KEY: apiKey,
       VOUCH_URL: app.baseUrl,
       LISTEN_POLL_MS: '200',
