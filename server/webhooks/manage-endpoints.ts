@@ -5,6 +5,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
@@ -95,18 +96,23 @@ function inScope(scope: DataScope) {
   return and(eq(webhookEndpoints.teamId, scope.teamId), eq(webhookEndpoints.livemode, scope.livemode));
 }
 
-export async function findTeamEndpoint(db: Queryable, scope: DataScope, id: string) {
-  if (!isUuid(id)) return null;
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(inScope(scope), eq(webhookEndpoints.id, id)));
-  return row ?? null;
-}
-
-async function requireEndpoint(db: Queryable, scope: DataScope, id: string) {
-  const row = await findTeamEndpoint(db, scope, id);
-  if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+/**
+ * The endpoint `id` names for this team and mode, or 404 NOT_FOUND: an unknown id, another team's
+ * endpoint and a malformed id look the same; the team's other mode's endpoint says so
+ * (notFoundInScope).
+ */
+export async function requireEndpoint(db: Queryable, scope: DataScope, id: string) {
+  const [row] = isUuid(id)
+    ? await db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(inScope(scope), eq(webhookEndpoints.id, id)))
+    : [];
+  if (!row) {
+    throw await notFoundInScope(db, webhookEndpoints, scope, isUuid(id) ? id : null, {
+      noun: 'webhook endpoint',
+    });
+  }
   return row;
 }
 
