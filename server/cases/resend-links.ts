@@ -23,7 +23,7 @@ export const RESEND_LIMITS = { perCase: 5, intervalSeconds: 60 } as const;
 export const resendLinksInput = z.strictObject({
   id: z.string(),
   methods: z
-    .array(z.enum(MAILED_METHODS, { error: `must be one of ${MAILED_METHODS.join(', ')}` }))
+    .array(z.enum(MAILED_METHODS))
     .min(1, { error: 'list at least one method, or leave methods out to resend every link still unused' })
     .optional(),
 });

@@ -21,7 +21,7 @@ export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as co
  * `POST /v1/cases/{id}/simulate/`. Flat rather than a union per action, so the OpenAPI document
  * shows one plain body; which fields an action needs is checked below, with messages that say so.
  */
-export const simulateCaseInput = z.object({
+export const simulateCaseInput = z.strictObject({
   id: z.string(),
   action: z.enum(SIMULATION_ACTIONS),
   method: z.enum(VERIFICATION_METHODS).optional().meta({

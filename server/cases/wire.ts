@@ -9,9 +9,7 @@ import type { CaseRecord, CaseStatus } from './case-record';
  */
 export const jsonBoolean = z.union([z.literal(true), z.literal(false)], { error: 'must be true or false' });
 
-const email = z
-  .email({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a valid e-mail address') })
-  .max(254);
+const email = z.email().max(254);
 const requiredText = (max: number) =>
   z
     .string()
@@ -25,9 +23,17 @@ export const createCaseInput = z
     subject_name: requiredText(200).nullish(),
     // A record (not an object) so that coercion is never applied and unknown keys are refused.
     verification_methods: z
-      .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean)
+      .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean, {
+        error: (issue) =>
+          issue.code === 'invalid_type' && issue.input !== undefined
+            ? 'must be an object naming each method to request, such as {"email": true, "sms": true}'
+            : undefined,
+      })
+      // Only when the methods are otherwise right: after a misspelt method, "at least one must be
+      // true" would send the client looking for a second mistake.
       .refine((methods) => Object.values(methods).some((v) => v === true), {
-        error: 'at least one method must be true',
+        error: 'request at least one method, such as {"email": true}',
+        when: (payload) => payload.issues.length === 0,
       }),
     notes: z.string().max(2000, { error: 'must be at most 2000 characters' }).default(''),
     custom_question_text: requiredText(500).optional(),
@@ -35,27 +41,37 @@ export const createCaseInput = z
     manager_name: requiredText(200).optional(),
     manager_email: email.optional(),
   })
-  .superRefine((body, ctx) => {
-    const methods = body.verification_methods;
-    const dependents = [
-      ['custom_question', ['custom_question_text', 'custom_question_answer']],
-      ['manager', ['manager_name', 'manager_email']],
-    ] as const;
-    for (const [method, fields] of dependents) {
-      for (const field of fields) {
-        if (methods[method] === true && body[field] === undefined) {
-          ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
-        }
-        if (methods[method] !== true && body[field] !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [field],
-            message: `only accepted when ${method} is requested`,
-          });
+  .superRefine(
+    (body, ctx) => {
+      const methods = body.verification_methods;
+      const dependents = [
+        ['custom_question', ['custom_question_text', 'custom_question_answer']],
+        ['manager', ['manager_name', 'manager_email']],
+      ] as const;
+      for (const [method, fields] of dependents) {
+        for (const field of fields) {
+          if (methods[method] === true && body[field] === undefined) {
+            ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
+          }
+          if (methods[method] !== true && body[field] !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `only accepted when ${method} is requested`,
+            });
+          }
         }
       }
-    }
-  });
+    },
+    // Which fields go with which method is only worth saying once the methods themselves are right
+    // (and the body is an object at all).
+    {
+      when: (payload) =>
+        !payload.issues.some((issue) =>
+          issue.path?.length ? issue.path[0] === 'verification_methods' : issue.code === 'invalid_type',
+        ),
+    },
+  );
 
 export type CreateCaseInput = z.infer<typeof createCaseInput>;
 

@@ -46,7 +46,10 @@ export function decodeCursor(raw: string): Cursor {
       direction: parsed.d === 'n' ? 'next' : 'previous',
     };
   } catch {
-    throw new AppError('VALIDATION_ERROR', 'cursor: not a cursor this API issued');
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'cursor: not a cursor this API issued; follow a page’s next or previous link as given',
+    );
   }
 }
 
