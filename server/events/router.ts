@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { findTeamEventOrFail, listEvents } from './list-events';
-import { eventListOutput, eventOutput, listEventsInput } from './wire';
+import { eventIdInput, eventListOutput, eventOutput, listEventsInput } from './wire';
 
 const TAGS = ['Events'];
 
@@ -33,7 +32,7 @@ export const eventsRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/events/{id}/', tags: TAGS, summary: 'Get one event' },
     })
-    .input(z.object({ id: z.string() }))
+    .input(eventIdInput)
     .output(eventOutput)
     .query(async ({ ctx, input }) => findTeamEventOrFail(ctx.db, ctx.scope, input.id)),
 });
