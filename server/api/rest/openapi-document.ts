@@ -173,7 +173,7 @@ const DESCRIPTION = `Workforce identity verification.
 
 Authenticate every request except \`GET /v1/ping\` with \`Authorization: Bearer <key>\`: a \`vouch_live_…\` key for real cases, a \`vouch_test_…\` key for test mode (nothing charged, nothing sent, cases closed with \`POST /v1/cases/{id}/simulate/\`). Bodies are JSON; paths end with a slash (except \`/v1/ping\`).
 
-Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation; a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.
+Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation (an id of your team's other mode answers 404 with a detail saying so and which key finds it); a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.
 
 ${API_GUIDES}`;
 
