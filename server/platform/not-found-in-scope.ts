@@ -9,11 +9,11 @@ export type ModeBoundTable = PgTable & { id: PgColumn; teamId: PgColumn; livemod
 
 /**
  * The 404 for an id this scope does not hold, the one place every lookup by id answers it. When
- * the same team's other mode holds the id, the detail says so and which key (or console switch) to
- * use, as Stripe does ("… exists in test mode, but a live mode key was used"): a live key asking
- * for its own test case is a mistake worth naming. Another team's id, an unknown one and a malformed one (`id`
- * null) get `detail` alone: the check asks about the caller's own team only, so it tells nothing
- * about any other team's ids. Called on a miss only, so the extra query costs nothing on a hit.
+ * the same team's other mode holds the id, the detail says so and which key (or console switch)
+ * to use, as Stripe does ("… exists in test mode, but a live mode key was used"): a live key
+ * asking for its own test case is a mistake worth naming. Another team's id, an unknown one and a
+ * malformed one (`id` null) get `detail` alone: the check asks about the caller's own team only,
+ * so it tells nothing about any other team's ids. Called on a miss only, so a hit costs nothing.
  */
 export async function notFoundInScope(
   db: Queryable,
