@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { type ZodError, z } from 'zod';
 import { REST_ROUTES } from '@/server/api/rest/routes';
 import { appRouter } from '@/server/api/trpc/root';
-import { createCaseInput, listCasesInput } from '@/server/cases/wire';
+import { simulateCaseInput } from '@/server/cases/simulate-case';
+import { createCaseInput, EXAMPLE_CASE, listCasesInput } from '@/server/cases/wire';
 import { listEventsInput } from '@/server/events/wire';
 import { createEndpointInput, updateEndpointInput } from '@/server/webhooks/wire';
 import { toWireError } from './error-table';
@@ -46,6 +47,9 @@ describe('validation messages', () => {
     );
     expect(detailFor(listCasesInput, { cursor: 'c'.repeat(201) })).toBe(
       'cursor: must be at most 200 characters',
+    );
+    expect(detailFor(simulateCaseInput, { id: EXAMPLE_CASE.id })).toBe(
+      'action: required: one of complete_step, fail_step, expire',
     );
   });
 

@@ -23,8 +23,10 @@ function plainMessage(issue: $ZodRawIssue): string | undefined {
         : `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}`;
       return `${wanted}, not ${valueKind(issue.input)}`;
     }
-    case 'invalid_value':
-      return `${issue.values.length === 1 ? 'must be' : 'must be one of'} ${issue.values.map(String).join(', ')}${sent(issue.input)}`;
+    case 'invalid_value': {
+      const accepted = `${issue.values.length === 1 ? '' : 'one of '}${issue.values.map(String).join(', ')}`;
+      return issue.input === undefined ? `required: ${accepted}` : `must be ${accepted}${sent(issue.input)}`;
+    }
     case 'invalid_format':
       return formatMessage(issue.format, issue as { prefix?: string });
     case 'too_small':
@@ -69,9 +71,9 @@ function valueKind(input: unknown): string {
   return typeof input;
 }
 
-/** `, not "bogus"` for a refused text, cut short; nothing for other kinds. */
+/** `, not "bogus"` for a refused text (cut short), `, not a number` for other kinds. */
 function sent(input: unknown): string {
-  if (typeof input !== 'string') return input === undefined ? '' : `, not ${valueKind(input)}`;
+  if (typeof input !== 'string') return `, not ${valueKind(input)}`;
   return `, not "${input.length > 40 ? `${input.slice(0, 40)}…` : input}"`;
 }
 
