@@ -3,39 +3,115 @@ import { SUBSCRIPTION_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { readAccount, readUsage } from './read-account';
 
+const EXAMPLE_TIME = '2026-01-31T09:00:00.000Z';
+
 const accountOutput = z
   .object({
-    id: z.uuid(),
-    name: z.string(),
-    plan: z.string(),
-    subscription_status: z.enum(SUBSCRIPTION_STATUSES),
-    trial_ends_at: z.string().nullable(),
-    topup_balance_cents: z.number().int(),
-    created_at: z.string(),
+    id: z.uuid().meta({ description: 'The team’s id.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }),
+    name: z.string().meta({ description: 'The team’s name.', examples: ['Acme'] }),
+    plan: z.string().meta({
+      description:
+        'The team’s plan: `trial`, `starter`, `growth` or `enterprise` (or another the operator set up).',
+      examples: ['starter'],
+    }),
+    subscription_status: z.enum(SUBSCRIPTION_STATUSES).meta({
+      description:
+        '`trialing`, `active`, `past_due` or `canceled`. A trial past its end, or a canceled subscription, cannot open live cases (TRIAL_EXPIRED); test cases stay free.',
+      examples: ['active'],
+    }),
+    trial_ends_at: z
+      .string()
+      .nullable()
+      .meta({
+        description: 'When the trial ends; null on a paid plan.',
+        examples: [null],
+      }),
+    topup_balance_cents: z
+      .number()
+      .int()
+      .meta({
+        description:
+          'Prepaid balance, in cents, that pays for units once the plan’s allowance for a method is used up (0 for a test key).',
+        examples: [2500],
+      }),
+    created_at: z.string().meta({ description: 'When the team was created.', examples: [EXAMPLE_TIME] }),
   })
   .meta({ id: 'Account' });
 
+const EXAMPLE_USAGE = {
+  allowed: 500,
+  included_used: 120,
+  topup_used: 0,
+  topup_cost_cents: 0,
+  total_used: 120,
+  percent_used: 24,
+};
+
 const usageEntry = z
   .object({
-    allowed: z.number().int(),
-    included_used: z.number().int(),
-    topup_used: z.number().int(),
-    topup_cost_cents: z.number().int(),
-    total_used: z.number().int(),
-    percent_used: z.number(),
+    allowed: z
+      .number()
+      .int()
+      .meta({ description: 'Units of this method the plan includes per billing period.', examples: [500] }),
+    included_used: z
+      .number()
+      .int()
+      .meta({ description: 'Of those, the units used this period.', examples: [120] }),
+    topup_used: z
+      .number()
+      .int()
+      .meta({
+        description: 'Units used beyond the allowance, paid from the top-up balance.',
+        examples: [0],
+      }),
+    topup_cost_cents: z
+      .number()
+      .int()
+      .meta({ description: 'What those top-up units cost, in cents.', examples: [0] }),
+    total_used: z
+      .number()
+      .int()
+      .meta({ description: '`included_used` plus `topup_used`.', examples: [120] }),
+    percent_used: z.number().meta({
+      description: '`included_used` / `allowed` × 100, to two decimals (0 when nothing is allowed).',
+      examples: [24],
+    }),
   })
   .meta({ id: 'UsageEntry' });
 
+const METHOD_USAGE_DESCRIPTIONS: Record<(typeof VERIFICATION_METHODS)[number], string> = {
+  email: 'Units of the `email` method: one per case that requests it.',
+  sms: 'Units of the `sms` method.',
+  government_id: 'Units of the `government_id` method.',
+  selfie: 'Units of the `selfie` method (every `government_id` adds one).',
+  custom_question: 'Units of the `custom_question` method.',
+  manager: 'Units of the `manager` method.',
+};
+
 const usageOutput = z
   .object({
-    billing_period_start: z.string(),
-    billing_period_end: z.string(),
-    usage: z.object(
-      Object.fromEntries(VERIFICATION_METHODS.map((m) => [m, usageEntry])) as Record<
-        (typeof VERIFICATION_METHODS)[number],
-        typeof usageEntry
-      >,
-    ),
+    billing_period_start: z.string().meta({
+      description:
+        'When the current billing period began (monthly from the team’s billing anchor date, UTC).',
+      examples: ['2026-01-15T00:00:00.000Z'],
+    }),
+    billing_period_end: z.string().meta({
+      description: 'When it ends and the allowances start again.',
+      examples: ['2026-02-15T00:00:00.000Z'],
+    }),
+    usage: z
+      .object(
+        Object.fromEntries(
+          VERIFICATION_METHODS.map((m) => [
+            m,
+            usageEntry.meta({ description: METHOD_USAGE_DESCRIPTIONS[m], examples: [EXAMPLE_USAGE] }),
+          ]),
+        ) as Record<(typeof VERIFICATION_METHODS)[number], typeof usageEntry>,
+      )
+      .meta({
+        description: 'This period’s units, per method (a test key sees test mode’s own, which is none).',
+        examples: [Object.fromEntries(VERIFICATION_METHODS.map((m) => [m, EXAMPLE_USAGE]))],
+      }),
   })
   .meta({ id: 'Usage' });
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
+import { cases } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
-import { AppError } from '@/server/platform/errors';
 import { looksLikePublicId } from '@/server/platform/ids';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import type { CaseRecord } from './case-record';
 import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
 
@@ -13,9 +14,8 @@ import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCas
  */
 
 /**
- * One case of one team in one mode; another team's case, or the other mode's, is indistinguishable
- * from a missing one. The case and
- * its steps come in one query: this is the hottest read of the API, and each round trip to
+ * One case of one team in one mode, or null for another team's case or the other mode's. The case
+ * and its steps come in one query: this is the hottest read of the API, and each round trip to
  * PostgreSQL costs more than the subquery.
  */
 export async function findCaseForTeam(
@@ -29,8 +29,8 @@ export async function findCaseForTeam(
 
 /**
  * The case `caseId` names for this team and mode, or 404 NOT_FOUND: an unknown id, another team's
- * or mode's case and a malformed id all look the same. A `public_id` gets a hint that the API names
- * a case by its id.
+ * case and a malformed id all look the same; the team's other mode's case says so
+ * (notFoundInScope). A `public_id` gets a hint that the API names a case by its id.
  */
 export async function findTeamCaseOrFail(
   db: Queryable,
@@ -40,12 +40,12 @@ export async function findTeamCaseOrFail(
   const id = z.uuid().safeParse(caseId);
   const record = id.success ? await findCaseForTeam(db, scope, id.data) : null;
   if (record) return record;
-  throw new AppError(
-    'NOT_FOUND',
-    looksLikePublicId(caseId)
+  throw await notFoundInScope(db, cases, scope, id.success ? id.data : null, {
+    noun: 'case',
+    detail: looksLikePublicId(caseId)
       ? 'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.'
-      : 'No case with this id.',
-  );
+      : undefined,
+  });
 }
 
 /** A case as its subject's pages see it: with the name of the team that asks. */

@@ -1,10 +1,10 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { events, webhookDeliveries } from '@/db/schema';
+import { cases, events, webhookDeliveries } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
-import { AppError } from '@/server/platform/errors';
 import { eventWireId } from '@/server/platform/ids';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { caseAudit } from './audit-entries';
 import { auditedCaseActions } from './audited-actions';
 import { findCaseForTeam } from './case-repository';
@@ -32,7 +32,12 @@ export const consoleCasesRouter = router({
   get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
     const id = z.uuid().safeParse(input.id);
     const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
-    if (!record) throw new AppError('NOT_FOUND', 'No case with this id in your team.');
+    if (!record) {
+      throw await notFoundInScope(ctx.db, cases, ctx.scope, id.success ? id.data : null, {
+        noun: 'case',
+        detail: 'No case with this id in your team.',
+      });
+    }
     // In the order things happened. Events recorded in one transaction share their instant (a
     // step passing and the case closing), so within an instant they follow the case's life.
     const timeline = await ctx.db

@@ -12,6 +12,7 @@ import { mergeStepSettings, settingString } from '@/server/verification/step-set
 import type { CaseRecord } from './case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
 import { readTeamName } from './queries';
+import { caseIdInput } from './wire';
 
 /** The steps whose link is mailed to someone: the subject's e-mail link, the manager's request. */
 export const MAILED_METHODS = ['email', 'manager'] as const;
@@ -21,11 +22,16 @@ export type MailedMethod = (typeof MAILED_METHODS)[number];
 export const RESEND_LIMITS = { perCase: 5, intervalSeconds: 60 } as const;
 
 export const resendLinksInput = z.strictObject({
-  id: z.string(),
+  id: caseIdInput.shape.id,
   methods: z
-    .array(z.enum(MAILED_METHODS, { error: `must be one of ${MAILED_METHODS.join(', ')}` }))
+    .array(z.enum(MAILED_METHODS))
     .min(1, { error: 'list at least one method, or leave methods out to resend every link still unused' })
-    .optional(),
+    .optional()
+    .meta({
+      description:
+        'Which links to mail again: `email` (the subject’s link) and `manager` (the manager’s request). Leave it out to resend every one whose step is still to do.',
+      examples: [['email']],
+    }),
 });
 
 export type ResendLinksInput = z.infer<typeof resendLinksInput>;

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { recordAudit } from '@/server/audit/record-audit';
@@ -13,6 +12,7 @@ import { RESEND_LIMITS, resendLinksInput } from './resend-links';
 import { simulateCase, simulateCaseInput } from './simulate-case';
 import {
   type CaseWire,
+  caseIdInput,
   caseListOutput,
   caseOutput,
   createCaseInput,
@@ -105,7 +105,7 @@ export const casesRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/cases/{id}/', tags: ['Cases'], summary: 'Get one case' },
     })
-    .input(z.object({ id: z.string() }))
+    .input(caseIdInput)
     .output(caseOutput)
     .query(async ({ ctx, input }) => {
       const record = await findTeamCaseOrFail(ctx.db, ctx.scope, input.id);
@@ -142,7 +142,7 @@ export const casesRouter = router({
           'Ends the case now: status `expired`, `canceled_at` set, and `case.expired` with `reason: "canceled"`. Every link of the case stops working, and its pages tell the subject that the team canceled the verification. 409 CASE_NOT_OPEN once the case has ended.',
       },
     })
-    .input(z.object({ id: z.string() }))
+    .input(caseIdInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
       toCaseWire(await auditedCaseActions.cancel(ctx, input.id), ctx.clock()),
@@ -174,7 +174,7 @@ export const casesRouter = router({
           'For good: `subject_email` becomes `redacted+<public_id>@redacted.invalid`, `subject_name` null, `notes` empty; the manager’s name and e-mail, the phone’s last digits and the question are erased, as are the stored bodies of the case’s events and deliveries, what receivers answered to those deliveries, its mails and the stored request and answer of its idempotent creation (a repeat of that request then answers the case as it now is). The copies kept by the identity and SMS providers are erased through their APIs shortly after, by a job queued with the redaction. The case keeps its status, ids and results and gains `redacted_at`; `case.redacted` follows. An open case is canceled first. Repeating it answers the case and changes nothing.',
       },
     })
-    .input(z.object({ id: z.string() }))
+    .input(caseIdInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
       toCaseWire(await auditedCaseActions.redact(ctx, input.id), ctx.clock()),

@@ -14,6 +14,7 @@ import {
 import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import type { CaseRecord } from './case-record';
 import { findTeamCaseOrFail } from './case-repository';
+import { caseIdInput } from './wire';
 
 export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as const;
 
@@ -21,15 +22,28 @@ export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as co
  * `POST /v1/cases/{id}/simulate/`. Flat rather than a union per action, so the OpenAPI document
  * shows one plain body; which fields an action needs is checked below, with messages that say so.
  */
-export const simulateCaseInput = z.object({
-  id: z.string(),
-  action: z.enum(SIMULATION_ACTIONS),
-  method: z.enum(VERIFICATION_METHODS).optional().meta({
-    description: 'The step to complete or fail (complete_step, fail_step).',
+export const simulateCaseInput = z.strictObject({
+  id: caseIdInput.shape.id,
+  action: z.enum(SIMULATION_ACTIONS).meta({
+    description:
+      'What happens, as if the subject did it: `complete_step` passes `method`, `fail_step` fails it (which ends the case as `failed`), `expire` ends the case as if its time ran out.',
+    examples: ['complete_step'],
   }),
-  failure_reason: z.enum(FAILURE_REASONS).optional().meta({
-    description: "fail_step only: why the case failed; by default the method's own reason.",
-  }),
+  method: z
+    .enum(VERIFICATION_METHODS)
+    .optional()
+    .meta({
+      description:
+        'With complete_step and fail_step: the step, one the case requested. Completing `government_id` or `selfie` passes both, as on the page.',
+      examples: ['email'],
+    }),
+  failure_reason: z
+    .enum(FAILURE_REASONS)
+    .optional()
+    .meta({
+      description: "fail_step only: why the case failed; by default the method's own reason.",
+      examples: ['manager_declined'],
+    }),
 });
 
 export type SimulateCaseInput = z.infer<typeof simulateCaseInput>;

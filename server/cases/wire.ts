@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 import { env } from '@/server/platform/env';
+import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import type { CaseRecord, CaseStatus } from './case-record';
 
 /**
@@ -9,9 +10,25 @@ import type { CaseRecord, CaseStatus } from './case-record';
  */
 export const jsonBoolean = z.union([z.literal(true), z.literal(false)], { error: 'must be true or false' });
 
-const email = z
-  .email({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a valid e-mail address') })
-  .max(254);
+const email = z.email().max(254);
+
+/** The sample values the OpenAPI document shows, the same wherever a case appears. */
+export const EXAMPLE_CASE = {
+  id: '0b9e4c5e-3f1a-4d2b-9c8e-5a7f6d2e1b3c',
+  publicId: 'k3Jq9TzX2bLm8WvR',
+  createdAt: '2026-01-31T09:00:00.000Z',
+  expiresAt: '2026-02-02T09:00:00.000Z',
+  subjectEmail: 'jane@acme.example',
+} as const;
+
+/** The `{id}` of every case route. */
+export const caseIdInput = z.object({
+  id: z.string().meta({
+    description:
+      'The case’s `id` (a UUID, as create and the lists answer it), not the `public_id` of its link.',
+    examples: [EXAMPLE_CASE.id],
+  }),
+});
 const requiredText = (max: number) =>
   z
     .string()
@@ -21,102 +38,350 @@ const requiredText = (max: number) =>
 
 export const createCaseInput = z
   .strictObject({
-    subject_email: email,
-    subject_name: requiredText(200).nullish(),
+    subject_email: email.meta({
+      description:
+        'The person to verify: their verification link is mailed here, and opening it proves the `email` step. At most 254 characters.',
+      examples: [EXAMPLE_CASE.subjectEmail],
+    }),
+    subject_name: requiredText(200)
+      .nullish()
+      .meta({
+        description:
+          'The subject’s name, as your records have it (optional, at most 200 characters); the manager’s request shows it. A passed ID check replaces it with the name on the document.',
+        examples: ['Jane Doe'],
+      }),
     // A record (not an object) so that coercion is never applied and unknown keys are refused.
     verification_methods: z
-      .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean)
+      .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean, {
+        error: (issue) =>
+          issue.code === 'invalid_type' && issue.input !== undefined
+            ? 'must be an object naming each method to request, such as {"email": true, "sms": true}'
+            : undefined,
+      })
+      // Only when the methods are otherwise right: after a misspelt method, "at least one must be
+      // true" would send the client looking for a second mistake.
       .refine((methods) => Object.values(methods).some((v) => v === true), {
-        error: 'at least one method must be true',
+        error: 'request at least one method, such as {"email": true}',
+        when: (payload) => payload.issues.length === 0,
+      })
+      .meta({
+        description:
+          'The steps the subject completes, each set to `true` to request it (at least one; each uses one unit of your plan): `email`, the link mailed to subject_email; `sms`, a code texted to the phone number the subject types on the page, so no number is sent here; `government_id`, an ID document checked by the identity provider, which adds `selfie`; `selfie`, matched against the document; `custom_question`, a question the subject answers on the page (send custom_question_text and custom_question_answer); `manager`, a manager who confirms the subject by mail (send manager_name and manager_email).',
+        examples: [{ email: true, sms: true }],
       }),
-    notes: z.string().max(2000, { error: 'must be at most 2000 characters' }).default(''),
-    custom_question_text: requiredText(500).optional(),
-    custom_question_answer: requiredText(200).optional(),
-    manager_name: requiredText(200).optional(),
-    manager_email: email.optional(),
+    notes: z
+      .string()
+      .max(2000, { error: 'must be at most 2000 characters' })
+      .default('')
+      .meta({
+        description:
+          'Your team’s own note about the case (at most 2,000 characters); the subject never sees it.',
+        examples: ['Contractor onboarding, badge 42'],
+      }),
+    custom_question_text: requiredText(500)
+      .meta({
+        description:
+          'With `custom_question`: the question the subject answers on the verification page (at most 500 characters).',
+        examples: ['What colour is your badge?'],
+      })
+      .optional(),
+    custom_question_answer: requiredText(200)
+      .meta({
+        description:
+          'With `custom_question`: the answer to accept, compared without regard to case and spacing. Stored only as a hash and never returned; three wrong answers fail the case.',
+        examples: ['Blue'],
+      })
+      .optional(),
+    manager_name: requiredText(200)
+      .meta({
+        description: 'With `manager`: the name of the manager who confirms the subject.',
+        examples: ['Mia Manager'],
+      })
+      .optional(),
+    manager_email: email.optional().meta({
+      description:
+        'With `manager`: where the manager’s request is mailed; confirming passes the step, declining fails the case.',
+      examples: ['mia.manager@acme.example'],
+    }),
   })
-  .superRefine((body, ctx) => {
-    const methods = body.verification_methods;
-    const dependents = [
-      ['custom_question', ['custom_question_text', 'custom_question_answer']],
-      ['manager', ['manager_name', 'manager_email']],
-    ] as const;
-    for (const [method, fields] of dependents) {
-      for (const field of fields) {
-        if (methods[method] === true && body[field] === undefined) {
-          ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
-        }
-        if (methods[method] !== true && body[field] !== undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [field],
-            message: `only accepted when ${method} is requested`,
-          });
+  .superRefine(
+    (body, ctx) => {
+      const methods = body.verification_methods;
+      const dependents = [
+        ['custom_question', ['custom_question_text', 'custom_question_answer']],
+        ['manager', ['manager_name', 'manager_email']],
+      ] as const;
+      for (const [method, fields] of dependents) {
+        for (const field of fields) {
+          if (methods[method] === true && body[field] === undefined) {
+            ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
+          }
+          if (methods[method] !== true && body[field] !== undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `only accepted when ${method} is requested`,
+            });
+          }
         }
       }
-    }
-  });
+    },
+    // Which fields go with which method is only worth saying once the methods themselves are right
+    // (and the body is an object at all).
+    {
+      when: (payload) =>
+        !payload.issues.some((issue) =>
+          issue.path?.length ? issue.path[0] === 'verification_methods' : issue.code === 'invalid_type',
+        ),
+    },
+  );
 
 export type CreateCaseInput = z.infer<typeof createCaseInput>;
 
 const isoDateTime = z.iso.datetime({ offset: true });
 
+/** The `created_after` and `created_before` filters of every list. */
+export const createdRange = {
+  created_after: isoDateTime
+    .meta({
+      description: 'Only what was created after this instant (exclusive): ISO 8601 with a time zone.',
+      examples: ['2026-01-01T00:00:00Z'],
+    })
+    .optional(),
+  created_before: isoDateTime
+    .meta({
+      description: 'Only what was created before this instant (exclusive): ISO 8601 with a time zone.',
+      examples: ['2026-02-01T00:00:00+01:00'],
+    })
+    .optional(),
+};
+
 export const listCasesInput = z.strictObject({
-  status: z.enum(CASE_STATUSES).optional(),
-  subject_email: z.string().max(254).optional(),
-  created_after: isoDateTime.optional(),
-  created_before: isoDateTime.optional(),
-  cursor: z.string().max(200).optional(),
+  status: z
+    .enum(CASE_STATUSES)
+    .meta({
+      description: 'Only cases in this status (an open case past its expiry is already `expired`).',
+      examples: ['open'],
+    })
+    .optional(),
+  subject_email: z
+    .string()
+    .max(254)
+    .meta({
+      description: 'Only cases of this subject e-mail address, matched exactly.',
+      examples: [EXAMPLE_CASE.subjectEmail],
+    })
+    .optional(),
+  ...createdRange,
+  cursor: cursorInput,
 });
 
 export type ListCasesInput = z.infer<typeof listCasesInput>;
 
-const methodState = { requested: z.boolean(), verified: z.boolean() };
+const methodState = {
+  requested: z.boolean().meta({ description: 'Whether the case asked for this step.', examples: [true] }),
+  verified: z.boolean().meta({ description: 'Whether the subject has passed this step.', examples: [false] }),
+};
+
+const EXAMPLE_METHODS = {
+  email: { requested: true, verified: true },
+  sms: { requested: true, verified: false, phone_last4: null },
+  government_id: { requested: false, verified: false },
+  selfie: { requested: false, verified: false },
+  custom_question: { requested: false, verified: false, question: null },
+  manager: { requested: false, verified: false, manager_name: null, manager_email: null },
+};
+
+/** One method's state, described and exemplified. */
+function methodOutput<T extends z.ZodRawShape>(
+  description: string,
+  extra: T,
+  example: Record<string, unknown>,
+) {
+  return z.object({ ...methodState, ...extra }).meta({
+    description,
+    examples: [{ requested: true, verified: false, ...example }],
+  });
+}
 
 export const caseOutput = z
   .object({
-    id: z.uuid(),
-    public_id: z.string(),
-    status: z.enum(CASE_STATUSES),
-    subject_email: z.string(),
-    subject_name: z.string().nullable(),
-    created_at: z.string(),
-    expires_at: z.string(),
-    is_expired: z.boolean(),
-    verification_url: z.string(),
-    verification_methods: z.object({
-      email: z.object(methodState),
-      sms: z.object({ ...methodState, phone_last4: z.string().nullable() }),
-      government_id: z.object(methodState),
-      selfie: z.object(methodState),
-      custom_question: z.object({ ...methodState, question: z.string().nullable() }),
-      manager: z.object({
-        ...methodState,
-        manager_name: z.string().nullable(),
-        manager_email: z.string().nullable(),
-      }),
+    id: z.uuid().meta({
+      description: 'The case’s id: name the case by it in every API call.',
+      examples: [EXAMPLE_CASE.id],
     }),
-    notes: z.string(),
-    failure_reason: z.string().nullable(),
-    livemode: z.boolean().meta({ description: 'False for a case made with a test key (`vouch_test_…`).' }),
+    public_id: z.string().meta({
+      description:
+        'The short id in the subject’s verification link (`/v/<public_id>`); the API names a case by `id`, not by this.',
+      examples: [EXAMPLE_CASE.publicId],
+    }),
+    status: z.enum(CASE_STATUSES).meta({
+      description:
+        '`open` until every step passes (`closed`), one fails for good (`failed`), or time runs out or the team cancels it (`expired`). An ended case never changes again.',
+      examples: ['open'],
+    }),
+    subject_email: z.string().meta({
+      description:
+        'Where the subject’s link was mailed; after redaction, the placeholder `redacted+<public_id>@redacted.invalid`.',
+      examples: [EXAMPLE_CASE.subjectEmail],
+    }),
+    subject_name: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The name given at creation, or the name on the ID document once checked; null when none was given or after redaction.',
+        examples: ['Jane Doe'],
+      }),
+    created_at: z
+      .string()
+      .meta({ description: 'When the case was opened (ISO 8601, UTC).', examples: [EXAMPLE_CASE.createdAt] }),
+    expires_at: z.string().meta({
+      description:
+        'When the case expires if it is still open then: 48 hours after creation unless the operator set CASE_TTL_SECONDS.',
+      examples: [EXAMPLE_CASE.expiresAt],
+    }),
+    is_expired: z
+      .boolean()
+      .meta({ description: 'True exactly when `status` is `expired`.', examples: [false] }),
+    verification_url: z.string().meta({
+      description:
+        'The subject’s page, `{VERIFY_URL_BASE}/v/<public_id>`: where they take the steps that need no link of their own. Opening it proves nothing; the `email` step is proven only by the link mailed to the subject.',
+      examples: [`https://vouch.example.com/v/${EXAMPLE_CASE.publicId}`],
+    }),
+    verification_methods: z
+      .object({
+        email: methodOutput(
+          'The link mailed to subject_email; opening it and pressing its button passes the step.',
+          {},
+          {},
+        ),
+        sms: methodOutput(
+          'A 6-digit code texted to the number the subject types on the page (valid 10 minutes; 5 wrong codes fail the case).',
+          {
+            phone_last4: z
+              .string()
+              .nullable()
+              .meta({
+                description:
+                  'The last four digits of the number the subject typed; null until they type one, and after redaction.',
+                examples: ['0100'],
+              }),
+          },
+          { phone_last4: '0100' },
+        ),
+        government_id: methodOutput(
+          'An ID document checked by the identity provider; it passes together with `selfie`, and its name becomes subject_name.',
+          {},
+          {},
+        ),
+        selfie: methodOutput(
+          'A selfie matched against the ID document (added whenever `government_id` is requested).',
+          {},
+          {},
+        ),
+        custom_question: methodOutput(
+          'A question the subject answers on the page (3 wrong answers fail the case).',
+          {
+            question: z
+              .string()
+              .nullable()
+              .meta({
+                description:
+                  'The question asked (the answer is never returned); null when not requested, and after redaction.',
+                examples: ['What colour is your badge?'],
+              }),
+          },
+          { question: 'What colour is your badge?' },
+        ),
+        manager: methodOutput(
+          'A manager confirms the subject from a mailed link; declining fails the case.',
+          {
+            manager_name: z
+              .string()
+              .nullable()
+              .meta({
+                description: 'The manager’s name as given; null when not requested, and after redaction.',
+                examples: ['Mia Manager'],
+              }),
+            manager_email: z
+              .string()
+              .nullable()
+              .meta({
+                description:
+                  'Where the manager’s request was mailed; null when not requested, and after redaction.',
+                examples: ['mia.manager@acme.example'],
+              }),
+          },
+          { manager_name: 'Mia Manager', manager_email: 'mia.manager@acme.example' },
+        ),
+      })
+      .meta({
+        description: 'All six methods, each with whether it was requested and whether it passed.',
+        examples: [EXAMPLE_METHODS],
+      }),
+    notes: z.string().meta({
+      description: 'Your team’s note, as given at creation (empty when none; erased by redaction).',
+      examples: ['Contractor onboarding, badge 42'],
+    }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Why a `failed` case failed: `government_id_rejected`, `selfie_rejected`, `manager_declined`, `custom_question_failed` or `sms_code_failed`; null otherwise.',
+        examples: [null, 'manager_declined'],
+      }),
+    livemode: z.boolean().meta({
+      description: 'False for a case made with a test key (`vouch_test_…`).',
+      examples: [true],
+    }),
     canceled_at: z
       .string()
       .nullable()
-      .meta({ description: 'When the team canceled the case (its status is then `expired`).' }),
-    redacted_at: z.string().nullable().meta({
-      description:
-        'When the subject’s personal data was erased (`POST /v1/cases/{id}/redact/`); the status, ids and results stay.',
-    }),
+      .meta({
+        description: 'When the team canceled the case (its status is then `expired`); null otherwise.',
+        examples: [null],
+      }),
+    redacted_at: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'When the subject’s personal data was erased (`POST /v1/cases/{id}/redact/`); the status, ids and results stay. Null otherwise.',
+        examples: [null],
+      }),
   })
   .meta({ id: 'Case' });
 
 export type CaseWire = z.infer<typeof caseOutput>;
 
+/** A case as the document's examples show it: just opened, its e-mail step done. */
+export const EXAMPLE_CASE_WIRE: CaseWire = {
+  id: EXAMPLE_CASE.id,
+  public_id: EXAMPLE_CASE.publicId,
+  status: 'open',
+  subject_email: EXAMPLE_CASE.subjectEmail,
+  subject_name: 'Jane Doe',
+  created_at: EXAMPLE_CASE.createdAt,
+  expires_at: EXAMPLE_CASE.expiresAt,
+  is_expired: false,
+  verification_url: `https://vouch.example.com/v/${EXAMPLE_CASE.publicId}`,
+  verification_methods: EXAMPLE_METHODS,
+  notes: '',
+  failure_reason: null,
+  livemode: true,
+  canceled_at: null,
+  redacted_at: null,
+};
+
 export const caseListOutput = z
   .object({
-    next: z.string().nullable(),
-    previous: z.string().nullable(),
-    results: z.array(caseOutput),
+    ...pageLinks('/v1/cases/'),
+    results: z.array(caseOutput).meta({
+      description: 'Up to 50 cases, newest first.',
+      examples: [[EXAMPLE_CASE_WIRE]],
+    }),
   })
   .meta({ id: 'CaseList' });
 

@@ -2,9 +2,10 @@ import { and, eq, gt, lt, type SQL } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { events } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { type EventEnvelope, type EventType, eventEnvelope } from '@/server/platform/outbox/record-events';
 import { type KeysetPage, readKeysetPage } from '@/server/platform/pagination';
-import type { ListEventsInput } from './wire';
+import { eventRowId, type ListEventsInput } from './wire';
 
 type EventRow = typeof events.$inferSelect;
 
@@ -46,17 +47,22 @@ export async function listEvents(
 }
 
 /**
- * One event of the team in one mode, or null (another team's event, or the other mode's, is
- * indistinguishable from a missing one).
+ * The event an `evt_…` id names for this team and mode, or 404 NOT_FOUND: an unknown id, another
+ * team's event and a malformed id look the same; the team's other mode's event says so
+ * (notFoundInScope).
  */
-export async function findEventForTeam(
+export async function findTeamEventOrFail(
   db: Queryable,
   scope: DataScope,
-  rowId: string,
-): Promise<EventEnvelope | null> {
-  const [row] = await db
-    .select()
-    .from(events)
-    .where(and(inScope(scope), eq(events.id, rowId)));
-  return row ? toEnvelope(row) : null;
+  wireId: string,
+): Promise<EventEnvelope> {
+  const rowId = eventRowId(wireId);
+  const [row] = rowId
+    ? await db
+        .select()
+        .from(events)
+        .where(and(inScope(scope), eq(events.id, rowId)))
+    : [];
+  if (!row) throw await notFoundInScope(db, events, scope, rowId, { noun: 'event' });
+  return toEnvelope(row);
 }

@@ -1,9 +1,7 @@
-import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { AppError } from '@/server/platform/errors';
-import { findEventForTeam, listEvents } from './list-events';
-import { eventListOutput, eventOutput, eventRowId, listEventsInput } from './wire';
+import { findTeamEventOrFail, listEvents } from './list-events';
+import { eventIdInput, eventListOutput, eventOutput, listEventsInput } from './wire';
 
 const TAGS = ['Events'];
 
@@ -34,12 +32,7 @@ export const eventsRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/events/{id}/', tags: TAGS, summary: 'Get one event' },
     })
-    .input(z.object({ id: z.string() }))
+    .input(eventIdInput)
     .output(eventOutput)
-    .query(async ({ ctx, input }) => {
-      const rowId = eventRowId(input.id);
-      const event = rowId ? await findEventForTeam(ctx.db, ctx.scope, rowId) : null;
-      if (!event) throw new AppError('NOT_FOUND', 'No event with this id.');
-      return event;
-    }),
+    .query(async ({ ctx, input }) => findTeamEventOrFail(ctx.db, ctx.scope, input.id)),
 });

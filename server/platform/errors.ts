@@ -22,7 +22,7 @@ export const APP_ERRORS = {
   TRIAL_EXPIRED: "The team's trial period has ended.",
   INSUFFICIENT_ALLOWANCE: 'The monthly allowance is exhausted and the top-up balance is insufficient.',
   ENDPOINT_LIMIT_REACHED: 'A team can register at most 10 webhook endpoints.',
-  INVALID_URL: 'The webhook URL must use HTTPS on the standard port.',
+  INVALID_URL: 'The webhook URL must use HTTPS on the standard port, to a public host.',
   INVALID_EVENTS: 'Invalid or missing event types.',
   TEST_MODE_ONLY: 'Only a test-mode case (made with a vouch_test_ key) can be simulated.',
   RATE_LIMITED: 'Too many requests.',

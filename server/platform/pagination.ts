@@ -46,8 +46,51 @@ export function decodeCursor(raw: string): Cursor {
       direction: parsed.d === 'n' ? 'next' : 'previous',
     };
   } catch {
-    throw new AppError('VALIDATION_ERROR', 'cursor: not a cursor this API issued');
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'cursor: not a cursor this API issued; follow a page’s next or previous link as given',
+    );
   }
+}
+
+/** The `cursor` parameter of every list, as the OpenAPI document shows it. */
+export const cursorInput = z
+  .string()
+  .max(200)
+  .meta({
+    description:
+      'Where the page starts: leave it out for the first page, then follow `next` or `previous` as given (they carry the cursor and the filters). Opaque: a cursor the API did not issue is refused.',
+    examples: [
+      'eyJ0IjoiMjAyNi0wMS0zMVQwOTowMDowMC4wMDBaIiwiaSI6IjBiOWU0YzVlLTNmMWEtNGQyYi05YzhlLTVhN2Y2ZDJlMWIzYyIsImQiOiJuIn0',
+    ],
+  })
+  .optional();
+
+/** The `next` and `previous` links of every list page, for `path` (`/v1/cases/`…). */
+export function pageLinks(path: string) {
+  const link = (cursor: string) => `https://vouch.example.com${path}?cursor=${cursor}`;
+  return {
+    next: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The URL of the next page (older entries), with the same filters; null on the last page.',
+        examples: [
+          link(
+            'eyJ0IjoiMjAyNi0wMS0zMVQwOTowMDowMC4wMDBaIiwiaSI6IjBiOWU0YzVlLTNmMWEtNGQyYi05YzhlLTVhN2Y2ZDJlMWIzYyIsImQiOiJuIn0',
+          ),
+        ],
+      }),
+    previous: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The URL of the previous page (newer entries), with the same filters; null on the first page.',
+        examples: [null],
+      }),
+  };
 }
 
 /** The two columns a list is ordered by (or their names in an enclosing query). */

@@ -5,8 +5,9 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { readKeysetPage } from '@/server/platform/pagination';
-import { findTeamEndpoint } from './manage-endpoints';
+import { requireEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
 
 /** The scope's conditions on the deliveries table: one team, one mode. */
@@ -30,6 +31,7 @@ export async function listDeliveries(db: Db, scope: DataScope, filters: ListDeli
   );
 }
 
+/** As requireEndpoint, for deliveries. */
 async function requireDelivery(db: Queryable, scope: DataScope, id: string) {
   const [row] = isUuid(id)
     ? await db
@@ -37,7 +39,11 @@ async function requireDelivery(db: Queryable, scope: DataScope, id: string) {
         .from(webhookDeliveries)
         .where(and(inScope(scope), eq(webhookDeliveries.id, id)))
     : [];
-  if (!row) throw new AppError('NOT_FOUND', 'No webhook delivery with this id.');
+  if (!row) {
+    throw await notFoundInScope(db, webhookDeliveries, scope, isUuid(id) ? id : null, {
+      noun: 'webhook delivery',
+    });
+  }
   return row;
 }
 
@@ -111,8 +117,7 @@ export async function recoverDeliveries(
   if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
-  const endpoint = await findTeamEndpoint(db, scope, endpointId);
-  if (!endpoint) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+  const endpoint = await requireEndpoint(db, scope, endpointId);
   return db.transaction(async (tx) => {
     const rows = await tx
       .update(webhookDeliveries)

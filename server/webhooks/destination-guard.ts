@@ -77,6 +77,47 @@ export function literalAddress(url: URL): string | null {
   return isIP(host) === 0 ? null : host;
 }
 
+/**
+ * Domains whose names no public DNS answer can ever come from, so a webhook host under one of them
+ * could only fail: the special-use names of IANA's registry (RFC 6761 and its successors) and
+ * ICANN's `.internal`. Each maps to what it is for, in the words a refusal uses. `example.com`,
+ * `.net` and `.org` are special-use too but are delegated and answer (IANA serves them), so they
+ * are not here; nor are names ICANN has only deferred (`.corp`, `.home`, `.lan`), which are not
+ * reserved for good.
+ */
+const LOCAL_ONLY_DOMAINS: ReadonlyMap<string, string> = new Map([
+  ['localhost', 'this machine itself (RFC 6761)'],
+  ['local', 'multicast DNS on a local network (RFC 6762)'],
+  ['internal', 'private networks (reserved by ICANN in 2024)'],
+  ['test', 'testing, and never delegated (RFC 6761)'],
+  ['invalid', 'names that must never resolve (RFC 6761)'],
+  ['example', 'documentation, and never delegated (RFC 6761)'],
+  ['alt', 'name systems other than DNS (RFC 9476)'],
+  ['onion', 'Tor onion services, reached only through Tor (RFC 7686)'],
+  // RFC 3172: infrastructure only. Every special-use name under it is local: home.arpa (home
+  // networks, RFC 8375), resolver.arpa, service.arpa, ipv4only.arpa, the private reverse zones.
+  ['arpa', 'internet infrastructure, such as home.arpa for home networks (RFC 3172, RFC 8375)'],
+]);
+
+/**
+ * Why a host name can never name a public webhook host, or null: it lies in a domain above, or
+ * it has a single label (`intranet-box`), which only a local resolver's search list completes.
+ * Judged from the name alone, resolving nothing: a lookup at creation would tell a customer which
+ * internal names exist. (The delivery-time guard still resolves every other name.)
+ */
+export function localOnlyHostReason(hostname: string): string | null {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  const last = labels.at(-1) ?? '';
+  const purpose = LOCAL_ONLY_DOMAINS.get(last);
+  if (purpose)
+    return labels.length === 1
+      ? `"${last}" is kept for ${purpose}`
+      : `names under .${last} are kept for ${purpose}`;
+  if (labels.length === 1) return 'a name without a dot is completed by a local network’s resolver only';
+  return null;
+}
+
 /** Where a developer's own machine cannot be reached, what to do instead. */
 const DEVELOP_LOCALLY =
   'webhooks reach public addresses only; to receive them on your own machine, run `npm run listen -- --forward-to http://localhost:PORT/path` with an API key';

@@ -79,6 +79,67 @@ describe('validateEndpointUrl', () => {
       expect(validateEndpointUrl(url, strict)).toBe(new URL(url).toString());
     },
   );
+
+  // Names no public address can ever answer for: refused from the name alone, never resolved.
+  const localOnlyNames = [
+    'https://localhost/hook',
+    'https://LOCALHOST./hook',
+    'https://api.localhost/hook',
+    'https://printer.local/hook',
+    'https://hooks.corp.internal/hook',
+    'https://router.home.arpa/hook',
+    'https://resolver.arpa/hook',
+    'https://hooks.test/hook',
+    'https://no-such-host.invalid/hook',
+    'https://hooks.example/hook',
+    'https://hooks.alt/hook',
+    'https://duckduckgogg42xjoc72x3sjasowoarfbgcmvfimaftt6twagswzczad.onion/hook',
+    'https://intranet-box/hook',
+    'https://com./hook',
+  ];
+  it.each(localOnlyNames)('refuses %s, whose host only a local network could answer for', (url) => {
+    let error: unknown;
+    try {
+      validateEndpointUrl(url, strict);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toEqual(expect.objectContaining({ appCode: 'INVALID_URL' }));
+    const detail = (error as { detail: string }).detail;
+    expect(detail).toMatch(/^url: names a host no public address can answer for \(/);
+    expect(detail).toMatch(/npm run listen -- --forward-to/);
+    expect(detail).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+  });
+
+  it('says why each kind of name is refused, and that no port would help', () => {
+    const detail = (url: string) => {
+      try {
+        validateEndpointUrl(url, strict);
+      } catch (caught) {
+        return (caught as { detail: string }).detail;
+      }
+      return 'accepted';
+    };
+    expect(detail('https://localhost:4000/hook')).toMatch(/"localhost" is kept for this machine itself/);
+    expect(detail('https://printer.local/hook')).toMatch(/names under \.local are kept for multicast DNS/);
+    expect(detail('https://intranet-box/hook')).toMatch(/a name without a dot/);
+  });
+
+  it.each(localOnlyNames)('accepts %s where private networks are allowed', (url) => {
+    expect(validateEndpointUrl(url, { allowPrivateNetworks: true })).toBe(new URL(url).toString());
+  });
+
+  it.each([
+    'https://example.com/hook',
+    'https://hooks.example.org/hook',
+    'https://localhost.example.com/hook',
+    'https://local.acme.io/hook',
+    'https://test.acme.io/hook',
+    'https://hooks.internal.acme.io/hook',
+    'https://xn--bcher-kva.example.net/hook',
+  ])('accepts %s: a public name, whatever words it holds', (url) => {
+    expect(validateEndpointUrl(url, strict)).toBe(new URL(url).toString());
+  });
 });
 
 describe('validateEvents', () => {

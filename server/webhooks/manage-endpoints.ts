@@ -5,8 +5,9 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
-import { literalAddress, refusedAddressReason } from './destination-guard';
+import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
 
@@ -29,7 +30,9 @@ const LOCAL_DEVELOPMENT_HINT =
 
 /**
  * HTTPS on the standard port, a host, no credentials in the URL, and, if the host is an IP
- * address, a public one. Host names are checked at delivery time, on the address they resolve to.
+ * address, a public one; a host name that can never be public (localhost, `.local`, `.internal`,
+ * a name without a dot…) is refused from the name alone. Other host names are checked at delivery
+ * time, on the address they resolve to.
  */
 export function validateEndpointUrl(raw: string | undefined, policy: EndpointPolicy): string {
   if (raw === undefined || raw.length > 2048)
@@ -43,22 +46,33 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
   if (url.protocol !== 'https:') {
     throw new AppError('INVALID_URL', `url: must use https. ${LOCAL_DEVELOPMENT_HINT}`);
   }
-  if (url.port !== '' && !policy.allowPrivateNetworks) {
-    throw new AppError(
-      'INVALID_URL',
-      `url: must use the standard HTTPS port (443). ${LOCAL_DEVELOPMENT_HINT}`,
-    );
-  }
   if (url.username || url.password) throw new AppError('INVALID_URL', 'url: must not contain credentials.');
   if (!url.hostname) throw new AppError('INVALID_URL', 'url: must name a host.');
-  const address = literalAddress(url);
-  if (address !== null && !policy.allowPrivateNetworks && refusedAddressReason(address) !== null) {
-    // The address is not repeated back: the caller knows what they sent.
-    throw new AppError(
-      'INVALID_URL',
-      'url: points to a private, loopback or otherwise non-public address; webhooks can only reach ' +
-        `public internet addresses. ${LOCAL_DEVELOPMENT_HINT}`,
-    );
+  // The host before the port: `https://localhost:4000/` is told that no port would do.
+  if (!policy.allowPrivateNetworks) {
+    const address = literalAddress(url);
+    if (address !== null && refusedAddressReason(address) !== null) {
+      // The address is not repeated back: the caller knows what they sent.
+      throw new AppError(
+        'INVALID_URL',
+        'url: points to a private, loopback or otherwise non-public address; webhooks can only reach ' +
+          `public internet addresses. ${LOCAL_DEVELOPMENT_HINT}`,
+      );
+    }
+    const localOnly = address === null ? localOnlyHostReason(url.hostname) : null;
+    if (localOnly !== null) {
+      throw new AppError(
+        'INVALID_URL',
+        `url: names a host no public address can answer for (${localOnly}); webhooks can only reach ` +
+          `public internet addresses. ${LOCAL_DEVELOPMENT_HINT}`,
+      );
+    }
+    if (url.port !== '') {
+      throw new AppError(
+        'INVALID_URL',
+        `url: must use the standard HTTPS port (443). ${LOCAL_DEVELOPMENT_HINT}`,
+      );
+    }
   }
   return url.toString();
 }
@@ -82,18 +96,23 @@ function inScope(scope: DataScope) {
   return and(eq(webhookEndpoints.teamId, scope.teamId), eq(webhookEndpoints.livemode, scope.livemode));
 }
 
-export async function findTeamEndpoint(db: Queryable, scope: DataScope, id: string) {
-  if (!isUuid(id)) return null;
-  const [row] = await db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(inScope(scope), eq(webhookEndpoints.id, id)));
-  return row ?? null;
-}
-
-async function requireEndpoint(db: Queryable, scope: DataScope, id: string) {
-  const row = await findTeamEndpoint(db, scope, id);
-  if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
+/**
+ * The endpoint `id` names for this team and mode, or 404 NOT_FOUND: an unknown id, another team's
+ * endpoint and a malformed id look the same; the team's other mode's endpoint says so
+ * (notFoundInScope).
+ */
+export async function requireEndpoint(db: Queryable, scope: DataScope, id: string) {
+  const [row] = isUuid(id)
+    ? await db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(inScope(scope), eq(webhookEndpoints.id, id)))
+    : [];
+  if (!row) {
+    throw await notFoundInScope(db, webhookEndpoints, scope, isUuid(id) ? id : null, {
+      noun: 'webhook endpoint',
+    });
+  }
   return row;
 }
 

@@ -17,8 +17,10 @@ import {
 import {
   createEndpointInput,
   deliveryDetailOutput,
+  deliveryIdInput,
   deliveryListOutput,
   deliveryOutput,
+  endpointIdInput,
   endpointListOutput,
   endpointOutput,
   endpointWithSecretOutput,
@@ -32,7 +34,6 @@ import {
 } from './wire';
 
 const TAGS = ['Webhooks'];
-const byId = z.object({ id: z.string() });
 
 function policy(ctx: { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
   return { allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
@@ -48,7 +49,7 @@ export const webhooksRouter = router({
         path: '/webhooks/endpoints/',
         tags: TAGS,
         summary: 'Create a webhook endpoint',
-        description: `HTTPS on port 443 only (INVALID_URL); \`events\` lists one or more of ${CASE_EVENT_TYPES.join(', ')} (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.`,
+        description: `HTTPS on port 443, to a public host (INVALID_URL: a private address, or a name only a local network knows such as localhost or *.internal, is refused; run \`npm run listen\` to receive events on your own machine); \`events\` lists one or more of ${CASE_EVENT_TYPES.join(', ')} (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.`,
         successDescription: 'The endpoint with its signing secret (201).',
       },
     })
@@ -76,7 +77,7 @@ export const webhooksRouter = router({
     .meta({
       openapi: { method: 'GET', path: '/webhooks/endpoints/{id}/', tags: TAGS, summary: 'Get one endpoint' },
     })
-    .input(byId)
+    .input(endpointIdInput)
     .output(endpointOutput)
     .query(async ({ ctx, input }) => toEndpointWire(await getEndpoint(ctx.db, ctx.scope, input.id))),
 
@@ -115,7 +116,7 @@ export const webhooksRouter = router({
         summary: 'Delete an endpoint',
       },
     })
-    .input(byId)
+    .input(endpointIdInput)
     .output(z.null())
     .mutation(async ({ ctx, input }) => {
       await auditedChange(
@@ -141,7 +142,7 @@ export const webhooksRouter = router({
           'The previous secret stops being used at once; the new one is returned as `secret`, once.',
       },
     })
-    .input(byId)
+    .input(endpointIdInput)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
       const row = await auditedChange(
@@ -164,7 +165,7 @@ export const webhooksRouter = router({
         successDescription: 'The queued delivery (202).',
       },
     })
-    .input(byId)
+    .input(endpointIdInput)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
       toDeliveryWire(
@@ -229,7 +230,7 @@ export const webhooksRouter = router({
         summary: 'Get one delivery with its attempts',
       },
     })
-    .input(byId)
+    .input(deliveryIdInput)
     .output(deliveryDetailOutput)
     .query(async ({ ctx, input }) => {
       const { delivery, attempts } = await getDelivery(ctx.db, ctx.scope, input.id);
@@ -247,7 +248,7 @@ export const webhooksRouter = router({
         successDescription: 'The delivery, queued for an attempt now (202).',
       },
     })
-    .input(byId)
+    .input(deliveryIdInput)
     .output(deliveryOutput)
     .mutation(async ({ ctx, input }) =>
       toDeliveryWire(

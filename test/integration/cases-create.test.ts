@@ -421,6 +421,24 @@ describe('status codes and error bodies', () => {
     expect((misspelt.body as { detail: string }).detail).toBe(
       'verification_methods: unknown method "emial" (did you mean "email"?); the methods are email, sms, government_id, selfie, custom_question, manager',
     );
+    const guessed = await api.post('/v1/cases/', {
+      subject_email: 'a@example.test',
+      subject_phone: '+14155550100',
+      verification_methods: { sms: true },
+    });
+    expectError(guessed, 422, 'VALIDATION_ERROR');
+    expect((guessed.body as { detail: string }).detail).toBe(
+      'unknown field "subject_phone": the subject types their phone number on the verification page, so none is sent here; request "sms": true in verification_methods',
+    );
+    const listed = await api.post('/v1/cases/', [{ subject_email: 'a@example.test' }]);
+    expectError(listed, 422, 'VALIDATION_ERROR');
+    expect((listed.body as { detail: string }).detail).toBe(
+      'The request body must be a JSON object, such as {"subject_email": "jane@acme.example"}, not a list.',
+    );
+    const wrongType = await api.post('/v1/cases/', { ...valid, verification_methods: ['email'] });
+    expect((wrongType.body as { detail: string }).detail).toBe(
+      'verification_methods: must be an object naming each method to request, such as {"email": true, "sms": true}',
+    );
   });
 
   it.each([

@@ -373,6 +373,14 @@ describe('webhooks from the console', () => {
       events: [],
     });
     expect(noEvents.error?.data?.appCode).toBe('INVALID_EVENTS');
+    // A name only a local network could answer for is refused here as by the API.
+    const local = await ownerA.mutate('console.webhooks.create', {
+      url: 'https://localhost/hook',
+      events: ['case.closed'],
+    });
+    expect(local.status).toBe(422);
+    expect(local.error?.data?.appCode).toBe('INVALID_URL');
+    expect(local.error?.message).toMatch(/no public address can answer for .*`npm run listen/);
 
     const created = await ownerA.mutate<{ id: string; secret: string }>('console.webhooks.create', {
       url: 'https://hooks.example.com/x',
@@ -398,6 +406,13 @@ describe('webhooks from the console', () => {
     });
     expect(rotated.data?.secret).toMatch(/^whsec_/);
     expect(rotated.data?.secret).not.toBe(created.data?.secret);
+
+    const moved = await ownerA.mutate('console.webhooks.update', {
+      id: endpointId,
+      url: 'https://printer.local/hook',
+    });
+    expect(moved.status).toBe(422);
+    expect(moved.error?.data?.appCode).toBe('INVALID_URL');
   });
 
   it('a viewer reads endpoints and deliveries but cannot change, test, reveal or retry', async () => {

@@ -83,6 +83,12 @@ function check(req: FuzzRequest, res: ApiResponse): void {
   if (req.method === 'HEAD' || res.status === 204) return;
   expect(res.headers.get('content-type'), context).toMatch(/^application\/json/);
   if (res.status >= 400) expectErrorShape(res);
+  // Refusals speak plain words, never the validator's own.
+  if (res.status === 422) {
+    expect((res.body as { detail: string }).detail, context).not.toMatch(
+      /expected|received|Invalid option|Invalid input|Too (big|small)|Unrecognized key/,
+    );
+  }
   // A success is a JSON object: not null, not an array, not text that failed to parse.
   else expect(Object.prototype.toString.call(res.body), context).toBe('[object Object]');
 }

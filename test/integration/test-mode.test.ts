@@ -10,7 +10,6 @@ import { verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox } from '@/db/schema';
-import { REST_ROUTES } from '@/server/api/rest/routes';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
@@ -163,34 +162,80 @@ describe('test mode', () => {
       live: { case: liveCase.id, endpoint: liveEndpoint.id, delivery: liveDelivery, event: liveEvent.id },
       test: { case: testCase.id, endpoint: testEndpoint.id, delivery: testDelivery, event: testEvent.id },
     };
-    // Every published route that names one resource: the owner's mode finds it, the other mode
-    // answers 404 (a GET first: the other mode must not be able to change anything either).
-    const idRoutes = REST_ROUTES.filter((route) => route.path.includes('{id}'));
-    expect(idRoutes.length).toBeGreaterThanOrEqual(10);
+    // Every route of the published document that names one resource: the owner's mode finds it;
+    // the same team's other mode answers 404 saying where the id belongs and which key to use; a
+    // stranger (another team, either mode) gets the plain 404 an unknown id gets, so the answer
+    // tells nothing about other teams' ids. A GET first on each path: nobody else may change
+    // anything either.
+    const document = await live.get<{ paths: Record<string, Record<string, unknown>> }>('/v1/openapi.json');
+    const idRoutes = Object.entries(document.body.paths).flatMap(([path, item]) =>
+      path.includes('{id}')
+        ? Object.keys(item).map((method) => ({ path, method: method.toUpperCase() }))
+        : [],
+    );
+    expect(idRoutes.length).toBeGreaterThanOrEqual(14);
+    const stranger = await createTeam(
+      database.db,
+      { name: 'Strangers', adminEmail: 'a@strangers.test' },
+      systemClock,
+    );
+    const strangers = {
+      live: apiClient(app.baseUrl, stranger.key.token),
+      test: apiClient(app.baseUrl, stranger.testKey.token),
+    };
+    const unknownIds = {
+      case: crypto.randomUUID(),
+      endpoint: crypto.randomUUID(),
+      delivery: crypto.randomUUID(),
+      event: `evt_${crypto.randomUUID()}`,
+    };
+    const nouns = {
+      case: 'case',
+      event: 'event',
+      delivery: 'webhook delivery',
+      endpoint: 'webhook endpoint',
+    };
     for (const [own, other, client, otherClient] of [
       ['live', 'test', live, test],
       ['test', 'live', test, live],
     ] as const) {
       for (const route of idRoutes) {
-        const kind = route.path.startsWith('/cases/')
+        const kind = route.path.startsWith('/v1/cases/')
           ? 'case'
-          : route.path.startsWith('/events/')
+          : route.path.startsWith('/v1/events/')
             ? 'event'
-            : route.path.startsWith('/webhooks/deliveries/')
+            : route.path.startsWith('/v1/webhooks/deliveries/')
               ? 'delivery'
               : 'endpoint';
-        const path = `/v1${route.path.replace('{id}', ids[own][kind])}`;
         const body = route.path.endsWith('/recover/')
           ? { since: new Date(Date.now() - 3_600_000).toISOString() }
           : route.path.endsWith('/simulate/')
             ? { action: 'expire' }
             : {};
-        const res = await otherClient.request(
-          route.method,
-          path,
-          route.method === 'GET' || route.method === 'DELETE' ? {} : { body },
+        const ask = (asker: Api, id: string) =>
+          asker.request<{ code: string; detail: string }>(
+            route.method,
+            route.path.replace('{id}', id),
+            route.method === 'GET' || route.method === 'DELETE' ? {} : { body },
+          );
+        const context = `${other} key on ${own} ${route.method} ${route.path}`;
+        const res = await ask(otherClient, ids[own][kind]);
+        expect(res.status, `${context}: ${res.text}`).toBe(404);
+        expect(res.body.code).toBe('NOT_FOUND');
+        expect(res.body.detail, context).toBe(
+          `No ${nouns[kind]} with this id in ${other} mode: it belongs to this team’s ${own} mode. ` +
+            `Ask with a ${own} key (vouch_${own}_…), or turn ${other === 'live' ? 'on' : 'off'} the console’s Test data switch.`,
         );
-        expect(res.status, `${other} key on ${own} ${route.method} ${route.path}: ${res.text}`).toBe(404);
+        const unknown = await ask(strangers.live, unknownIds[kind]);
+        expect(unknown.status, `unknown id on ${route.method} ${route.path}: ${unknown.text}`).toBe(404);
+        expect(unknown.body.detail).toBe(`No ${nouns[kind]} with this id.`);
+        for (const mode of ['live', 'test'] as const) {
+          const foreign = await ask(strangers[mode], ids[own][kind]);
+          expect(foreign.status, `another team's ${mode} key on ${own} ${route.method} ${route.path}`).toBe(
+            404,
+          );
+          expect(foreign.body).toEqual(unknown.body);
+        }
       }
       // The owner still sees each of them, unchanged.
       expect((await client.get<CaseWire>(`/v1/cases/${ids[own].case}/`)).body.status).toBe('open');
@@ -528,9 +573,13 @@ describe('the console', () => {
     expect((await owner.query<{ mode: string }>('console.session.me')).data?.mode).toBe('test');
     expect(await listed()).toEqual([testCase.id]);
     expect((await owner.query<Endpoint[]>('console.webhooks.list')).data).toEqual([]);
-    expect((await owner.query('console.cases.get', { id: liveCase.id })).error?.data?.appCode).toBe(
-      'NOT_FOUND',
+    const liveCaseFromTest = await owner.query('console.cases.get', { id: liveCase.id });
+    expect(liveCaseFromTest.error?.data?.appCode).toBe('NOT_FOUND');
+    expect(liveCaseFromTest.error?.message).toMatch(
+      /^No case with this id in test mode: it belongs to this team’s live mode\. .* turn off the console’s Test data switch\.$/,
     );
+    const liveEndpointFromTest = await owner.query('console.webhooks.get', { id: liveEndpoint.id });
+    expect(liveEndpointFromTest.error?.message).toMatch(/^No webhook endpoint with this id in test mode: /);
     // Endpoints made from the console in test mode are test endpoints: the live key cannot see them.
     const made = await owner.mutate<Endpoint>('console.webhooks.create', {
       url: receiver.url('/switch-test'),

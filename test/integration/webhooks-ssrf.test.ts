@@ -98,8 +98,10 @@ describe('SSRF protection', () => {
     expect((await api.delete(`/v1/webhooks/endpoints/${ok.body.id}/`)).status).toBe(204);
   });
 
+  // Names no public address can answer for never get that far now (below); an endpoint stored
+  // before they were refused, and any name whose DNS answer points inward, meet the delivery guard.
   it('refuses a host name that resolves to loopback, checked at delivery time, without naming the address', async () => {
-    const attempt = await pingAttempt('https://localhost/hook');
+    const attempt = await pingAttempt('https://example.com/hook', 'https://localhost/hook');
     expect(attempt.error).toBe(UNREACHABLE_HOST_MESSAGE);
     expect(attempt.error).toMatch(/^could not reach a public address .* run `npm run listen -- --forward-to/);
     expectNoAddress(attempt.error);
@@ -108,10 +110,11 @@ describe('SSRF protection', () => {
   });
 
   it('tells a name that resolves privately from one that does not resolve in no way a customer can see', async () => {
-    // Both are accepted at create (host names are judged where they resolve, at delivery).
-    const resolvesPrivately = await pingAttempt('https://localhost/hook');
+    // Both stored past create's check of names (as endpoints saved before it were): at delivery a
+    // host name is judged where it resolves.
+    const resolvesPrivately = await pingAttempt('https://example.com/hook', 'https://localhost/hook');
     // .invalid never resolves (RFC 6761): the resolver answers ENOTFOUND.
-    const doesNotResolve = await pingAttempt('https://no-such-host.invalid/hook');
+    const doesNotResolve = await pingAttempt('https://example.com/hook', 'https://no-such-host.invalid/hook');
     const visible = ({ error, last_error, response_status }: Attempt & { last_error: string | null }) => ({
       error,
       last_error,
@@ -181,6 +184,39 @@ describe('SSRF protection', () => {
     expectNoAddress(patched.body.detail);
     const unchanged = await api.get<{ url: string }>(path);
     expect(unchanged.body.url).toBe('https://example.com/hook');
+    await api.delete(path);
+  });
+
+  it.each([
+    'https://localhost/hook',
+    'https://hooks.localhost/hook',
+    'https://printer.local/hook',
+    'https://billing.corp.internal/hook',
+    'https://nas.home.arpa/hook',
+    'https://hooks.test/hook',
+    'https://no-such-host.invalid/hook',
+    'https://hooks.example/hook',
+    'https://intranet-box/hook',
+  ])('refuses %s at create and update from its name alone, pointing to listen', async (url) => {
+    const created = await api.post<{ code: string; detail: string }>('/v1/webhooks/endpoints/', {
+      url,
+      events: ['case.created'],
+    });
+    expect(created.status, created.text).toBe(422);
+    expect(created.body.code).toBe('INVALID_URL');
+    expect(created.body.detail).toMatch(/^url: names a host no public address can answer for/);
+    expect(created.body.detail).toMatch(/npm run listen -- --forward-to/);
+
+    const ok = await api.post<{ id: string }>('/v1/webhooks/endpoints/', {
+      url: 'https://example.com/hook',
+      events: ['case.created'],
+    });
+    expect(ok.status).toBe(201);
+    const path = `/v1/webhooks/endpoints/${ok.body.id}/`;
+    const patched = await api.patch<{ code: string; detail: string }>(path, { url });
+    expect(patched.status, patched.text).toBe(422);
+    expect(patched.body.detail).toBe(created.body.detail);
+    expect((await api.get<{ url: string }>(path)).body.url).toBe('https://example.com/hook');
     await api.delete(path);
   });
 

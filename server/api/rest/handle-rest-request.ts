@@ -4,6 +4,7 @@ import { isClientGone, toWireError, type WireError } from '@/server/api/error-ta
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
 import { createRequestContext, type RequestContext } from '@/server/api/trpc/context';
 import { appRouter } from '@/server/api/trpc/root';
+import { bodyNotAnObjectMessage } from '@/server/api/validation-messages';
 import { env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
 import { errorFields, logger } from '@/server/platform/logger';
@@ -61,6 +62,14 @@ function openApiRequest(incoming: Request, pathname: string, bytes: Uint8Array |
             code: 'PARSE_ERROR',
             message: 'Failed to parse request body',
             cause: body.cause,
+          });
+        }
+        const notAnObject = body.value === undefined ? null : bodyNotAnObjectMessage(body.value);
+        if (notAnObject) {
+          throw new TRPCError({
+            code: 'UNPROCESSABLE_CONTENT',
+            message: notAnObject,
+            cause: new AppError('VALIDATION_ERROR', notAnObject),
           });
         }
         return body.value;

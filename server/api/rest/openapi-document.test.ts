@@ -91,4 +91,85 @@ describe('the OpenAPI document', () => {
     const event = document.components?.schemas?.Event as { oneOf: { $ref: string }[] };
     expect(event.oneOf).toHaveLength(EVENT_TYPES.length);
   });
+
+  /**
+   * Every property of every request and response schema (the events and webhooks included), and
+   * every parameter, wherever it sits in the document: its path and what it lacks.
+   */
+  function undocumented(): string[] {
+    const missing: string[] = [];
+    const hasExample = (node: Record<string, unknown>) =>
+      node.example !== undefined || (Array.isArray(node.examples) && node.examples.length > 0);
+    const visit = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) visit(item, `${where}/${i}`);
+        return;
+      }
+      if (typeof node !== 'object' || node === null) return;
+      const object = node as Record<string, unknown>;
+      if (typeof object.in === 'string' && typeof object.name === 'string') {
+        const schema = (object.schema ?? {}) as Record<string, unknown>;
+        const lacks = [
+          ...(object.description ? [] : ['description']),
+          ...(hasExample(object) || hasExample(schema) ? [] : ['example']),
+        ];
+        if (lacks.length > 0)
+          missing.push(`${where} (${object.in} ${object.name}): no ${lacks.join(', no ')}`);
+      }
+      if (typeof object.properties === 'object' && object.properties !== null) {
+        for (const [name, property] of Object.entries(
+          object.properties as Record<string, Record<string, unknown>>,
+        )) {
+          const lacks = [
+            ...(property.description ? [] : ['description']),
+            ...(hasExample(property) ? [] : ['example']),
+          ];
+          if (lacks.length > 0) missing.push(`${where}/properties/${name}: no ${lacks.join(', no ')}`);
+        }
+      }
+      for (const [key, value] of Object.entries(object)) {
+        // Error examples are whole answers, not schemas; response headers are documented apart.
+        if (key === 'examples' && !Array.isArray(value)) continue;
+        visit(value, `${where}/${key}`);
+      }
+    };
+    visit(document.paths, '#/paths');
+    visit(document.webhooks, '#/webhooks');
+    visit(document.components?.schemas, '#/components/schemas');
+    return missing;
+  }
+
+  it('describes every request and response property and every parameter, each with an example', () => {
+    expect(undocumented()).toEqual([]);
+  });
+
+  it('gives examples that their own schemas accept', async () => {
+    const { default: Ajv2020 } = await import('ajv/dist/2020');
+    const { default: addFormats } = await import('ajv-formats');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'doc', components: document.components }, 'doc');
+    const wrong: string[] = [];
+    const visit = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const object = node as Record<string, unknown>;
+      if (
+        Array.isArray(object.examples) &&
+        (object.type !== undefined || object.anyOf || object.enum || object.$ref)
+      ) {
+        const schema = JSON.parse(JSON.stringify(object).replaceAll('"#/components/', '"doc#/components/'));
+        delete schema.examples;
+        const validate = ajv.compile(schema);
+        for (const example of object.examples) {
+          if (!validate(example))
+            wrong.push(`${where}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+      for (const [key, value] of Object.entries(object)) visit(value, `${where}/${key}`);
+    };
+    visit(document.paths, '#/paths');
+    visit(document.webhooks, '#/webhooks');
+    visit(document.components?.schemas, '#/components/schemas');
+    expect(wrong).toEqual([]);
+  });
 });

@@ -24,9 +24,19 @@ const ERROR_SCHEMA = {
   type: 'object',
   required: ['error', 'detail', 'code'],
   properties: {
-    error: { type: 'string', description: 'The code in lower case.' },
-    detail: { type: 'string', description: 'What went wrong, in words a person can act on.' },
-    code: { type: 'string', enum: Object.keys(ERROR_TABLE) },
+    error: { type: 'string', description: 'The code in lower case.', examples: ['validation_error'] },
+    detail: {
+      type: 'string',
+      description:
+        'What went wrong, in words a person can act on: show it to one, and quote the Request-Id to support.',
+      examples: ['subject_email: required'],
+    },
+    code: {
+      type: 'string',
+      enum: Object.keys(ERROR_TABLE),
+      description: 'What went wrong, for your code to act on: each operation lists the codes it can answer.',
+      examples: ['VALIDATION_ERROR'],
+    },
   },
   additionalProperties: false,
 };
@@ -116,7 +126,16 @@ function errorResponse(status: number, codes: AppErrorCode[]): Schema {
         schema: {
           allOf: [
             { $ref: '#/components/schemas/Error' },
-            { type: 'object', properties: { code: { enum: codes } } },
+            {
+              type: 'object',
+              properties: {
+                code: {
+                  enum: codes,
+                  description: `The codes this status carries here: ${codes.join(', ')}.`,
+                  examples: [codes[0]],
+                },
+              },
+            },
           ],
         },
         examples: Object.fromEntries(
@@ -147,14 +166,25 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   required: false,
   description:
     'Makes retries safe: a repeat within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of a second case. 1 to 64 printable characters; scoped to the team and mode.',
-  schema: { type: 'string', minLength: 1, maxLength: 64 },
+  schema: { type: 'string', minLength: 1, maxLength: 64, examples: ['onboarding-42'] },
 };
 
 const DESCRIPTION = `Workforce identity verification.
 
 Authenticate every request except \`GET /v1/ping\` with \`Authorization: Bearer <key>\`: a \`vouch_live_…\` key for real cases, a \`vouch_test_…\` key for test mode (nothing charged, nothing sent, cases closed with \`POST /v1/cases/{id}/simulate/\`). Bodies are JSON; paths end with a slash (except \`/v1/ping\`).
 
-Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation; a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.`;
+Every error is \`{"error", "detail", "code"}\` with the HTTP status and code listed under each operation (an id of your team's other mode answers 404 with a detail saying so and which key finds it); a method a path does not have answers 405 \`METHOD_NOT_ALLOWED\` with an \`Allow\` header. Reads are limited to 120 and writes to 30 per minute per team and mode (\`X-RateLimit-*\` on every answer); every answer carries a \`Request-Id\`.`;
+
+/**
+ * A parameter with its schema's description on the parameter itself, where renderers look: the
+ * generator unwraps an optional query field, so what the zod schema says reaches only `schema`.
+ */
+function describedParameter(parameter: Schema): Schema {
+  const schema = parameter.schema as Schema | undefined;
+  if (parameter.description || typeof schema?.description !== 'string') return parameter;
+  const { description, ...rest } = schema;
+  return { ...parameter, description, schema: rest };
+}
 
 /**
  * The document clients download from /v1/openapi.json and /docs renders: trpc-to-openapi's paths,
@@ -220,7 +250,10 @@ function generateDocument(baseUrl: string): OpenAPIObject {
     paths[`/v1${route.path}`] = item;
     item[method] = {
       ...rest,
-      parameters: [...(operation.parameters ?? []), ...(route.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
+      parameters: [
+        ...(operation.parameters ?? []).map(describedParameter),
+        ...(route.idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+      ],
       ...(route.authenticated ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       responses,
     };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_DATA, EVENT_TYPES } from '@/server/events/wire';
+import { EVENT_DATA, EVENT_TYPES, EXAMPLE_EVENT_ID } from '@/server/events/wire';
 
 type Schema = Record<string, unknown>;
 type EventType = (typeof EVENT_TYPES)[number];
@@ -35,38 +35,75 @@ export function webhookEventSchemas(): Record<string, Schema> {
       required: ['id', 'type', 'created_at', 'livemode', 'data'],
       additionalProperties: false,
       properties: {
-        id: { type: 'string', pattern: '^evt_', description: 'The event’s id (`evt_…`).' },
-        type: { type: 'string', const: type },
-        created_at: { type: 'string', format: 'date-time' },
-        livemode: { type: 'boolean', description: '`false` for a test-mode event.' },
-        data: { $ref: `#/components/schemas/${stem}Data` },
+        id: {
+          type: 'string',
+          pattern: '^evt_',
+          description: 'The event’s id (`evt_…`): the same in every delivery of it and in the events API.',
+          examples: [EXAMPLE_EVENT_ID],
+        },
+        type: { type: 'string', const: type, description: 'The event type.', examples: [type] },
+        created_at: {
+          type: 'string',
+          format: 'date-time',
+          description: 'When it happened (ISO 8601, UTC).',
+          examples: ['2026-01-31T09:00:00.000Z'],
+        },
+        livemode: { type: 'boolean', description: '`false` for a test-mode event.', examples: [true] },
+        data: {
+          $ref: `#/components/schemas/${stem}Data`,
+          description: EVENT_DATA[type].meta()?.description,
+          examples: [exampleData(EVENT_DATA[type])],
+        },
       },
     };
   }
   return schemas;
 }
 
+/**
+ * An example of a `data` object: each field's first example, as the schemas below describe it
+ * (so the example and the schema cannot disagree).
+ */
+function exampleData(schema: z.ZodObject): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, field]) => [
+      name,
+      (field.meta()?.examples as unknown[] | undefined)?.[0],
+    ]),
+  );
+}
+
+const EXAMPLE_DELIVERY_ID = '01946b2a-7c3f-7a10-8b2c-4d5e6f7a8b9c';
+
 /** The headers every delivery carries (server/webhooks/signature.ts signs them). */
 const DELIVERY_HEADERS: Schema[] = [
   {
     name: 'webhook-id',
     description: 'The delivery’s id; the same on every attempt of one delivery (use it to drop repeats).',
+    example: EXAMPLE_DELIVERY_ID,
   },
   {
     name: 'webhook-timestamp',
     description: 'When this attempt was signed (Unix time, seconds). Refuse attempts far from your clock.',
+    example: '1769850000',
   },
   {
     name: 'webhook-signature',
     description:
       '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks: `standardwebhooks` verifies it).',
+    example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
   },
   {
     name: 'X-Service-Signature',
     description: '`sha256=` and the hex HMAC-SHA256 of the exact body, keyed with the whole secret string.',
+    example: 'sha256=6f1ed002ab5595859014ebf0951522d9f8d6b9a5c1e5e8c7a3bd0d3f5a3b4c21',
   },
-  { name: 'X-Service-Event', description: 'The event type.' },
-  { name: 'X-Service-Delivery', description: 'The delivery’s id (equal to `webhook-id`).' },
+  { name: 'X-Service-Event', description: 'The event type.', example: 'case.closed' },
+  {
+    name: 'X-Service-Delivery',
+    description: 'The delivery’s id (equal to `webhook-id`).',
+    example: EXAMPLE_DELIVERY_ID,
+  },
 ].map((header) => ({ in: 'header', required: true, schema: { type: 'string' }, ...header }));
 
 /**

@@ -18,7 +18,17 @@ const healthRouter = router({
       },
     })
     .input(z.object({}))
-    .output(z.object({ status: z.literal('ok'), time: z.string() }))
+    .output(
+      z.object({
+        status: z
+          .literal('ok')
+          .meta({ description: 'Always `ok` when the service answers.', examples: ['ok'] }),
+        time: z.string().meta({
+          description: 'The service’s clock (ISO 8601, UTC).',
+          examples: ['2026-01-31T09:00:00.000Z'],
+        }),
+      }),
+    )
     .query(({ ctx }) => ({ status: 'ok' as const, time: ctx.clock().toISOString() })),
 });
 
