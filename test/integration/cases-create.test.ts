@@ -436,6 +436,7 @@ describe('status codes and error bodies', () => {
       'The request body must be a JSON object, such as {"subject_email": "jane@acme.example"}, not a list.',
     );
     const wrongType = await api.post('/v1/cases/', { ...valid, verification_methods: ['email'] });
+    expectError(wrongType, 422, 'VALIDATION_ERROR');
     expect((wrongType.body as { detail: string }).detail).toBe(
       'verification_methods: must be an object naming each method to request, such as {"email": true, "sms": true}',
     );
