@@ -266,6 +266,51 @@ describe('test mode', () => {
       expect(events.map((e) => e.id)).not.toContain(other.event);
       expect(new Set(events.map((e) => e.livemode))).toEqual(new Set([own === ids.live]));
     }
+
+    // The control for the 404s above: on every one of those routes the owning mode finds the id
+    // (whatever it then answers, never 404 and never a server error). Reads first; the routes that
+    // end a resource's life (cancel, redact, delete) last, so each earlier one meets it alive.
+    const lastOrder = (route: { path: string; method: string }) =>
+      route.method === 'GET'
+        ? 0
+        : route.method === 'DELETE'
+          ? 4
+          : route.path.endsWith('/redact/')
+            ? 3
+            : route.path.endsWith('/cancel/')
+              ? 2
+              : 1;
+    const ownerAnswers: string[] = [];
+    for (const [own, client] of [
+      ['live', live],
+      ['test', test],
+    ] as const) {
+      for (const route of [...idRoutes].sort((a, b) => lastOrder(a) - lastOrder(b))) {
+        const kind = route.path.startsWith('/v1/cases/')
+          ? 'case'
+          : route.path.startsWith('/v1/events/')
+            ? 'event'
+            : route.path.startsWith('/v1/webhooks/deliveries/')
+              ? 'delivery'
+              : 'endpoint';
+        const body = route.path.endsWith('/recover/')
+          ? { since: new Date(Date.now() - 3_600_000).toISOString() }
+          : route.path.endsWith('/simulate/')
+            ? { action: 'expire' }
+            : {};
+        const res = await client.request(
+          route.method,
+          route.path.replace('{id}', ids[own][kind]),
+          route.method === 'GET' || route.method === 'DELETE' ? {} : { body },
+        );
+        const found = res.status !== 404 && res.status < 500;
+        ownerAnswers.push(
+          `${own} key on ${own} ${route.method} ${route.path}: ${found ? 'found' : res.text}`,
+        );
+      }
+    }
+    expect(ownerAnswers).toEqual(ownerAnswers.map((answer) => answer.replace(/: .*$/, ': found')));
+    expect(ownerAnswers).toHaveLength(idRoutes.length * 2);
   });
 
   it('counts no usage and passes no billing gate', async () => {
