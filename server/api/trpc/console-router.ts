@@ -1,10 +1,10 @@
-import { consoleAuditRouter } from '@/server/audit/router';
-import { consoleAuthRouter } from '@/server/auth/console-router';
-import { consoleAccountRouter } from '@/server/billing/console-router';
-import { consoleCasesRouter } from '@/server/cases/console-router';
-import { consoleMailboxRouter } from '@/server/mail/console-router';
-import { consoleTeamRouter } from '@/server/teams/console-router';
-import { consoleWebhooksRouter } from '@/server/webhooks/console-router';
+import { consoleAccountRouter } from '@/server/api/console/routers/account';
+import { consoleAuditRouter } from '@/server/api/console/routers/audit';
+import { consoleCasesRouter } from '@/server/api/console/routers/cases';
+import { consoleMailboxRouter } from '@/server/api/console/routers/mailbox';
+import { consoleAuthRouter } from '@/server/api/console/routers/session';
+import { consoleTeamRouter } from '@/server/api/console/routers/team';
+import { consoleWebhooksRouter } from '@/server/api/console/routers/webhooks';
 import { router } from './init';
 
 /**

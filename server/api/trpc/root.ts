@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { accountRouter } from '@/server/billing/router';
-import { casesRouter } from '@/server/cases/router';
-import { eventsRouter } from '@/server/events/router';
-import { webhooksRouter } from '@/server/webhooks/router';
+import { accountRouter } from '@/server/api/rest/routers/account';
+import { casesRouter } from '@/server/api/rest/routers/cases';
+import { eventsRouter } from '@/server/api/rest/routers/events';
+import { webhooksRouter } from '@/server/api/rest/routers/webhooks';
 import { consoleRouter } from './console-router';
 import { publicProcedure, router } from './init';
 

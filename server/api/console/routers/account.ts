@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { plans } from '@/db/schema';
 import { router, sessionProcedure } from '@/server/api/trpc/init';
-import { dailyCaseCounts } from './daily-case-counts';
-import { readAccount, readUsage } from './read-account';
+import { dailyCaseCounts } from '@/server/billing/daily-case-counts';
+import { readAccount, readUsage } from '@/server/billing/read-account';
 
 export const consoleAccountRouter = router({
   /** Plan, subscription, balance, this period's usage per method, and cases per day. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { router, sessionProcedure } from '@/server/api/trpc/init';
-import { listAudit } from './record-audit';
+import { listAudit } from '@/server/audit/record-audit';
 
 const cursor = z.object({ created_at: z.iso.datetime({ offset: true }), id: z.uuid() });
 

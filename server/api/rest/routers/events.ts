@@ -1,7 +1,7 @@
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { findTeamEventOrFail, listEvents } from './list-events';
-import { eventIdInput, eventListOutput, eventOutput, listEventsInput } from './wire';
+import { findTeamEventOrFail, listEvents } from '@/server/events/list-events';
+import { eventIdInput, eventListOutput, eventOutput, listEventsInput } from '@/server/events/wire';
 
 const TAGS = ['Events'];
 

@@ -3,16 +3,16 @@ import { z } from 'zod';
 import { cases, events, webhookDeliveries } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
+import { caseAudit } from '@/server/cases/audit-entries';
+import { auditedCaseActions } from '@/server/cases/audited-actions';
+import { findCaseForTeam } from '@/server/cases/case-repository';
+import { createCase, prepareCase } from '@/server/cases/create-case';
+import { listCases } from '@/server/cases/list-cases';
+import { resendLinksInput } from '@/server/cases/resend-links';
+import { caseForConsoleRole, eventDataForConsoleRole } from '@/server/cases/subject-link-visibility';
+import { createCaseInput, listCasesInput, toCaseWire } from '@/server/cases/wire';
 import { eventWireId } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
-import { caseAudit } from './audit-entries';
-import { auditedCaseActions } from './audited-actions';
-import { findCaseForTeam } from './case-repository';
-import { createCase, prepareCase } from './create-case';
-import { listCases } from './list-cases';
-import { resendLinksInput } from './resend-links';
-import { caseForConsoleRole, eventDataForConsoleRole } from './subject-link-visibility';
-import { createCaseInput, listCasesInput, toCaseWire } from './wire';
 
 const caseId = z.object({ id: z.string().max(100) });
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { teams } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
-import { MAX_RETENTION_DAYS, updateTeam } from './manage-teams';
+import { MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
 
 /** Retention periods a team may choose, in days; null keeps ended cases until someone erases them. */
 export const retentionDaysInput = z

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { readAccount, readUsage } from './read-account';
+import { readAccount, readUsage } from '@/server/billing/read-account';
 
 const EXAMPLE_TIME = '2026-01-31T09:00:00.000Z';
 

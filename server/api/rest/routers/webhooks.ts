@@ -3,8 +3,8 @@ import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
-import { webhookAudit } from './audit-entries';
-import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from './deliveries';
+import { webhookAudit } from '@/server/webhooks/audit-entries';
+import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -13,7 +13,7 @@ import {
   rotateEndpointSecret,
   sendTestPing,
   updateEndpoint,
-} from './manage-endpoints';
+} from '@/server/webhooks/manage-endpoints';
 import {
   createEndpointInput,
   deliveryDetailOutput,
@@ -31,7 +31,7 @@ import {
   toDeliveryWire,
   toEndpointWire,
   updateEndpointInput,
-} from './wire';
+} from '@/server/webhooks/wire';
 
 const TAGS = ['Webhooks'];
 

@@ -7,8 +7,8 @@ import { deliveryPayloadForConsoleRole } from '@/server/cases/subject-link-visib
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
-import { webhookAudit } from './audit-entries';
-import { getDelivery, listDeliveries, retryDelivery } from './deliveries';
+import { webhookAudit } from '@/server/webhooks/audit-entries';
+import { getDelivery, listDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -17,7 +17,7 @@ import {
   rotateEndpointSecret,
   sendTestPing,
   updateEndpoint,
-} from './manage-endpoints';
+} from '@/server/webhooks/manage-endpoints';
 import {
   createEndpointInput,
   listDeliveriesInput,
@@ -25,7 +25,7 @@ import {
   toDeliveryWire,
   toEndpointWire,
   updateEndpointInput,
-} from './wire';
+} from '@/server/webhooks/wire';
 
 const endpointId = z.object({ id: z.string().max(100) });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { managerProcedure, router } from '@/server/api/trpc/init';
+import { listTeamDevMail } from '@/server/mail/dev-mailbox';
 import { AppError } from '@/server/platform/errors';
-import { listTeamDevMail } from './dev-mailbox';
 
 export const consoleMailboxRouter = router({
   /**

@@ -1,15 +1,13 @@
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { recordAudit } from '@/server/audit/record-audit';
-import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
-import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
-import { caseAudit } from './audit-entries';
-import { auditedCaseActions } from './audited-actions';
-import { findTeamCaseOrFail } from './case-repository';
-import { createCase, prepareCase } from './create-case';
-import { listCases } from './list-cases';
-import { RESEND_LIMITS, resendLinksInput } from './resend-links';
-import { simulateCase, simulateCaseInput } from './simulate-case';
+import { caseAudit } from '@/server/cases/audit-entries';
+import { auditedCaseActions } from '@/server/cases/audited-actions';
+import { findTeamCaseOrFail } from '@/server/cases/case-repository';
+import { createCase, prepareCase } from '@/server/cases/create-case';
+import { listCases } from '@/server/cases/list-cases';
+import { RESEND_LIMITS, resendLinksInput } from '@/server/cases/resend-links';
+import { simulateCase, simulateCaseInput } from '@/server/cases/simulate-case';
 import {
   type CaseWire,
   caseIdInput,
@@ -18,7 +16,9 @@ import {
   createCaseInput,
   listCasesInput,
   toCaseWire,
-} from './wire';
+} from '@/server/cases/wire';
+import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
+import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
 
 export const casesRouter = router({
   create: apiKeyProcedure

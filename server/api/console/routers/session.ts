@@ -13,12 +13,9 @@ import {
   signedInProcedure,
 } from '@/server/api/trpc/init';
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
-import { modeOf } from '@/server/platform/data-scope';
-import { AppError } from '@/server/platform/errors';
-import { liveStandIns } from '@/server/platform/stand-ins';
-import { createApiKey, revokeApiKey } from './api-keys';
-import { consoleAuth, MIN_PASSWORD_LENGTH, signInLinkInPlace } from './console-auth';
-import { confirmCurrentPassword, signedInRecently } from './reauthentication';
+import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { consoleAuth, MIN_PASSWORD_LENGTH, signInLinkInPlace } from '@/server/auth/console-auth';
+import { confirmCurrentPassword, signedInRecently } from '@/server/auth/reauthentication';
 import {
   acceptInvitation,
   acceptInvitationAsNewUser,
@@ -28,7 +25,7 @@ import {
   type PendingInvitation,
   revokeInvitation,
   showInvitation,
-} from './team-invitations';
+} from '@/server/auth/team-invitations';
 import {
   canManage,
   changeMemberRole,
@@ -39,7 +36,10 @@ import {
   readPasswordHash,
   removeMember,
   resolveMembership,
-} from './team-members';
+} from '@/server/auth/team-members';
+import { modeOf } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import { liveStandIns } from '@/server/platform/stand-ins';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
