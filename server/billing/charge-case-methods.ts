@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
+import type { VerificationMethod } from '@/db/schema';
 import { teams } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
-import type { VerificationMethod } from '@/server/verification/methods';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
 import { addUsage, allPrices, lockTeam, planOfTeam, recentUsage } from './queries';
 

@@ -1,9 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
-import { plans, teams, usageCounters } from '@/db/schema';
+import { plans, teams, usageCounters, VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
-import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
 import { billingPeriodAt } from './billing-period';
 
 /**

@@ -1,5 +1,6 @@
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
+import type { VerificationMethod } from '@/db/schema';
 import {
   assertMayCreateCases,
   chargeStatements,
@@ -12,8 +13,8 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import { recordEvent } from '@/server/platform/outbox/record-events';
-import { hashAnswer } from '@/server/verification/custom-answer';
-import { expandRequestedMethods, type VerificationMethod } from '@/server/verification/methods';
+import { hashAnswer } from '@/server/verification/methods/custom-question/answer';
+import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { caseEventData } from './case-event-data';
 import type { CaseRecord } from './case-record';

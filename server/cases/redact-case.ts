@@ -16,6 +16,7 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { expireCase, isActionable } from '@/server/verification/case-state';
+import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { settingString } from '@/server/verification/step-settings';
 import { caseEventData } from './case-event-data';
 import { type CaseRecord, caseScope } from './case-record';
@@ -36,15 +37,14 @@ interface Erasure {
   replacement: string;
 }
 
-/** Every personal value the case holds: the subject's, the manager's, the phone's, the question's. */
+/** Every personal value the case holds: the subject's, and those its methods declare in their steps' settings. */
 function personalValues(record: CaseRecord): Erasure[] {
   const values: Erasure[] = [{ value: record.subjectEmail, replacement: redactedEmail(record.publicId) }];
   const others = [
     record.subjectName,
-    settingString(record, 'manager', 'manager_name'),
-    settingString(record, 'manager', 'manager_email'),
-    settingString(record, 'sms', 'phone_e164'),
-    settingString(record, 'custom_question', 'question'),
+    ...record.steps.flatMap((step) =>
+      METHOD_BY_KEY[step.method].personalSettings.map((key) => settingString(record, step.method, key)),
+    ),
   ];
   for (const value of others) if (value) values.push({ value, replacement: ERASED });
   return values;

@@ -7,16 +7,13 @@ import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { isActionable } from '@/server/verification/case-state';
+import { MAILED_METHODS, type MailedMethod, METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { mergeStepSettings, settingString } from '@/server/verification/step-settings';
 import type { CaseRecord } from './case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
 import { readTeamName } from './queries';
 import { caseIdInput } from './wire';
-
-/** The steps whose link is mailed to someone: the subject's e-mail link, the manager's request. */
-export const MAILED_METHODS = ['email', 'manager'] as const;
-export type MailedMethod = (typeof MAILED_METHODS)[number];
 
 /** At most this many resends per case, and one per interval. */
 export const RESEND_LIMITS = { perCase: 5, intervalSeconds: 60 } as const;
@@ -102,7 +99,9 @@ export async function resendLinks(
     // Spent last, once the resend is sure to go out: a refused resend costs no budget. A live
     // address is counted across teams (it is one person's inbox); test mail never leaves, so test
     // mode counts apart, per team, as its API budgets do.
-    const recipients = methods.map((method) => (method === 'manager' ? managerEmail : record.subjectEmail));
+    const recipients = methods.map((method) =>
+      METHOD_BY_KEY[method].mailsLinkTo === 'manager' ? managerEmail : record.subjectEmail,
+    );
     await limits.consumeAll([
       ['resends_team', budgetKey(scope)],
       ...recipients.flatMap((address) =>

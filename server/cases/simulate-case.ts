@@ -1,17 +1,16 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
+import { VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import { completeSteps, expireCase, failCase, type TransitionResult } from '@/server/verification/case-state';
 import {
-  completeSteps,
-  expireCase,
   FAILURE_REASONS,
   type FailureReason,
-  failCase,
-  type TransitionResult,
-} from '@/server/verification/case-state';
-import { VERIFICATION_METHODS, type VerificationMethod } from '@/server/verification/methods';
+  METHOD_BY_KEY,
+  stepsPassingTogether,
+} from '@/server/verification/methods/registry';
 import type { CaseRecord } from './case-record';
 import { findTeamCaseOrFail } from './case-repository';
 import { caseIdInput } from './wire';
@@ -48,21 +47,6 @@ export const simulateCaseInput = z.strictObject({
 
 export type SimulateCaseInput = z.infer<typeof simulateCaseInput>;
 
-/** What a failed step reports unless the simulation names another reason (e-mail never fails by itself). */
-const DEFAULT_FAILURE_REASONS: Partial<Record<VerificationMethod, FailureReason>> = {
-  government_id: 'government_id_rejected',
-  selfie: 'selfie_rejected',
-  manager: 'manager_declined',
-  custom_question: 'custom_question_failed',
-  sms: 'sms_code_failed',
-};
-
-/** The steps one completion verifies: the ID document and the selfie pass together, as on the page. */
-function stepsCompletedTogether(record: CaseRecord, method: VerificationMethod): VerificationMethod[] {
-  if (method !== 'government_id' && method !== 'selfie') return [method];
-  return record.steps.map((s) => s.method).filter((m) => m === 'government_id' || m === 'selfie');
-}
-
 /**
  * Drives a test-mode case through the same state machine as the subject's pages, so the same
  * events and webhooks follow: complete a step, fail a step (with a reason), or expire the case.
@@ -95,7 +79,9 @@ export async function simulateCase(
     }
   }
   const reason =
-    action === 'fail_step' && method ? (input.failure_reason ?? DEFAULT_FAILURE_REASONS[method]) : undefined;
+    action === 'fail_step' && method
+      ? (input.failure_reason ?? METHOD_BY_KEY[method].failureReason ?? undefined)
+      : undefined;
   if (action === 'fail_step' && !reason) {
     throw new AppError('VALIDATION_ERROR', `failure_reason: required to fail the ${method} step`);
   }
@@ -105,7 +91,15 @@ export async function simulateCase(
     if (action === 'expire') return expireCase(tx, found.id, now, 'timeout');
     const step = method as VerificationMethod;
     if (action === 'complete_step')
-      return completeSteps(tx, found.id, stepsCompletedTogether(found, step), now);
+      return completeSteps(
+        tx,
+        found.id,
+        stepsPassingTogether(
+          found.steps.map((s) => s.method),
+          step,
+        ),
+        now,
+      );
     return failCase(tx, found.id, step, reason as FailureReason, now);
   });
   if (result.changed) return result.record;

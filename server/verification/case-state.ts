@@ -1,11 +1,12 @@
 import { and, eq, exists, gt, lt, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
+import type { VerificationMethod } from '@/db/schema';
 import { caseSteps, cases } from '@/db/schema';
 import { caseEventData, caseExpiredData, type ExpiryReason } from '@/server/cases/case-event-data';
 import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { recordEvent } from '@/server/platform/outbox/record-events';
-import type { VerificationMethod } from './methods';
+import { ATTEMPT_LIMITS, type FailureReason, type GuessedMethod } from './methods/registry';
 
 /**
  * The case state machine: the one place where a case's steps and status change after creation.
@@ -19,21 +20,6 @@ import type { VerificationMethod } from './methods';
  * Every transition locks the case row (SELECT … FOR UPDATE) and records its events in the same
  * transaction, so two steps completing at once serialise: neither is lost and the case closes once.
  */
-
-/** Why a case failed: the `failure_reason` clients read, one per step that can fail a case. */
-export const FAILURE_REASONS = [
-  'government_id_rejected',
-  'selfie_rejected',
-  'manager_declined',
-  'custom_question_failed',
-  'sms_code_failed',
-] as const;
-export type FailureReason = (typeof FAILURE_REASONS)[number];
-
-/** Wrong answers a step tolerates; the attempt that reaches the limit fails the case. */
-export const ATTEMPT_LIMITS = { custom_question: 3, sms: 5 } as const satisfies Partial<
-  Record<VerificationMethod, number>
->;
 
 export type TransitionResult =
   | { changed: true; record: CaseRecord }
@@ -177,7 +163,7 @@ export async function expireCase(
 export async function spendAttempt(
   db: Queryable,
   caseId: string,
-  method: keyof typeof ATTEMPT_LIMITS,
+  method: GuessedMethod,
   now: Date,
 ): Promise<number | null> {
   const limit = ATTEMPT_LIMITS[method];

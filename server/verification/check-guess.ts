@@ -1,12 +1,6 @@
 import type { Db, Tx } from '@/db/client';
-import {
-  ATTEMPT_LIMITS,
-  completeSteps,
-  type FailureReason,
-  failCase,
-  refundAttempt,
-  spendAttempt,
-} from './case-state';
+import { completeSteps, failCase, refundAttempt, spendAttempt } from './case-state';
+import { ATTEMPT_LIMITS, type FailureReason, type GuessedMethod, METHOD_BY_KEY } from './methods/registry';
 
 export type GuessResult =
   | { result: 'verified' }
@@ -19,14 +13,13 @@ export type GuessResult =
  * One guess at a step that limits wrong guesses (custom answer, SMS code). The attempt is spent
  * before the guess is checked (see spendAttempt), so concurrent guesses cannot exceed the limit;
  * a correct guess gets its attempt back and completes the step, the wrong guess that spends the
- * last attempt fails the case.
+ * last attempt fails the case with the method's own failure reason.
  */
 export async function checkGuess(
   db: Db,
   input: {
     caseId: string;
-    method: keyof typeof ATTEMPT_LIMITS;
-    failureReason: FailureReason;
+    method: GuessedMethod;
     now: Date;
     isCorrect: () => Promise<boolean>;
     /** Extra work that commits with the completion (e.g. forgetting a used code). */
@@ -49,7 +42,8 @@ export async function checkGuess(
   }
   const limit = ATTEMPT_LIMITS[method];
   if (attempt >= limit) {
-    await db.transaction((tx) => failCase(tx, caseId, method, input.failureReason, now));
+    const reason = METHOD_BY_KEY[method].failureReason as FailureReason;
+    await db.transaction((tx) => failCase(tx, caseId, method, reason, now));
     return { result: 'failed' };
   }
   return { result: 'wrong', attemptsLeft: limit - attempt };

@@ -1,60 +1,47 @@
 import type { Tx } from '@/db/client';
+import type { VerificationMethod } from '@/db/schema';
 import { verificationUrl } from '@/server/cases/wire';
-import { enqueueMail, type OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
+import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 import { newLinkToken } from './link-tokens';
-import type { VerificationMethod } from './methods';
+import { emailLinkMail } from './methods/email/link-mail';
+import type { LinkMail, NewCaseMailFacts } from './methods/link-mail';
+import { managerLinkMail } from './methods/manager/link-mail';
+import { MAILED_METHODS, type MailedMethod } from './methods/registry';
 
-export function emailLinkUrl(publicId: string, token: string): string {
-  return `${verificationUrl(publicId)}/email/${token}`;
+/** Each method that mails a link (the registry's `mailsLinkTo`), with the mail it sends. */
+const LINK_MAILS: Record<MailedMethod, LinkMail> = {
+  email: emailLinkMail,
+  manager: managerLinkMail,
+};
+
+/** A mailed link: the case's page, the method's path, its token (`/v/<public id>/<method>/<token>`). */
+export function methodLinkUrl(publicId: string, method: MailedMethod, token: string): string {
+  return `${verificationUrl(publicId)}/${method}/${token}`;
 }
 
-export function managerLinkUrl(publicId: string, token: string): string {
-  return `${verificationUrl(publicId)}/manager/${token}`;
-}
-
-/** The raw tokens of a new case's mailed links; only their hashes go into the steps' settings. */
+/** The raw tokens of a case's mailed links; only their hashes go into the steps' settings. */
 export interface VerificationLinks {
   settings: Partial<Record<VerificationMethod, Record<string, string>>>;
-  emailToken: string | null;
-  managerToken: string | null;
+  tokens: Partial<Record<MailedMethod, string>>;
 }
 
 /**
- * Mints the tokens of the links a new case mails (the subject's confirmation link when `email` is
- * requested, the manager's request when `manager` is), before the steps are inserted, so their
- * hashes are written with the steps rather than by a second statement.
+ * Mints a token for the link of each mailed method among `methods`, before the steps are
+ * inserted, so their hashes are written with the steps rather than by a second statement.
  */
-export function issueVerificationLinks(methods: VerificationMethod[]): VerificationLinks {
-  const links: VerificationLinks = { settings: {}, emailToken: null, managerToken: null };
-  if (methods.includes('email')) {
+export function issueVerificationLinks(methods: readonly VerificationMethod[]): VerificationLinks {
+  const links: VerificationLinks = { settings: {}, tokens: {} };
+  for (const method of MAILED_METHODS) {
+    if (!methods.includes(method)) continue;
     const link = newLinkToken();
-    links.emailToken = link.token;
-    links.settings.email = { link_token_hash: link.hash };
-  }
-  if (methods.includes('manager')) {
-    const link = newLinkToken();
-    links.managerToken = link.token;
-    links.settings.manager = { link_token_hash: link.hash };
+    links.tokens[method] = link.token;
+    links.settings[method] = { link_token_hash: link.hash };
   }
   return links;
 }
 
-/** What the mails of a new case say about it. */
-export interface NewCaseMailFacts {
-  caseId: string;
-  publicId: string;
-  /** A test-mode case's mails go to the dev mailbox only. */
-  livemode: boolean;
-  subjectEmail: string;
-  subjectName: string | null;
-  expiresAt: Date;
-  manager: { name: string; email: string } | null;
-  /** Sent again at the team's request: the mails say that the earlier link no longer works. */
-  resent?: boolean;
-}
-
 /**
- * Queues the new case's mails inside the case's own transaction, so no mail leaves for a case that
+ * Queues the case's mails inside the case's own transaction, so no mail leaves for a case that
  * did not commit. Each link carries its own token. The mails are queued together (pipelined on the
  * transaction's connection).
  */
@@ -64,46 +51,12 @@ export async function sendVerificationMails(
   teamName: string,
   links: VerificationLinks,
 ): Promise<void> {
-  const who = facts.subjectName ? `${facts.subjectName} (${facts.subjectEmail})` : facts.subjectEmail;
-  const mails: OutgoingMail[] = [];
-
-  if (links.emailToken) {
-    mails.push({
-      livemode: facts.livemode,
-      caseId: facts.caseId,
-      to: facts.subjectEmail,
-      subject: `${teamName} asks you to verify your identity`,
-      text: [
-        `${teamName} uses Vouch to verify the identity of the people they work with.`,
-        '',
-        'Open this link to confirm your e-mail address and see the remaining steps, if any:',
-        emailLinkUrl(facts.publicId, links.emailToken),
-        '',
-        `The link works once and expires on ${facts.expiresAt.toUTCString()}.`,
-        ...(facts.resent ? ['This link replaces the one we sent earlier, which no longer works.'] : []),
-        'If you did not expect this message, you can ignore it.',
-      ].join('\n'),
-    });
-  }
-
-  if (links.managerToken && facts.manager) {
-    mails.push({
-      livemode: facts.livemode,
-      caseId: facts.caseId,
-      to: facts.manager.email,
-      subject: `Please confirm ${who} for ${teamName}`,
-      text: [
-        `Hello ${facts.manager.name},`,
-        '',
-        `${teamName} is verifying the identity of ${who} and named you as their manager.`,
-        'Open this link to confirm that you know this person, or to decline:',
-        managerLinkUrl(facts.publicId, links.managerToken),
-        '',
-        `The request expires on ${facts.expiresAt.toUTCString()}.`,
-        ...(facts.resent ? ['This link replaces the one we sent earlier, which no longer works.'] : []),
-      ].join('\n'),
-    });
-  }
-
+  const mails = MAILED_METHODS.flatMap((method) => {
+    const token = links.tokens[method];
+    const mail = token
+      ? LINK_MAILS[method](facts, teamName, methodLinkUrl(facts.publicId, method, token))
+      : null;
+    return mail ? [mail] : [];
+  });
   await Promise.all(mails.map((mail) => enqueueMail(tx, mail)));
 }

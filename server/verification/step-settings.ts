@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
+import type { VerificationMethod } from '@/db/schema';
 import { caseSteps } from '@/db/schema';
 import type { CaseRecord } from '@/server/cases/case-record';
-import type { VerificationMethod } from './methods';
 
 export function stepOf(record: CaseRecord, method: VerificationMethod) {
   return record.steps.find((s) => s.method === method);

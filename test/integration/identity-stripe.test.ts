@@ -10,7 +10,7 @@ import type { RedirectIdentityProvider } from '@/server/platform/providers/ident
 import { createStripeIdentityProvider } from '@/server/platform/providers/identity/stripe-identity-provider';
 import { VendorError } from '@/server/platform/providers/vendor-copy';
 import { createTeam } from '@/server/teams/manage-teams';
-import { startIdentitySession, syncIdentitySession } from '@/server/verification/identity-step';
+import { startIdentitySession, syncIdentitySession } from '@/server/verification/methods/government-id/step';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
 

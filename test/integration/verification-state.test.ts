@@ -10,9 +10,13 @@ import { createSimulatedIdentityProvider } from '@/server/platform/providers/ide
 import { createTeam } from '@/server/teams/manage-teams';
 import { completeSteps, failCase, spendAttempt } from '@/server/verification/case-state';
 import { checkGuess } from '@/server/verification/check-guess';
-import { answerCustomQuestion } from '@/server/verification/custom-question-step';
-import { submitIdentityUploads } from '@/server/verification/identity-step';
-import { checkSmsCode, SMS_RESEND_INTERVAL_SECONDS, sendSmsCode } from '@/server/verification/sms-step';
+import { answerCustomQuestion } from '@/server/verification/methods/custom-question/step';
+import { submitIdentityUploads } from '@/server/verification/methods/government-id/step';
+import {
+  checkSmsCode,
+  SMS_RESEND_INTERVAL_SECONDS,
+  sendSmsCode,
+} from '@/server/verification/methods/sms/step';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 let database: TestDatabase;
@@ -215,7 +219,6 @@ describe('case state machine', () => {
         checkGuess(database.db, {
           caseId: record.id,
           method: 'custom_question',
-          failureReason: 'custom_question_failed',
           now,
           isCorrect: async () => {
             compared++;

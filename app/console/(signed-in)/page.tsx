@@ -3,16 +3,8 @@
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
+import { methodLabel } from '@/server/verification/methods/registry';
 import { RetentionSettings } from './retention-settings';
-
-const METHOD_NAMES: Record<string, string> = {
-  email: 'E-mail',
-  sms: 'SMS',
-  government_id: 'Government ID',
-  selfie: 'Selfie',
-  custom_question: 'Custom question',
-  manager: 'Manager',
-};
 
 const STATUS_WORDS: Record<string, string> = {
   trialing: 'Trial',
@@ -113,7 +105,7 @@ export default function UsagePage() {
             {data.usage.map((u) => (
               <li key={u.method}>
                 <div className="c-meter-label">
-                  <span>{METHOD_NAMES[u.method] ?? u.method}</span>
+                  <span>{methodLabel(u.method)}</span>
                   <span className="c-muted">
                     {u.included_used} of {u.allowed} included ({u.percent_used}%)
                     {u.topup_used > 0
@@ -123,7 +115,7 @@ export default function UsagePage() {
                 </div>
                 <meter
                   className="c-meter"
-                  aria-label={`${METHOD_NAMES[u.method] ?? u.method} allowance used`}
+                  aria-label={`${methodLabel(u.method)} allowance used`}
                   min={0}
                   max={Math.max(u.allowed, 1)}
                   value={u.included_used}

@@ -4,7 +4,7 @@ import { cases } from '@/db/schema';
 import { toWireError } from '@/server/api/error-table';
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
 import { errorFields, logger } from '@/server/platform/logger';
-import { syncIdentitySession } from '@/server/verification/identity-step';
+import { syncIdentitySession } from '@/server/verification/methods/government-id/step';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,8 +1,8 @@
+import type { VerificationMethod } from '@/db/schema';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
-import { ATTEMPT_LIMITS } from '@/server/verification/case-state';
 import { CSRF_FIELD, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
-import type { VerificationMethod } from '@/server/verification/methods';
+import { ATTEMPT_LIMITS, failureText } from '@/server/verification/methods/registry';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { type Html, html } from './html';
 import { documentHtml } from './respond';
@@ -24,14 +24,6 @@ const STATE_TEXT: Record<string, string> = {
   verified: 'Done',
   failed: 'Not confirmed',
   ended: 'Not done',
-};
-
-const FAILURE_TEXT: Record<string, string> = {
-  government_id_rejected: 'your ID document could not be confirmed',
-  selfie_rejected: 'your selfie did not match the photo on your ID',
-  manager_declined: 'your manager declined the request',
-  custom_question_failed: 'the security question was answered wrongly too many times',
-  sms_code_failed: 'the text message code was entered wrongly too many times',
 };
 
 /** "jane.doe@example.com" → "j•••@example.com": enough to recognise, little to anyone else with the link. */
@@ -193,7 +185,7 @@ function summary(status: string, found: VerificationCase): Html {
     case 'closed':
       return html`<p class="summary">All steps are done. ${team} has been told. You can close this page.</p>`;
     case 'failed':
-      return html`<p class="summary">Verification could not be completed: ${FAILURE_TEXT[found.record.failureReason ?? ''] ?? 'a step failed'}. Please contact ${team}.</p>`;
+      return html`<p class="summary">Verification could not be completed: ${failureText(found.record.failureReason) ?? 'a step failed'}. Please contact ${team}.</p>`;
     case 'expired':
       if (found.record.canceledAt) {
         return html`<p class="summary">${team} canceled this verification, so there is nothing left for you to do. If you did not expect that, contact ${team}.</p>`;

@@ -1,4 +1,4 @@
-import { TEST_MODE_SMS_CODE } from '@/server/verification/sms-step';
+import { TEST_MODE_SMS_CODE } from '@/server/verification/methods/sms/step';
 import { type Html, html } from './html';
 
 /**

@@ -4,17 +4,10 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
+import { CHOSEN_METHODS } from '@/server/verification/methods/registry';
 
 /** The methods a helpdesk agent picks from (a government ID check brings the selfie with it). */
-const METHODS = [
-  ['email', 'E-mail link'],
-  ['sms', 'Text message code'],
-  ['government_id', 'Government ID and selfie'],
-  ['custom_question', 'A question only they can answer'],
-  ['manager', 'Confirmation by their manager'],
-] as const;
-
-type Method = (typeof METHODS)[number][0];
+type Method = (typeof CHOSEN_METHODS)[number]['key'];
 
 /**
  * A case opened from the console, for the helpdesk: a caller asks for a password reset, the agent
@@ -64,7 +57,7 @@ export function NewCaseForm() {
       <input id="case-name" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
       <fieldset className="c-fieldset">
         <legend>How they prove who they are</legend>
-        {METHODS.map(([method, label]) => (
+        {CHOSEN_METHODS.map(({ key: method, choice: label }) => (
           <label key={method} className="c-check">
             <input
               type="checkbox"

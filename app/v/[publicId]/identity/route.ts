@@ -11,7 +11,7 @@ import type {
   UploadedImage,
   UploadIdentityProvider,
 } from '@/server/platform/providers/identity/identity-provider';
-import { MAX_IMAGE_BYTES, submitIdentityUploads } from '@/server/verification/identity-step';
+import { MAX_IMAGE_BYTES, submitIdentityUploads } from '@/server/verification/methods/government-id/step';
 
 export const dynamic = 'force-dynamic';
 

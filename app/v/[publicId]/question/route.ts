@@ -1,7 +1,7 @@
 import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
 import { caseRoute, clockNow, database, field, readProtectedForm } from '@/app/v/_ui/route-kit';
-import { answerCustomQuestion } from '@/server/verification/custom-question-step';
+import { answerCustomQuestion } from '@/server/verification/methods/custom-question/step';
 
 export const dynamic = 'force-dynamic';
 

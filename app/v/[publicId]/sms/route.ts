@@ -1,7 +1,7 @@
 import { type NoticeCode, withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
 import { caseRoute, clockNow, database, field, providers, readProtectedForm } from '@/app/v/_ui/route-kit';
-import { checkSmsCode, sendSmsCode } from '@/server/verification/sms-step';
+import { checkSmsCode, sendSmsCode } from '@/server/verification/methods/sms/step';
 import { settingString } from '@/server/verification/step-settings';
 
 export const dynamic = 'force-dynamic';

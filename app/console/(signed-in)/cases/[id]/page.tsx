@@ -7,6 +7,7 @@ import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
+import { methodLabel } from '@/server/verification/methods/registry';
 
 /** How often an open case is read again, so the page follows the subject without a reload. */
 const LIVE_REFRESH_MS = 2_000;
@@ -114,15 +115,6 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
   );
 }
 
-const METHOD_NAMES: Record<string, string> = {
-  email: 'E-mail',
-  sms: 'SMS',
-  government_id: 'Government ID',
-  selfie: 'Selfie',
-  custom_question: 'Custom question',
-  manager: 'Manager',
-};
-
 export default function CasePage() {
   const { id } = useParams<{ id: string }>();
   const detail = useLoad(() => api.cases.get.query({ id }), id);
@@ -200,8 +192,7 @@ export default function CasePage() {
               .filter(([, m]) => m.requested)
               .map(([method, m]) => (
                 <li key={method}>
-                  <strong>{METHOD_NAMES[method] ?? method}</strong>:{' '}
-                  {m.verified ? 'verified' : 'not verified yet'}
+                  <strong>{methodLabel(method)}</strong>: {m.verified ? 'verified' : 'not verified yet'}
                 </li>
               ))}
           </ul>
@@ -212,9 +203,7 @@ export default function CasePage() {
             {data.events.map((e) => (
               <li key={e.id}>
                 <time dateTime={e.created_at}>{formatInstant(e.created_at)}</time> <code>{e.type}</code>
-                {typeof e.data.method === 'string'
-                  ? ` (${METHOD_NAMES[e.data.method] ?? e.data.method})`
-                  : ''}
+                {typeof e.data.method === 'string' ? ` (${methodLabel(e.data.method)})` : ''}
               </li>
             ))}
           </ol>

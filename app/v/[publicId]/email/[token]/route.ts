@@ -2,7 +2,7 @@ import { renderEmailConfirmPage } from '@/app/v/_ui/email-confirm-page';
 import { noticeFor, withNotice } from '@/app/v/_ui/notices';
 import { htmlResponse, notFoundPage, seeOther } from '@/app/v/_ui/respond';
 import { clockNow, csrfFor, database, loadCase, pageRoute, readProtectedForm } from '@/app/v/_ui/route-kit';
-import { confirmEmailLink, emailLinkState } from '@/server/verification/email-step';
+import { confirmEmailLink, emailLinkState } from '@/server/verification/methods/email/step';
 
 export const dynamic = 'force-dynamic';
 

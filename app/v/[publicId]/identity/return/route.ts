@@ -2,7 +2,7 @@ import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
 import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
 import { errorFields, logger } from '@/server/platform/logger';
-import { syncIdentitySession } from '@/server/verification/identity-step';
+import { syncIdentitySession } from '@/server/verification/methods/government-id/step';
 
 export const dynamic = 'force-dynamic';
 

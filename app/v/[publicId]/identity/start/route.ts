@@ -3,7 +3,7 @@ import { seeOther } from '@/app/v/_ui/respond';
 import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
 import { env } from '@/server/platform/env';
 import { errorFields, logger } from '@/server/platform/logger';
-import { startIdentitySession } from '@/server/verification/identity-step';
+import { startIdentitySession } from '@/server/verification/methods/government-id/step';
 
 export const dynamic = 'force-dynamic';
 

@@ -10,7 +10,7 @@ import {
   pageRoute,
   readProtectedForm,
 } from '@/app/v/_ui/route-kit';
-import { decideManagerRequest, managerTokenValid } from '@/server/verification/manager-step';
+import { decideManagerRequest, managerTokenValid } from '@/server/verification/methods/manager/step';
 
 export const dynamic = 'force-dynamic';
 

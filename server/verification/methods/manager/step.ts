@@ -1,8 +1,8 @@
 import type { Db } from '@/db/client';
 import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
-import { completeSteps, failCase } from './case-state';
-import { linkTokenMatches } from './link-tokens';
-import { settingString, stepOf } from './step-settings';
+import { completeSteps, failCase } from '@/server/verification/case-state';
+import { linkTokenMatches } from '@/server/verification/link-tokens';
+import { settingString, stepOf } from '@/server/verification/step-settings';
 
 /** Whether the manager's link (its own token) belongs to this case's manager step. */
 export function managerTokenValid(found: VerificationCase, token: string): boolean {

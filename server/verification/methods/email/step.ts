@@ -1,9 +1,9 @@
 import type { Db } from '@/db/client';
 import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
-import { completeSteps } from './case-state';
-import { linkTokenMatches } from './link-tokens';
-import { mergeStepSettings, settingString, stepOf } from './step-settings';
+import { completeSteps } from '@/server/verification/case-state';
+import { linkTokenMatches } from '@/server/verification/link-tokens';
+import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 
 export type EmailLinkResult = 'verified' | 'already_verified' | 'invalid' | 'closed';
 

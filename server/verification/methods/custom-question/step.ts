@@ -1,8 +1,8 @@
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { checkGuess, type GuessResult } from './check-guess';
-import { answerMatches } from './custom-answer';
-import { settingString } from './step-settings';
+import { checkGuess, type GuessResult } from '@/server/verification/check-guess';
+import { settingString } from '@/server/verification/step-settings';
+import { answerMatches } from './answer';
 
 /** The subject's answer to the team's question: normalised, compared with the scrypt hash in constant time. */
 export async function answerCustomQuestion(
@@ -18,7 +18,6 @@ export async function answerCustomQuestion(
   return checkGuess(db, {
     caseId: record.id,
     method: 'custom_question',
-    failureReason: 'custom_question_failed',
     now,
     isCorrect: () => answerMatches(answer, { hash, salt }),
   });

@@ -8,8 +8,13 @@ import type {
   UploadIdentityProvider,
 } from '@/server/platform/providers/identity/identity-provider';
 import { storableText } from '@/server/platform/storable-text';
-import { completeSteps, failCase, isActionable, type TransitionResult } from './case-state';
-import { mergeStepSettings, settingString, stepOf } from './step-settings';
+import {
+  completeSteps,
+  failCase,
+  isActionable,
+  type TransitionResult,
+} from '@/server/verification/case-state';
+import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 
 /** Largest picture accepted from a phone camera. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

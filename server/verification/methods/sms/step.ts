@@ -6,9 +6,9 @@ import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { keepVendorCopy } from '@/server/cases/vendor-copies';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
-import { isActionable } from './case-state';
-import { checkGuess, type GuessResult } from './check-guess';
-import { mergeStepSettings, settingString, stepOf } from './step-settings';
+import { isActionable } from '@/server/verification/case-state';
+import { checkGuess, type GuessResult } from '@/server/verification/check-guess';
+import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 
 export const SMS_CODE_TTL_SECONDS = 600;
 /** A new code (to the same or another number) at most every 30 s, and 5 in all per case. */
@@ -119,7 +119,6 @@ export async function checkSmsCode(
   return checkGuess(db, {
     caseId: record.id,
     method: 'sms',
-    failureReason: 'sms_code_failed',
     now,
     isCorrect: async () =>
       timingSafeEqual(Buffer.from(codeHash(code, salt), 'hex'), Buffer.from(hash, 'hex')),

@@ -1,0 +1,16 @@
+import type { MethodDefinition } from '@/server/verification/methods/definition';
+
+/** A question the team sets, answered on the page; the answer is kept only as a hash. */
+export const customQuestionMethod = {
+  key: 'custom_question',
+  label: 'Custom question',
+  choice: 'A question only they can answer',
+  failureReason: 'custom_question_failed',
+  failureText: 'the security question was answered wrongly too many times',
+  attemptLimit: 3,
+  adds: [],
+  passesWith: [],
+  mailsLinkTo: null,
+  takesPictures: false,
+  personalSettings: ['question'],
+} as const satisfies MethodDefinition;

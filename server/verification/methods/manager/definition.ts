@@ -1,0 +1,16 @@
+import type { MethodDefinition } from '@/server/verification/methods/definition';
+
+/** The subject's manager, mailed a link, confirms they know the person (or declines). */
+export const managerMethod = {
+  key: 'manager',
+  label: 'Manager',
+  choice: 'Confirmation by their manager',
+  failureReason: 'manager_declined',
+  failureText: 'your manager declined the request',
+  attemptLimit: null,
+  adds: [],
+  passesWith: [],
+  mailsLinkTo: 'manager',
+  takesPictures: false,
+  personalSettings: ['manager_name', 'manager_email'],
+} as const satisfies MethodDefinition;

@@ -1,0 +1,91 @@
+import type { VerificationMethod } from '@/db/schema/values';
+import { customQuestionMethod } from './custom-question/definition';
+import type { MethodDefinition } from './definition';
+import { emailMethod } from './email/definition';
+import { governmentIdMethod } from './government-id/definition';
+import { managerMethod } from './manager/definition';
+import { selfieMethod } from './selfie/definition';
+import { smsMethod } from './sms/definition';
+
+/**
+ * The verification methods, in the order of the database's value list (db/schema/values.ts; a test
+ * holds the two together): the one list that creation, simulation, redaction, resend, the pages
+ * and the console iterate. Adding a method: see the README's "Adding a verification method".
+ */
+export const METHODS = [
+  emailMethod,
+  smsMethod,
+  governmentIdMethod,
+  selfieMethod,
+  customQuestionMethod,
+  managerMethod,
+] as const satisfies readonly MethodDefinition[];
+
+type Declared = (typeof METHODS)[number];
+
+export const METHOD_BY_KEY: Record<VerificationMethod, MethodDefinition> = Object.fromEntries(
+  METHODS.map((m): [VerificationMethod, MethodDefinition] => [m.key, m]),
+) as Record<VerificationMethod, MethodDefinition>;
+
+/** Why a case failed: the `failure_reason` clients read, one per step that can fail a case. */
+export type FailureReason = NonNullable<Declared['failureReason']>;
+export const FAILURE_REASONS = METHODS.flatMap((m) => (m.failureReason ? [m.failureReason] : [])) as [
+  FailureReason,
+  ...FailureReason[],
+];
+
+/** The steps that take guesses (an answer, a code), with the wrong guesses each tolerates. */
+export type GuessedMethod = Extract<Declared, { attemptLimit: number }>['key'];
+export const ATTEMPT_LIMITS = Object.fromEntries(
+  METHODS.flatMap((m) => (m.attemptLimit === null ? [] : [[m.key, m.attemptLimit]])),
+) as Record<GuessedMethod, number>;
+
+/** The steps whose link is mailed when the case opens, and mailed again on resend. */
+export type MailedMethod = Extract<Declared, { mailsLinkTo: 'subject' | 'manager' }>['key'];
+export const MAILED_METHODS = METHODS.flatMap((m) => (m.mailsLinkTo ? [m.key] : [])) as [
+  MailedMethod,
+  ...MailedMethod[],
+];
+
+/** The methods a team chooses from, with the words the console offers them in. */
+export const CHOSEN_METHODS = METHODS.flatMap((m) => (m.choice ? [{ key: m.key, choice: m.choice }] : []));
+
+/** Whether any of these steps has the subject hand over pictures. */
+export function takesPictures(methods: readonly VerificationMethod[]): boolean {
+  return methods.some((method) => METHOD_BY_KEY[method].takesPictures);
+}
+
+/**
+ * The methods a case actually runs: what the client asked for, plus what each adds (the selfie
+ * whenever the government ID is asked, to match the face against the document's photo).
+ */
+export function expandRequestedMethods(
+  requested: Partial<Record<VerificationMethod, boolean>>,
+): VerificationMethod[] {
+  const chosen = new Set<VerificationMethod>();
+  for (const method of METHODS) {
+    if (requested[method.key] !== true) continue;
+    chosen.add(method.key);
+    for (const added of method.adds) chosen.add(added);
+  }
+  return METHODS.map((m) => m.key).filter((key) => chosen.has(key));
+}
+
+/** The steps of a case one completion of `method` verifies (the ID check passes ID and selfie). */
+export function stepsPassingTogether(
+  requested: readonly VerificationMethod[],
+  method: VerificationMethod,
+): VerificationMethod[] {
+  const together = new Set<VerificationMethod>([method, ...METHOD_BY_KEY[method].passesWith]);
+  return requested.filter((m) => together.has(m));
+}
+
+/** How the console names a method (a key it does not know is shown as it is). */
+export function methodLabel(key: string): string {
+  return METHOD_BY_KEY[key as VerificationMethod]?.label ?? key;
+}
+
+/** What the subject's page says a failure reason means, or null for one no method declares. */
+export function failureText(reason: string | null): string | null {
+  return METHODS.find((m) => m.failureReason === reason)?.failureText ?? null;
+}

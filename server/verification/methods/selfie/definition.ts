@@ -1,0 +1,16 @@
+import type { MethodDefinition } from '@/server/verification/methods/definition';
+
+/** A selfie matched against the ID document's photo, in the same check as the document. */
+export const selfieMethod = {
+  key: 'selfie',
+  label: 'Selfie',
+  choice: null,
+  failureReason: 'selfie_rejected',
+  failureText: 'your selfie did not match the photo on your ID',
+  attemptLimit: null,
+  adds: [],
+  passesWith: ['government_id'],
+  mailsLinkTo: null,
+  takesPictures: true,
+  personalSettings: [],
+} as const satisfies MethodDefinition;
