@@ -13,7 +13,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import { recordEvent } from '@/server/platform/outbox/record-events';
-import { hashAnswer } from '@/server/verification/methods/custom-question/answer';
+import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { caseEventData } from './case-event-data';
@@ -24,24 +24,6 @@ import type { CreateCaseInput } from './wire';
 export interface CreateCaseDeps {
   clock: Clock;
   caseTtlSeconds: number;
-}
-
-async function stepSettings(
-  input: CreateCaseInput,
-): Promise<Partial<Record<VerificationMethod, Record<string, unknown>>>> {
-  const settings: Partial<Record<VerificationMethod, Record<string, unknown>>> = {};
-  if (input.custom_question_text !== undefined && input.custom_question_answer !== undefined) {
-    const answer = await hashAnswer(input.custom_question_answer);
-    settings.custom_question = {
-      question: input.custom_question_text,
-      answer_hash: answer.hash,
-      answer_salt: answer.salt,
-    };
-  }
-  if (input.manager_name !== undefined && input.manager_email !== undefined) {
-    settings.manager = { manager_name: input.manager_name, manager_email: input.manager_email };
-  }
-  return settings;
 }
 
 /**
@@ -146,6 +128,6 @@ export async function prepareCase(input: CreateCaseInput): Promise<PreparedCase>
   return {
     input,
     methods: expandRequestedMethods(input.verification_methods),
-    settings: await stepSettings(input),
+    settings: await settingsAtCreation(input),
   };
 }

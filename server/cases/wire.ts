@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
 import { env } from '@/server/platform/env';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
+import { emailAddress, requiredText } from '@/server/platform/text-fields';
+import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
 import type { CaseRecord, CaseStatus } from './case-record';
 
 /**
@@ -9,8 +11,6 @@ import type { CaseRecord, CaseStatus } from './case-record';
  * the first REST request (so `"false"` would read as true); a literal union is left alone.
  */
 export const jsonBoolean = z.union([z.literal(true), z.literal(false)], { error: 'must be true or false' });
-
-const email = z.email().max(254);
 
 /** The sample values the OpenAPI document shows, the same wherever a case appears. */
 export const EXAMPLE_CASE = {
@@ -29,16 +29,9 @@ export const caseIdInput = z.object({
     examples: [EXAMPLE_CASE.id],
   }),
 });
-const requiredText = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
-
 export const createCaseInput = z
   .strictObject({
-    subject_email: email.meta({
+    subject_email: emailAddress.meta({
       description:
         'The person to verify: their verification link is mailed here, and opening it proves the `email` step. At most 254 characters.',
       examples: [EXAMPLE_CASE.subjectEmail],
@@ -78,45 +71,19 @@ export const createCaseInput = z
           'Your team’s own note about the case (at most 2,000 characters); the subject never sees it.',
         examples: ['Contractor onboarding, badge 42'],
       }),
-    custom_question_text: requiredText(500)
-      .meta({
-        description:
-          'With `custom_question`: the question the subject answers on the verification page (at most 500 characters).',
-        examples: ['What colour is your badge?'],
-      })
-      .optional(),
-    custom_question_answer: requiredText(200)
-      .meta({
-        description:
-          'With `custom_question`: the answer to accept, compared without regard to case and spacing. Stored only as a hash and never returned; three wrong answers fail the case.',
-        examples: ['Blue'],
-      })
-      .optional(),
-    manager_name: requiredText(200)
-      .meta({
-        description: 'With `manager`: the name of the manager who confirms the subject.',
-        examples: ['Mia Manager'],
-      })
-      .optional(),
-    manager_email: email.optional().meta({
-      description:
-        'With `manager`: where the manager’s request is mailed; confirming passes the step, declining fails the case.',
-      examples: ['mia.manager@acme.example'],
-    }),
+    // Each method's own fields (a custom question's text and answer, the manager's name and address).
+    ...METHOD_CREATE_FIELDS,
   })
   .superRefine(
     (body, ctx) => {
       const methods = body.verification_methods;
-      const dependents = [
-        ['custom_question', ['custom_question_text', 'custom_question_answer']],
-        ['manager', ['manager_name', 'manager_email']],
-      ] as const;
-      for (const [method, fields] of dependents) {
+      for (const [method, fields] of CREATE_FIELDS_BY_METHOD) {
         for (const field of fields) {
-          if (methods[method] === true && body[field] === undefined) {
+          const value = body[field as keyof typeof body];
+          if (methods[method] === true && value === undefined) {
             ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
           }
-          if (methods[method] !== true && body[field] !== undefined) {
+          if (methods[method] !== true && value !== undefined) {
             ctx.addIssue({
               code: 'custom',
               path: [field],
