@@ -1,9 +1,14 @@
 import { z } from 'zod';
-import { CASE_STATUSES, VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
+import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { env } from '@/server/platform/env';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { emailAddress, requiredText } from '@/server/platform/text-fields';
 import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
+import {
+  EXAMPLE_VERIFICATION_METHODS,
+  verificationMethodsOutput,
+  verificationMethodsWire,
+} from '@/server/verification/methods/outputs';
 import type { CaseRecord, CaseStatus } from './case-record';
 
 /**
@@ -145,32 +150,6 @@ export const listCasesInput = z.strictObject({
 
 export type ListCasesInput = z.infer<typeof listCasesInput>;
 
-const methodState = {
-  requested: z.boolean().meta({ description: 'Whether the case asked for this step.', examples: [true] }),
-  verified: z.boolean().meta({ description: 'Whether the subject has passed this step.', examples: [false] }),
-};
-
-const EXAMPLE_METHODS = {
-  email: { requested: true, verified: true },
-  sms: { requested: true, verified: false, phone_last4: null },
-  government_id: { requested: false, verified: false },
-  selfie: { requested: false, verified: false },
-  custom_question: { requested: false, verified: false, question: null },
-  manager: { requested: false, verified: false, manager_name: null, manager_email: null },
-};
-
-/** One method's state, described and exemplified. */
-function methodOutput<T extends z.ZodRawShape>(
-  description: string,
-  extra: T,
-  example: Record<string, unknown>,
-) {
-  return z.object({ ...methodState, ...extra }).meta({
-    description,
-    examples: [{ requested: true, verified: false, ...example }],
-  });
-}
-
 export const caseOutput = z
   .object({
     id: z.uuid().meta({
@@ -216,77 +195,7 @@ export const caseOutput = z
         'The subject’s page, `{VERIFY_URL_BASE}/v/<public_id>`: where they take the steps that need no link of their own. Opening it proves nothing; the `email` step is proven only by the link mailed to the subject.',
       examples: [`https://vouch.example.com/v/${EXAMPLE_CASE.publicId}`],
     }),
-    verification_methods: z
-      .object({
-        email: methodOutput(
-          'The link mailed to subject_email; opening it and pressing its button passes the step.',
-          {},
-          {},
-        ),
-        sms: methodOutput(
-          'A 6-digit code texted to the number the subject types on the page (valid 10 minutes; 5 wrong codes fail the case).',
-          {
-            phone_last4: z
-              .string()
-              .nullable()
-              .meta({
-                description:
-                  'The last four digits of the number the subject typed; null until they type one, and after redaction.',
-                examples: ['0100'],
-              }),
-          },
-          { phone_last4: '0100' },
-        ),
-        government_id: methodOutput(
-          'An ID document checked by the identity provider; it passes together with `selfie`, and its name becomes subject_name.',
-          {},
-          {},
-        ),
-        selfie: methodOutput(
-          'A selfie matched against the ID document (added whenever `government_id` is requested).',
-          {},
-          {},
-        ),
-        custom_question: methodOutput(
-          'A question the subject answers on the page (3 wrong answers fail the case).',
-          {
-            question: z
-              .string()
-              .nullable()
-              .meta({
-                description:
-                  'The question asked (the answer is never returned); null when not requested, and after redaction.',
-                examples: ['What colour is your badge?'],
-              }),
-          },
-          { question: 'What colour is your badge?' },
-        ),
-        manager: methodOutput(
-          'A manager confirms the subject from a mailed link; declining fails the case.',
-          {
-            manager_name: z
-              .string()
-              .nullable()
-              .meta({
-                description: 'The manager’s name as given; null when not requested, and after redaction.',
-                examples: ['Mia Manager'],
-              }),
-            manager_email: z
-              .string()
-              .nullable()
-              .meta({
-                description:
-                  'Where the manager’s request was mailed; null when not requested, and after redaction.',
-                examples: ['mia.manager@acme.example'],
-              }),
-          },
-          { manager_name: 'Mia Manager', manager_email: 'mia.manager@acme.example' },
-        ),
-      })
-      .meta({
-        description: 'All six methods, each with whether it was requested and whether it passed.',
-        examples: [EXAMPLE_METHODS],
-      }),
+    verification_methods: verificationMethodsOutput,
     notes: z.string().meta({
       description: 'Your team’s note, as given at creation (empty when none; erased by redaction).',
       examples: ['Contractor onboarding, badge 42'],
@@ -334,7 +243,7 @@ export const EXAMPLE_CASE_WIRE: CaseWire = {
   expires_at: EXAMPLE_CASE.expiresAt,
   is_expired: false,
   verification_url: `https://vouch.example.com/v/${EXAMPLE_CASE.publicId}`,
-  verification_methods: EXAMPLE_METHODS,
+  verification_methods: EXAMPLE_VERIFICATION_METHODS as CaseWire['verification_methods'],
   notes: '',
   failure_reason: null,
   livemode: true,
@@ -363,15 +272,6 @@ export function effectiveStatus(record: CaseRecord, now: Date): CaseStatus {
 }
 
 export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
-  const step = (m: VerificationMethod) => record.steps.find((s) => s.method === m);
-  const state = (m: VerificationMethod) => ({
-    requested: step(m) !== undefined,
-    verified: step(m)?.state === 'verified',
-  });
-  const setting = (m: VerificationMethod, key: string): string | null => {
-    const value = step(m)?.settings[key];
-    return typeof value === 'string' ? value : null;
-  };
   const status = effectiveStatus(record, now);
   return {
     id: record.id,
@@ -383,18 +283,7 @@ export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
     expires_at: record.expiresAt.toISOString(),
     is_expired: status === 'expired',
     verification_url: verificationUrl(record.publicId),
-    verification_methods: {
-      email: state('email'),
-      sms: { ...state('sms'), phone_last4: setting('sms', 'phone_last4') },
-      government_id: state('government_id'),
-      selfie: state('selfie'),
-      custom_question: { ...state('custom_question'), question: setting('custom_question', 'question') },
-      manager: {
-        ...state('manager'),
-        manager_name: setting('manager', 'manager_name'),
-        manager_email: setting('manager', 'manager_email'),
-      },
-    },
+    verification_methods: verificationMethodsWire(record.steps),
     notes: record.notes,
     failure_reason: record.failureReason,
     livemode: record.livemode,
