@@ -7,9 +7,10 @@ import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { isActionable } from '@/server/verification/case-state';
+import { managerContact } from '@/server/verification/methods/manager/contact';
 import { MAILED_METHODS, type MailedMethod, METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
-import { mergeStepSettings, settingString } from '@/server/verification/step-settings';
+import { mergeStepSettings } from '@/server/verification/step-settings';
 import type { CaseRecord } from './case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
 import { readTeamName } from './queries';
@@ -94,13 +95,12 @@ export async function resendLinks(
       );
     }
 
-    const managerName = settingString(record, 'manager', 'manager_name');
-    const managerEmail = settingString(record, 'manager', 'manager_email');
+    const manager = managerContact(record);
     // Spent last, once the resend is sure to go out: a refused resend costs no budget. A live
     // address is counted across teams (it is one person's inbox); test mail never leaves, so test
     // mode counts apart, per team, as its API budgets do.
     const recipients = methods.map((method) =>
-      METHOD_BY_KEY[method].mailsLinkTo === 'manager' ? managerEmail : record.subjectEmail,
+      METHOD_BY_KEY[method].mailsLinkTo === 'manager' ? manager?.email : record.subjectEmail,
     );
     await limits.consumeAll([
       ['resends_team', budgetKey(scope)],
@@ -128,7 +128,7 @@ export async function resendLinks(
         subjectEmail: record.subjectEmail,
         subjectName: record.subjectName,
         expiresAt: record.expiresAt,
-        manager: managerEmail ? { name: managerName ?? '', email: managerEmail } : null,
+        manager,
         resent: true,
       },
       await readTeamName(tx, record.teamId),

@@ -7,7 +7,7 @@ import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
-import { methodLabel } from '@/server/verification/methods/registry';
+import { MAILED_METHODS, methodLabel } from '@/server/verification/methods/registry';
 
 /** How often an open case is read again, so the page follows the subject without a reload. */
 const LIVE_REFRESH_MS = 2_000;
@@ -41,10 +41,8 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
     }
   }
 
-  const mailed = ['email', 'manager'].some(
-    (m) =>
-      current.verification_methods[m as 'email' | 'manager']?.requested &&
-      !current.verification_methods[m as 'email' | 'manager']?.verified,
+  const mailed = MAILED_METHODS.some(
+    (m) => current.verification_methods[m].requested && !current.verification_methods[m].verified,
   );
   return (
     <section aria-labelledby="case-actions">
