@@ -320,7 +320,11 @@ async function databaseCreationCeiling(
     // Validated as the procedure's input is, defaults included.
     const prepared = await prepareCase(createCaseInput.parse(JSON.parse(target.body ?? '{}')));
     await database.db.transaction((tx) =>
-      createCase(tx, key.scope, prepared, { clock: systemClock, caseTtlSeconds: env.CASE_TTL_SECONDS }),
+      createCase(tx, key.scope, prepared, {
+        clock: systemClock,
+        caseTtlSeconds: env.CASE_TTL_SECONDS,
+        pageBase: env.VERIFY_URL_BASE,
+      }),
     );
   };
   const result = await measure(

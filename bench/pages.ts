@@ -137,6 +137,8 @@ async function main(): Promise<void> {
       createCase(tx, { teamId: team.id, livemode: true }, prepared, {
         clock: systemClock,
         caseTtlSeconds: 172800,
+        // The pages are read by public id from the app started below; no mailed link is followed.
+        pageBase: 'http://localhost',
       }),
     );
     publicIds.push(record.publicId);

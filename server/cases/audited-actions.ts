@@ -17,6 +17,8 @@ export interface CaseActionContext {
   actor: AuditActor;
   clock: Clock;
   rateLimiters: RateLimiters;
+  /** Where the subject's pages are served (VERIFY_URL_BASE): resent links point there. */
+  pageBase: string;
 }
 
 /**
@@ -29,7 +31,12 @@ export const auditedCaseActions = {
   resend: (ctx: CaseActionContext, input: ResendLinksInput): Promise<CaseRecord> =>
     auditedChange(
       ctx,
-      (tx) => resendLinks(tx, ctx.scope, input, ctx.clock, ctx.rateLimiters),
+      (tx) =>
+        resendLinks(tx, ctx.scope, input, {
+          clock: ctx.clock,
+          limits: ctx.rateLimiters,
+          pageBase: ctx.pageBase,
+        }),
       caseAudit('case.links_resent'),
     ),
   redact: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>

@@ -24,6 +24,8 @@ import type { CreateCaseInput } from './wire';
 export interface CreateCaseDeps {
   clock: Clock;
   caseTtlSeconds: number;
+  /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
+  pageBase: string;
 }
 
 /**
@@ -101,6 +103,7 @@ export async function createCase(
         {
           caseId: id,
           publicId,
+          pageBase: deps.pageBase,
           livemode,
           subjectEmail: input.subject_email,
           subjectName: input.subject_name ?? null,

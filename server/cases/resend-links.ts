@@ -50,9 +50,9 @@ export async function resendLinks(
   db: Queryable,
   scope: DataScope,
   input: ResendLinksInput,
-  clock: Clock,
-  limits: RateLimiters,
+  deps: { clock: Clock; limits: RateLimiters; pageBase: string },
 ): Promise<CaseRecord> {
+  const { clock, limits } = deps;
   const found = await findTeamCaseOrFail(db, scope, input.id);
   return db.transaction(async (tx) => {
     const now = clock();
@@ -124,6 +124,7 @@ export async function resendLinks(
       {
         caseId: record.id,
         publicId: record.publicId,
+        pageBase: deps.pageBase,
         livemode: record.livemode,
         subjectEmail: record.subjectEmail,
         subjectName: record.subjectName,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
-import { env } from '@/server/platform/env';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { emailAddress, requiredText } from '@/server/platform/text-fields';
 import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
@@ -261,8 +260,15 @@ export const caseListOutput = z
   })
   .meta({ id: 'CaseList' });
 
-export function verificationUrl(publicId: string): string {
-  return `${env().VERIFY_URL_BASE}/v/${publicId}`;
+/** A case's page for its subject: under the pages' base (VERIFY_URL_BASE), `/v/<public id>`. */
+export function verificationUrl(pageBase: string, publicId: string): string {
+  return `${pageBase}/v/${publicId}`;
+}
+
+/** What a case's wire form depends on beside the case: the time (open past its deadline reads as expired) and the pages' base. */
+export interface WireContext {
+  now: Date;
+  pageBase: string;
 }
 
 /** The status a client sees: an open case past its deadline is already expired. */
@@ -271,7 +277,7 @@ export function effectiveStatus(record: CaseRecord, now: Date): CaseStatus {
   return record.status;
 }
 
-export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
+export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): CaseWire {
   const status = effectiveStatus(record, now);
   return {
     id: record.id,
@@ -282,7 +288,7 @@ export function toCaseWire(record: CaseRecord, now: Date): CaseWire {
     created_at: record.createdAt.toISOString(),
     expires_at: record.expiresAt.toISOString(),
     is_expired: status === 'expired',
-    verification_url: verificationUrl(record.publicId),
+    verification_url: verificationUrl(pageBase, record.publicId),
     verification_methods: verificationMethodsWire(record.steps),
     notes: record.notes,
     failure_reason: record.failureReason,

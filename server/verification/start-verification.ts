@@ -15,8 +15,13 @@ const LINK_MAILS: Record<MailedMethod, LinkMail> = {
 };
 
 /** A mailed link: the case's page, the method's path, its token (`/v/<public id>/<method>/<token>`). */
-export function methodLinkUrl(publicId: string, method: MailedMethod, token: string): string {
-  return `${verificationUrl(publicId)}/${method}/${token}`;
+export function methodLinkUrl(
+  pageBase: string,
+  publicId: string,
+  method: MailedMethod,
+  token: string,
+): string {
+  return `${verificationUrl(pageBase, publicId)}/${method}/${token}`;
 }
 
 /** The raw tokens of a case's mailed links; only their hashes go into the steps' settings. */
@@ -54,7 +59,7 @@ export async function sendVerificationMails(
   const mails = MAILED_METHODS.flatMap((method) => {
     const token = links.tokens[method];
     const mail = token
-      ? LINK_MAILS[method](facts, teamName, methodLinkUrl(facts.publicId, method, token))
+      ? LINK_MAILS[method](facts, teamName, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
       : null;
     return mail ? [mail] : [];
   });

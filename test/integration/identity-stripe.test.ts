@@ -47,7 +47,11 @@ async function newIdCase() {
     notes: '',
   } as CreateCaseInput);
   return database.db.transaction((tx) =>
-    createCase(tx, { teamId, livemode: true }, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
+    createCase(tx, { teamId, livemode: true }, prepared, {
+      clock: systemClock,
+      caseTtlSeconds: 3600,
+      pageBase: 'https://vouch.test',
+    }),
   );
 }
 

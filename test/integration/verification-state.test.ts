@@ -48,7 +48,11 @@ async function newCase(
     ...extra,
   } as CreateCaseInput);
   return database.db.transaction((tx) =>
-    createCase(tx, { teamId, livemode: true }, prepared, { clock: systemClock, caseTtlSeconds: 3600 }),
+    createCase(tx, { teamId, livemode: true }, prepared, {
+      clock: systemClock,
+      caseTtlSeconds: 3600,
+      pageBase: 'https://vouch.test',
+    }),
   );
 }
 

@@ -13,6 +13,8 @@ export interface RequestContext {
   db: Db;
   env: Env;
   clock: Clock;
+  /** Where the subject's pages are served (VERIFY_URL_BASE): case links point there. */
+  pageBase: string;
   rateLimiters: RateLimiters;
   requestHeaders: Headers;
   responseHeaders: Headers;
@@ -42,6 +44,7 @@ export function createRequestContext(runtime: Runtime, request: Request): Reques
     db: runtime.database.db,
     env: runtime.env,
     clock: runtime.clock,
+    pageBase: runtime.env.VERIFY_URL_BASE,
     rateLimiters,
     requestHeaders: request.headers,
     responseHeaders: new Headers(),

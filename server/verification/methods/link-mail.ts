@@ -4,6 +4,8 @@ import type { OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
 export interface NewCaseMailFacts {
   caseId: string;
   publicId: string;
+  /** Where the subject's pages are served (VERIFY_URL_BASE): the links point there. */
+  pageBase: string;
   /** A test-mode case's mails go to the dev mailbox only. */
   livemode: boolean;
   subjectEmail: string;

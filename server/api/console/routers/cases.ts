@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { cases, events, webhookDeliveries } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
+import { wireContext } from '@/server/api/wire-context';
 import { auditedChange } from '@/server/audit/record-audit';
 import { caseAudit } from '@/server/cases/audit-entries';
 import { auditedCaseActions } from '@/server/cases/audited-actions';
@@ -24,7 +25,9 @@ export const consoleCasesRouter = router({
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
-      results: page.results.map((record) => caseForConsoleRole(toCaseWire(record, now), ctx.role)),
+      results: page.results.map((record) =>
+        caseForConsoleRole(toCaseWire(record, { now, pageBase: ctx.pageBase }), ctx.role),
+      ),
     };
   }),
 
@@ -66,7 +69,7 @@ export const consoleCasesRouter = router({
             )
             .orderBy(asc(webhookDeliveries.createdAt));
     return {
-      case: caseForConsoleRole(toCaseWire(record, ctx.clock()), ctx.role),
+      case: caseForConsoleRole(toCaseWire(record, wireContext(ctx)), ctx.role),
       deliveries: deliveries.map((d) => ({
         id: d.id,
         event_id: eventWireId(d.eventId),
@@ -95,25 +98,31 @@ export const consoleCasesRouter = router({
     const record = await auditedChange(
       ctx,
       (tx) =>
-        createCase(tx, ctx.scope, prepared, { clock: ctx.clock, caseTtlSeconds: ctx.env.CASE_TTL_SECONDS }),
+        createCase(tx, ctx.scope, prepared, {
+          clock: ctx.clock,
+          caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
+          pageBase: ctx.pageBase,
+        }),
       caseAudit('case.created'),
     );
-    return toCaseWire(record, ctx.clock());
+    return toCaseWire(record, wireContext(ctx));
   }),
 
   cancel: managerProcedure
     .input(caseId)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), ctx.clock()),
+      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), wireContext(ctx)),
     ),
 
   resend: managerProcedure
     .input(resendLinksInput)
-    .mutation(async ({ ctx, input }) => toCaseWire(await auditedCaseActions.resend(ctx, input), ctx.clock())),
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await auditedCaseActions.resend(ctx, input), wireContext(ctx)),
+    ),
 
   redact: managerProcedure
     .input(caseId)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await auditedCaseActions.redact(ctx, input.id), ctx.clock()),
+      toCaseWire(await auditedCaseActions.redact(ctx, input.id), wireContext(ctx)),
     ),
 });

@@ -1,5 +1,6 @@
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
+import { wireContext } from '@/server/api/wire-context';
 import { recordAudit } from '@/server/audit/record-audit';
 import { caseAudit } from '@/server/cases/audit-entries';
 import { auditedCaseActions } from '@/server/cases/audited-actions';
@@ -59,6 +60,7 @@ export const casesRouter = router({
           const record = await createCase(tx, ctx.scope, prepared, {
             clock: ctx.clock,
             caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
+            pageBase: ctx.pageBase,
           });
           // Audited like a console creation, in the case's transaction (a replay records nothing).
           await recordAudit(tx, {
@@ -67,12 +69,13 @@ export const casesRouter = router({
             at: ctx.clock(),
             ...caseAudit('case.created')(record),
           });
-          return toCaseWire(record, ctx.clock());
+          return toCaseWire(record, wireContext(ctx));
         },
       );
       // The stored answer went with the case's redaction: the case as it now is stands in for it.
       const body =
-        result.body ?? toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), ctx.clock());
+        result.body ??
+        toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), wireContext(ctx));
       if (result.replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${body.id}/`);
       return body;
@@ -97,7 +100,7 @@ export const casesRouter = router({
       return {
         next: pageUrl('/v1/cases/', input, page.nextCursor),
         previous: pageUrl('/v1/cases/', input, page.previousCursor),
-        results: page.results.map((record) => toCaseWire(record, now)),
+        results: page.results.map((record) => toCaseWire(record, { now, pageBase: ctx.pageBase })),
       };
     }),
 
@@ -109,7 +112,7 @@ export const casesRouter = router({
     .output(caseOutput)
     .query(async ({ ctx, input }) => {
       const record = await findTeamCaseOrFail(ctx.db, ctx.scope, input.id);
-      return toCaseWire(record, ctx.clock());
+      return toCaseWire(record, wireContext(ctx));
     }),
 
   simulate: apiKeyProcedure
@@ -127,7 +130,7 @@ export const casesRouter = router({
     .input(simulateCaseInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx.clock), ctx.clock()),
+      toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx.clock), wireContext(ctx)),
     ),
 
   cancel: apiKeyProcedure
@@ -145,7 +148,7 @@ export const casesRouter = router({
     .input(caseIdInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), ctx.clock()),
+      toCaseWire(await auditedCaseActions.cancel(ctx, input.id), wireContext(ctx)),
     ),
 
   resend: apiKeyProcedure
@@ -161,7 +164,9 @@ export const casesRouter = router({
     })
     .input(resendLinksInput)
     .output(caseOutput)
-    .mutation(async ({ ctx, input }) => toCaseWire(await auditedCaseActions.resend(ctx, input), ctx.clock())),
+    .mutation(async ({ ctx, input }) =>
+      toCaseWire(await auditedCaseActions.resend(ctx, input), wireContext(ctx)),
+    ),
 
   redact: apiKeyProcedure
     .meta({
@@ -177,6 +182,6 @@ export const casesRouter = router({
     .input(caseIdInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await auditedCaseActions.redact(ctx, input.id), ctx.clock()),
+      toCaseWire(await auditedCaseActions.redact(ctx, input.id), wireContext(ctx)),
     ),
 });

@@ -1,0 +1,7 @@
+import type { WireContext } from '@/server/cases/wire';
+import type { Clock } from '@/server/platform/clock';
+
+/** A request's wire context for cases: its clock's time now, and where the subject's pages are. */
+export function wireContext(ctx: { clock: Clock; pageBase: string }): WireContext {
+  return { now: ctx.clock(), pageBase: ctx.pageBase };
+}
