@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { apiKeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
@@ -113,24 +113,40 @@ export async function authenticateApiKey(
   return { keyId: row.id, scope: { teamId: row.teamId, livemode: row.livemode } };
 }
 
-/** Revokes a key; the next request made with it is refused. Returns false for an unknown key. */
+/** What names a key in lists and audit entries (never the secret). */
+export interface KeyName {
+  name: string;
+  prefix: string;
+  lastFour: string;
+}
+
+/**
+ * Revokes a key; the next request made with it is refused. Returns the key's name (also for a key
+ * revoked before), or null for an unknown key.
+ */
 export async function revokeApiKey(
   db: Queryable,
   input: { keyId: string; teamId?: string },
   clock: Clock,
-): Promise<boolean> {
+): Promise<KeyName | null> {
   const conditions = [eq(apiKeys.id, input.keyId)];
   if (input.teamId) conditions.push(eq(apiKeys.teamId, input.teamId));
-  const rows = await db
+  const named = { name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour };
+  const [revoked] = await db
     .update(apiKeys)
     .set({ revokedAt: clock() })
     .where(and(...conditions, isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  if (rows.length > 0) return true;
+    .returning(named);
+  if (revoked) return revoked;
   const [existing] = await db
-    .select({ id: apiKeys.id })
+    .select(named)
     .from(apiKeys)
     .where(and(...conditions))
     .limit(1);
-  return existing !== undefined;
+  return existing ?? null;
+}
+
+/** A team's keys, newest first (both modes; revoked ones too). */
+export function listApiKeys(db: Queryable, teamId: string) {
+  return db.select().from(apiKeys).where(eq(apiKeys.teamId, teamId)).orderBy(desc(apiKeys.createdAt));
 }

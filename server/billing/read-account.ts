@@ -9,6 +9,12 @@ import { billingPeriodAt } from './billing-period';
  * The team as a caller in `scope` sees it. Money and usage belong to live mode: test mode charges
  * nothing, so a test key sees a balance of 0, never the live one.
  */
+/** A plan's name as customers see it (its code when the plan is unknown). */
+export async function readPlanName(db: Queryable, code: string): Promise<string> {
+  const [plan] = await db.select({ name: plans.name }).from(plans).where(eq(plans.code, code));
+  return plan?.name ?? code;
+}
+
 export async function readAccount(db: Queryable, scope: DataScope) {
   const [team] = await db.select().from(teams).where(eq(teams.id, scope.teamId));
   if (!team) throw new AppError('NOT_FOUND');

@@ -52,6 +52,15 @@ export async function createTeam(
 /** The longest retention period a team may choose, in days (ten years). */
 export const MAX_RETENTION_DAYS = 3650;
 
+/** How long the team keeps ended cases (days), or null: until someone erases them. */
+export async function readRetentionDays(db: Queryable, teamId: string): Promise<number | null> {
+  const [team] = await db
+    .select({ retentionDays: teams.retentionDays })
+    .from(teams)
+    .where(eq(teams.id, teamId));
+  return team?.retentionDays ?? null;
+}
+
 export async function updateTeam(
   db: Queryable,
   teamId: string,

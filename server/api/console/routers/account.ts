@@ -1,8 +1,6 @@
-import { eq } from 'drizzle-orm';
-import { plans } from '@/db/schema';
 import { router, sessionProcedure } from '@/server/api/trpc/init';
 import { dailyCaseCounts } from '@/server/billing/daily-case-counts';
-import { readAccount, readUsage } from '@/server/billing/read-account';
+import { readAccount, readPlanName, readUsage } from '@/server/billing/read-account';
 
 export const consoleAccountRouter = router({
   /** Plan, subscription, balance, this period's usage per method, and cases per day. */
@@ -11,12 +9,11 @@ export const consoleAccountRouter = router({
     // The plan and its bill are the team's live account, whichever mode the console's switch shows.
     const billing = { teamId: ctx.teamId, livemode: true };
     const team = await readAccount(ctx.db, billing);
-    const [plan] = await ctx.db.select().from(plans).where(eq(plans.code, team.planCode));
     const usage = await readUsage(ctx.db, billing, now);
     return {
       team_name: team.name,
       plan: team.planCode,
-      plan_name: plan?.name ?? team.planCode,
+      plan_name: await readPlanName(ctx.db, team.planCode),
       subscription_status: team.subscriptionStatus,
       trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
       topup_balance_cents: team.topupBalanceCents,

@@ -1,12 +1,12 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { cases, events, webhookDeliveries } from '@/db/schema';
+import { cases } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
 import { auditedChange } from '@/server/audit/record-audit';
 import { caseAudit } from '@/server/cases/audit-entries';
 import { auditedCaseActions } from '@/server/cases/audited-actions';
 import { findCaseForTeam } from '@/server/cases/case-repository';
+import { readCaseTimeline } from '@/server/cases/case-timeline';
 import { createCase, prepareCase } from '@/server/cases/create-case';
 import { listCases } from '@/server/cases/list-cases';
 import { resendLinksInput } from '@/server/cases/resend-links';
@@ -41,33 +41,7 @@ export const consoleCasesRouter = router({
         detail: 'No case with this id in your team.',
       });
     }
-    // In the order things happened. Events recorded in one transaction share their instant (a
-    // step passing and the case closing), so within an instant they follow the case's life.
-    const timeline = await ctx.db
-      .select()
-      .from(events)
-      .where(and(eq(events.teamId, ctx.teamId), eq(events.caseId, record.id)))
-      .orderBy(
-        asc(events.createdAt),
-        asc(sql`case ${events.type} when 'case.created' then 0 when 'verification.step_completed' then 1
-                when 'case.redacted' then 3 else 2 end`),
-      );
-    const deliveries =
-      timeline.length === 0
-        ? []
-        : await ctx.db
-            .select()
-            .from(webhookDeliveries)
-            .where(
-              and(
-                eq(webhookDeliveries.teamId, ctx.teamId),
-                inArray(
-                  webhookDeliveries.eventId,
-                  timeline.map((e) => e.id),
-                ),
-              ),
-            )
-            .orderBy(asc(webhookDeliveries.createdAt));
+    const { events: timeline, deliveries } = await readCaseTimeline(ctx.db, ctx.teamId, record.id);
     return {
       case: caseForConsoleRole(toCaseWire(record, wireContext(ctx)), ctx.role),
       deliveries: deliveries.map((d) => ({

@@ -1,6 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { apiKeys, TEAM_ROLES } from '@/db/schema';
+import { TEAM_ROLES } from '@/db/schema';
 import {
   CONSOLE_MODE_COOKIE,
   CONSOLE_TEAM_COOKIE,
@@ -13,7 +12,7 @@ import {
   signedInProcedure,
 } from '@/server/api/trpc/init';
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
-import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { createApiKey, listApiKeys, revokeApiKey } from '@/server/auth/api-keys';
 import { consoleAuth, MIN_PASSWORD_LENGTH, signInLinkInPlace } from '@/server/auth/console-auth';
 import { confirmCurrentPassword, signedInRecently } from '@/server/auth/reauthentication';
 import {
@@ -323,11 +322,7 @@ const membersRouter = router({
 
 const keysRouter = router({
   list: sessionProcedure.query(async ({ ctx }) => {
-    const rows = await ctx.db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.teamId, ctx.teamId))
-      .orderBy(desc(apiKeys.createdAt));
+    const rows = await listApiKeys(ctx.db, ctx.teamId);
     return rows.map((k) => ({
       id: k.id,
       name: k.name,
@@ -373,18 +368,14 @@ const keysRouter = router({
     await auditedChange(
       ctx,
       async (tx) => {
-        const found = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
-        if (!found) throw new AppError('NOT_FOUND', 'No such API key in this team.');
-        const [key] = await tx
-          .select({ name: apiKeys.name, prefix: apiKeys.prefix, lastFour: apiKeys.lastFour })
-          .from(apiKeys)
-          .where(and(eq(apiKeys.id, input.id), eq(apiKeys.teamId, ctx.teamId)));
+        const key = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
+        if (!key) throw new AppError('NOT_FOUND', 'No such API key in this team.');
         return key;
       },
       (key) => ({
         action: 'api_key.revoked',
         target: input.id,
-        details: { name: key?.name, prefix: key?.prefix, last_four: key?.lastFour },
+        details: { name: key.name, prefix: key.prefix, last_four: key.lastFour },
       }),
     );
     return { id: input.id, revoked: true };

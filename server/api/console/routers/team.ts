@@ -1,9 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { teams } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { auditedChange } from '@/server/audit/record-audit';
-import { MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
+import { MAX_RETENTION_DAYS, readRetentionDays, updateTeam } from '@/server/teams/manage-teams';
 
 /** Retention periods a team may choose, in days; null keeps ended cases until someone erases them. */
 export const retentionDaysInput = z
@@ -16,11 +14,7 @@ export const retentionDaysInput = z
 export const consoleTeamRouter = router({
   /** How long the team keeps ended cases before the daily job erases the person's data. */
   retention: sessionProcedure.query(async ({ ctx }) => {
-    const [team] = await ctx.db
-      .select({ retentionDays: teams.retentionDays })
-      .from(teams)
-      .where(eq(teams.id, ctx.teamId));
-    return { retention_days: team?.retentionDays ?? null };
+    return { retention_days: await readRetentionDays(ctx.db, ctx.teamId) };
   }),
 
   setRetention: managerProcedure
