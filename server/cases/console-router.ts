@@ -7,6 +7,7 @@ import { eventWireId } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { caseAudit } from './audit-entries';
 import { auditedCaseActions } from './audited-actions';
+import { caseEndedAt } from './case-ended-at';
 import { findCaseForTeam } from './case-repository';
 import { createCase, prepareCase } from './create-case';
 import { listCases } from './list-cases';
@@ -65,8 +66,12 @@ export const consoleCasesRouter = router({
               ),
             )
             .orderBy(asc(webhookDeliveries.createdAt));
+    const now = ctx.clock();
+    const endedAt = caseEndedAt(record, now, timeline);
     return {
-      case: caseForConsoleRole(toCaseWire(record, ctx.clock()), ctx.role),
+      case: caseForConsoleRole(toCaseWire(record, now), ctx.role),
+      /** When the case ended (null while open): the API's Case has no such field. */
+      ended_at: endedAt?.toISOString() ?? null,
       deliveries: deliveries.map((d) => ({
         id: d.id,
         event_id: eventWireId(d.eventId),
