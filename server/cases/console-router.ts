@@ -18,14 +18,25 @@ import { createCaseInput, listCasesInput, toCaseWire } from './wire';
 const caseId = z.object({ id: z.string().max(100) });
 
 export const consoleCasesRouter = router({
-  /** The API's list (same filters, same cursors); the console passes cursors back as given. */
+  /**
+   * The API's list (same filters, same cursors); the console passes cursors back as given. An
+   * empty first page also says whether the team's other mode has cases that match: the console
+   * opens in live mode, and a team that has only made test cases would otherwise see an empty
+   * list with no hint of where its cases are. Asked only then, and bounded like any page.
+   */
   list: sessionProcedure.input(listCasesInput).query(async ({ ctx, input }) => {
     const now = ctx.clock();
     const page = await listCases(ctx.db, ctx.scope, input, now);
+    const otherModeMatches =
+      page.results.length === 0 && !input.cursor
+        ? (await listCases(ctx.db, { ...ctx.scope, livemode: !ctx.scope.livemode }, input, now)).results
+            .length > 0
+        : false;
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
       results: page.results.map((record) => caseForConsoleRole(toCaseWire(record, now), ctx.role)),
+      other_mode_matches: otherModeMatches,
     };
   }),
 
