@@ -1,5 +1,4 @@
-import type { NextRequest } from 'next/server';
-import { NextResponse } from 'next/server';
+import { type NextRequest, NextResponse } from 'next/server';
 import { hasSessionCookie } from '@/server/auth/session-cookie';
 
 /**
@@ -10,11 +9,11 @@ import { hasSessionCookie } from '@/server/auth/session-cookie';
  */
 export function proxy(request: NextRequest): NextResponse {
   if (hasSessionCookie(request.headers.get('cookie'))) return NextResponse.next();
-  // A relative Location: the origin a proxy in front of us serves is not known here.
-  return new NextResponse(null, {
-    status: 307,
-    headers: { Location: '/console/sign-in', 'Cache-Control': 'no-store' },
-  });
+  // Next wants an absolute URL here, and sends a same-host redirect's Location as a relative one.
+  const signIn = request.nextUrl.clone();
+  signIn.pathname = '/console/sign-in';
+  signIn.search = '';
+  return NextResponse.redirect(signIn);
 }
 
 export const config = {
