@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   const created = await createTeam(
     database.db,
-    { name: 'Pictures Co', adminEmail: 'admin@pictures.test' },
+    { name: 'Harbour Badges', adminEmail: 'admin@badges.test' },
     systemClock,
   );
   teamId = created.team.id;
@@ -54,7 +54,7 @@ afterAll(async () => {
 
 async function openCase(api: Api, methods: Record<string, boolean>): Promise<CaseWire> {
   const created = await api.post<CaseWire>('/v1/cases/', {
-    subject_email: 'subject@pictures.test',
+    subject_email: 'subject@badges.test',
     verification_methods: methods,
   });
   expect(created.status, created.text).toBe(201);
@@ -101,7 +101,7 @@ describe("the subject's page on pictures", () => {
       'Stripe, our ID partner, keeps the pictures of your ID document and your selfie, and what it read from them, until Vouch asks Stripe to erase them.',
     );
     expect(notice).toContain(
-      'when Pictures Co asks for it (Pictures Co has set no time for this to happen by itself)',
+      'when Harbour Badges asks for it (Harbour Badges has set no time for this to happen by itself)',
     );
     expect(notice).toContain('Vouch keeps the result of the check and the name read from your document');
     expect(notice).not.toMatch(/does not keep your pictures/);
@@ -109,7 +109,7 @@ describe("the subject's page on pictures", () => {
     // The team's retention period is when it happens by itself.
     await updateTeam(database.db, teamId, { retentionDays: 30 });
     expect(await picturesNotice(idCase.verification_url)).toContain(
-      'once 30 days have passed since this verification started (Pictures Co’s setting), or sooner if Pictures Co asks',
+      'once 30 days have passed since this verification started (Harbour Badges’s setting), or sooner if Harbour Badges asks',
     );
     await updateTeam(database.db, teamId, { retentionDays: null });
 
