@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, test as base, expect, type Page } from '@playwright/test';
+import { type Browser, test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import { desc, eq } from 'drizzle-orm';
 import postgres from 'postgres';
 import { connectDatabase, type Database, migrateDatabase } from '../../db/client';
@@ -179,4 +180,19 @@ export async function acceptInvitation(browser: Browser, link: string, team: str
   await page.getByRole('button', { name: 'Accept and sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
   return page;
+}
+
+/**
+ * A full-page screenshot for judging a layout by eye: attached to the test (its output folder and
+ * the report), and copied to E2E_SCREENSHOT_DIR when that is set, for a reviewer to open.
+ */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const file = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  await testInfo.attach(name, { path: file, contentType: 'image/png' });
+  const dir = process.env.E2E_SCREENSHOT_DIR;
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(file, path.join(dir, `${name}.png`));
+  }
 }

@@ -1,9 +1,11 @@
+import type { BrowserContext } from '@playwright/test';
 import { apiClient } from '../../test/support/api-client';
 import {
   acceptInvitation,
   expect,
   expectAccessible,
   type NewTeam,
+  screenshot,
   signInAsNewOwner,
   test,
 } from './console-fixtures';
@@ -26,6 +28,11 @@ let caseId: string;
 let apiKey: string;
 let viewerEmail: string;
 let helpdeskCaseId: string;
+/**
+ * The owner's signed-in browser state after the helpdesk test, for later tests that only look:
+ * sign-ins are limited per address (10 a minute), and this file already signs in many times.
+ */
+let ownerSession: Awaited<ReturnType<BrowserContext['storageState']>>;
 
 test('a newcomer signs in with the admin from teams create and creates an API key that works over REST', async ({
   page,
@@ -248,6 +255,43 @@ test('the helpdesk opens a case, watches the caller complete it live, and resend
   ]) {
     await expect(page.getByText(action, { exact: true }).first()).toBeVisible();
   }
+  ownerSession = await context.storageState();
+});
+
+test('a closed case says when it ended and whom it is for, and a copied link is said once', async ({
+  browser,
+  world,
+}, testInfo) => {
+  const context = await browser.newContext({ storageState: ownerSession });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const page = await context.newPage();
+  await page.goto(`${world.app.baseUrl}/console/cases/${helpdeskCaseId}`);
+  await expect(page.getByRole('heading', { name: 'Case for caller@acme.test' })).toBeVisible();
+  const fact = (name: string) =>
+    page.locator('.c-facts > div').filter({ has: page.getByRole('term').getByText(name, { exact: true }) });
+  // Each finding is checked on its own (soft), so one does not hide another.
+  // The name the helpdesk gave when it opened the case.
+  await expect.soft(fact('Name').getByRole('definition')).toHaveText('Casey Caller');
+  // An ended case has no deadline to show: it shows when it closed, to the second the timeline says.
+  await expect.soft(fact('Expires')).toHaveCount(0);
+  const closedAt = page.locator('.c-timeline li').filter({ hasText: 'case.closed' }).locator('time');
+  await expect
+    .soft(fact('Closed').getByRole('definition'))
+    .toHaveText((await closedAt.textContent()) ?? 'no time');
+
+  // Copying says so once, in a live region (for screen readers), and copies the link.
+  await page.getByRole('button', { name: 'Copy verification link' }).click();
+  await expect(page.locator('[role="status"], [aria-live]').filter({ hasText: /copied/i })).toHaveCount(1);
+  expect
+    .soft(((await page.getByRole('main').textContent()) ?? '').match(/copied/gi), 'said once')
+    .toHaveLength(1);
+  await screenshot(page, testInfo, 'case-closed');
+  const { body } = await apiClient(world.app.baseUrl, team.api_key).get<{ verification_url: string }>(
+    `/v1/cases/${helpdeskCaseId}/`,
+  );
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(body.verification_url);
+  await expectAccessible(page);
+  await context.close();
 });
 
 test('a viewer invited by e-mail can read but not change anything, in the UI and on the server', async ({
@@ -295,7 +339,7 @@ test('a viewer invited by e-mail can read but not change anything, in the UI and
   await expect(viewer.getByRole('heading', { name: 'Case for caller@acme.test' })).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'Erase personal data' })).toHaveCount(0);
   await viewer.goto(`${world.app.baseUrl}/console/cases`);
-  await expect(viewer.getByRole('heading', { name: 'Cases' })).toBeVisible();
+  await expect(viewer.getByRole('heading', { name: 'Cases', exact: true })).toBeVisible();
   await expect(viewer.getByRole('button', { name: 'New case' })).toHaveCount(0);
 
   // The server refuses too, whatever the page shows: straight at the tRPC route with the
@@ -402,12 +446,102 @@ test('the Test data switch shows the test keys’ cases only, and says so', asyn
   await expect(page.getByRole('region', { name: 'Test mode' })).toHaveCount(0);
 });
 
-test('works at phone width: the navigation wraps and no page scrolls sideways', async ({ page, world }) => {
+test('opening the console signed out asks nothing that answers 401, and logs no error', async ({
+  page,
+  world,
+}) => {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() === 401) problems.push(`401: ${response.request().method()} ${response.url()}`);
+  });
+  // The console's address (as `teams create` prints it), a page of it, and the sign-in page itself.
+  for (const path of ['/console', '/console/cases', '/console/sign-in']) {
+    await page.goto(`${world.app.baseUrl}${path}`);
+    await expect(page.getByRole('heading', { name: 'Sign in to the Vouch console' })).toBeVisible();
+    await expect(page).toHaveURL(/\/console\/sign-in$/);
+    await page.waitForLoadState('networkidle');
+  }
+  expect(problems).toEqual([]);
+});
+
+test('a team with only test cases is told so on its empty live list, with the switch to them', async ({
+  page,
+  world,
+}, testInfo) => {
+  const sandbox = await world.createTeamQuickly('Sandbox');
+  const testSubject = `only-test-${testInfo.project.name}@sandbox.test`;
+  const created = await apiClient(world.app.baseUrl, sandbox.test_api_key).post('/v1/cases/', {
+    subject_email: testSubject,
+    verification_methods: { email: true },
+  });
+  expect(created.status, created.text).toBe(201);
+  await signInAsNewOwner(page, world.app.baseUrl, sandbox, 'sandbox-password-e2e-1');
+  await page.getByRole('link', { name: 'Cases' }).click();
+  const empty = page.locator('.c-empty');
+  await expect(empty).toContainText('No live cases match.');
+  await expect(empty).toContainText('Your test data has cases that match');
+  await expectAccessible(page);
+  await screenshot(page, testInfo, 'cases-empty-live-hint');
+
+  await empty.getByRole('button', { name: 'Show test data' }).click();
+  await expect(page.getByRole('region', { name: 'Test mode' })).toContainText('Viewing test data');
+  await expect(page.getByRole('link', { name: testSubject })).toBeVisible();
+  await expect(page.getByLabel('Test data')).toBeChecked();
+
+  // No hint where the other mode has nothing that matches either.
+  await page.getByLabel('Status').selectOption('closed');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(empty).toContainText('No test cases match.');
+  await expect(empty.getByRole('button')).toHaveCount(0);
+});
+
+test('Cases: each form has its heading, and opening a case outweighs searching', async ({
+  browser,
+  world,
+}, testInfo) => {
+  const context = await browser.newContext({ storageState: ownerSession });
+  const page = await context.newPage();
+  await page.goto(`${world.app.baseUrl}/console/cases`);
+  await expect(page.getByRole('link', { name: 'subject@acme.test' })).toBeVisible();
+  await page.getByRole('button', { name: 'New case' }).click();
+  const main = page.getByRole('main');
+  await expect(main.getByRole('heading', { level: 2, name: 'New case' })).toBeVisible();
+  await expect(main.getByRole('heading', { level: 2, name: 'Find cases' })).toBeVisible();
+  await expect(page.getByRole('form', { name: 'New case' })).toBeVisible();
+  await expect(page.getByRole('form', { name: 'Find cases' })).toBeVisible();
+  const look = (name: string) =>
+    page.getByRole('button', { name, exact: true }).evaluate((element) => ({
+      background: getComputedStyle(element).backgroundColor,
+      width: element.getBoundingClientRect().width,
+    }));
+  for (const [width, name] of [
+    [1280, 'cases-desktop'],
+    [375, 'cases-phone'],
+  ] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    const open = await look('Open the case');
+    const search = await look('Search');
+    expect(search.background, `${name}: Search is not filled like the primary action`).not.toBe(
+      open.background,
+    );
+    expect(search.width, `${name}: Search is no wider than Open the case`).toBeLessThanOrEqual(open.width);
+    await screenshot(page, testInfo, name);
+  }
+  await expectAccessible(page);
+  await context.close();
+});
+
+test('works at phone width: the navigation wraps and no page scrolls sideways', async ({
+  browser,
+  world,
+}) => {
+  const context = await browser.newContext({ storageState: ownerSession });
+  const page = await context.newPage();
   await page.setViewportSize({ width: 375, height: 740 });
-  await page.goto(`${world.app.baseUrl}/console/sign-in`);
-  await page.getByLabel('E-mail').fill(team.admin_email);
-  await page.getByLabel('Password', { exact: true }).fill(OWNER_PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.goto(`${world.app.baseUrl}/console`);
   await expect(page.getByRole('heading', { name: 'Usage and account' })).toBeVisible();
   for (const path of [
     '/console',
@@ -462,4 +596,5 @@ test('works at phone width: the navigation wraps and no page scrolls sideways', 
   // Keyboard: the skip link is the first stop and lands on the page's content.
   await page.keyboard.press('Tab');
   await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();
+  await context.close();
 });

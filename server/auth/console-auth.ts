@@ -18,6 +18,7 @@ import { systemClock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import { libraryLogger } from '@/server/platform/logger';
 import { sendSignInLink } from './console-mail';
+import { CONSOLE_COOKIE_PREFIX } from './session-cookie';
 import { ONE_TIME_PASSWORD_DAYS, oneTimePasswordExpired } from './team-members';
 
 /** better-auth is mounted here (app/api/auth/[...all]/route.ts). */
@@ -127,7 +128,7 @@ function buildAuth(db: Db, config: Env, secret: string) {
     },
     advanced: {
       useSecureCookies: secureCookies(config.BASE_URL),
-      cookiePrefix: 'vouch',
+      cookiePrefix: CONSOLE_COOKIE_PREFIX,
       defaultCookieAttributes: { httpOnly: true, sameSite: 'lax' },
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },

@@ -52,6 +52,8 @@ export async function findTeamCaseOrFail(
 export interface VerificationCase {
   record: CaseRecord;
   teamName: string;
+  /** The team's retention period: its ended cases are redacted this many days after creation; null: kept. */
+  teamRetentionDays: number | null;
 }
 
 /**
@@ -62,7 +64,9 @@ export interface VerificationCase {
 export async function findCaseByPublicId(db: Queryable, publicId: string): Promise<VerificationCase | null> {
   if (!looksLikePublicId(publicId)) return null;
   const [row] = await caseByPublicId(db).execute({ publicId });
-  return row ? { record: toCaseRecord(row), teamName: row.team_name } : null;
+  return row
+    ? { record: toCaseRecord(row), teamName: row.team_name, teamRetentionDays: row.team_retention_days }
+    : null;
 }
 
 /**

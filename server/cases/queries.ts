@@ -133,12 +133,15 @@ export const caseById = caseRecordsStatement('case_by_id', (db) =>
     .where(eq(cases.id, sql.placeholder('caseId'))),
 );
 
-/** The case behind a verification link, with the name of the team that asks (one round trip). */
+/**
+ * The case behind a verification link, with the name of the team that asks and its retention
+ * period (the page says how long the ID partner keeps the pictures): one round trip.
+ */
 export const caseByPublicId = reusableQuery((db) =>
-  prepareSql<CaseRowWithSteps & { team_name: string }>(
+  prepareSql<CaseRowWithSteps & { team_name: string; team_retention_days: number | null }>(
     db,
     sql`
-      select c.*, t.name as team_name,
+      select c.*, t.name as team_name, t.retention_days as team_retention_days,
              coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
       from ${cases} c join ${teams} t on t.id = c.team_id
       where c.public_id = ${sql.placeholder('publicId')}

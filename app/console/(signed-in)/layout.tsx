@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { type ReactNode, useEffect } from 'react';
 import { signOut } from '@/app/console/_lib/auth-client';
+import { switchMode } from '@/app/console/_lib/mode';
 import { SessionContext } from '@/app/console/_lib/session';
 import { api, errorCode } from '@/app/console/_lib/trpc';
 import { ErrorNote, Loading } from '@/app/console/_lib/ui';
@@ -81,11 +82,7 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
             <input
               type="checkbox"
               defaultChecked={me.data.mode === 'test'}
-              onChange={async (e) => {
-                await api.session.chooseMode.mutate({ mode: e.target.checked ? 'test' : 'live' });
-                // Every page shows the chosen mode's data: load it afresh.
-                window.location.reload();
-              }}
+              onChange={(e) => switchMode(e.target.checked ? 'test' : 'live')}
             />{' '}
             Test data
           </label>

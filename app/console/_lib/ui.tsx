@@ -26,24 +26,27 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="c-empty">{children}</p>;
 }
 
-/** Copies `value` and says so for screen readers too. */
+/**
+ * Copies `value`. The button keeps its name; what happened is said once, beside it, in a live
+ * region that screen readers read out.
+ */
 export function CopyButton({ value, label }: { value: string; label: string }) {
   const [copied, setCopied] = useState(false);
   return (
-    <button
-      type="button"
-      className="c-button c-secondary"
-      onClick={async () => {
-        await navigator.clipboard.writeText(value);
-        setCopied(true);
-        setTimeout(() => setCopied(false), 2000);
-      }}
-    >
-      {copied ? 'Copied' : label}
-      <span className="c-sr" aria-live="polite">
-        {copied ? ' — copied to the clipboard' : ''}
-      </span>
-    </button>
+    <span className="c-copy">
+      <button
+        type="button"
+        className="c-button c-secondary"
+        onClick={async () => {
+          await navigator.clipboard.writeText(value);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 4000);
+        }}
+      >
+        {label}
+      </button>
+      <span role="status">{copied ? 'Copied to the clipboard' : ''}</span>
+    </span>
   );
 }
 

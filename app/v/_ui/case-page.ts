@@ -2,7 +2,7 @@ import type { VerificationMethod } from '@/db/schema';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { effectiveStatus } from '@/server/cases/wire';
 import { CSRF_FIELD, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
-import { ATTEMPT_LIMITS, failureText } from '@/server/verification/methods/registry';
+import { ATTEMPT_LIMITS, failureText, takesPictures } from '@/server/verification/methods/registry';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { type Html, html } from './html';
 import { documentHtml } from './respond';
@@ -196,6 +196,45 @@ function summary(status: string, found: VerificationCase): Html {
   }
 }
 
+/**
+ * When the case's personal data is erased (and with it, the ID partner's copy): when the team
+ * asks, or by its retention period, which the daily job applies to ended cases created that many
+ * days ago (server/cases/redact-past-retention.ts).
+ */
+function erasureTime(found: VerificationCase): string {
+  const team = found.teamName;
+  const days = found.teamRetentionDays;
+  if (days === null) return `when ${team} asks for it (${team} has set no time for this to happen by itself)`;
+  return `once ${days} ${days === 1 ? 'day has' : 'days have'} passed since this verification started (${team}’s setting), or sooner if ${team} asks`;
+}
+
+/**
+ * What becomes of the pictures, said only on a case that asks for them, as the code does it: the
+ * upload flow (the simulated provider) checks them in memory and keeps nothing; the redirect flow
+ * (Stripe Identity) never sends them to Vouch, and Stripe keeps its session (the pictures and
+ * what it read from them) until the case's redaction has it erased through Stripe's API
+ * (server/cases/erase-vendor-copies.ts). Vouch keeps the result and the name read from the
+ * document; redaction erases the name.
+ */
+function picturesNotice(input: CasePageInput): Html | null {
+  const { found } = input;
+  const { record } = found;
+  if (!takesPictures(record.steps.map((step) => step.method))) return null;
+  const stripe = input.identityFlow === 'redirect';
+  let text: Html;
+  if (record.redactedAt) {
+    text = html`<p>This verification’s personal data has been erased${stripe ? ', and Vouch has asked Stripe to erase its copy of your pictures' : ''}. Vouch keeps only the result of the check.</p>`;
+  } else if (stripe) {
+    text = html`<p>Vouch never receives your pictures. Stripe, our ID partner, keeps the pictures of your ID document and your selfie, and what it read from them, until Vouch asks Stripe to erase them.</p>
+<p>Vouch asks when it erases this verification’s personal data: ${erasureTime(found)}. Vouch keeps the result of the check and the name read from your document until then, and afterwards only the result.</p>`;
+  } else {
+    text = html`<p>Your pictures are checked as they arrive and then discarded: neither Vouch nor anyone else keeps them.</p>
+<p>Vouch keeps the result of the check and the name read from your document until it erases this verification’s personal data, ${erasureTime(found)}; afterwards only the result.</p>`;
+  }
+  return html`<section class="pictures" aria-labelledby="pictures-heading"><h2 id="pictures-heading">Your pictures</h2>
+${text}</section>`;
+}
+
 const ORDER: VerificationMethod[] = ['email', 'sms', 'government_id', 'custom_question', 'manager'];
 
 export function renderCasePage(input: CasePageInput): string {
@@ -231,6 +270,7 @@ ${input.standInNotes.map((note) => html`<p class="demo">${note}.</p>`)}
 <div id="case-summary">${summary(status, found)}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
 <ol class="steps" aria-label="Verification steps">${steps}</ol>
+${picturesNotice(input)}
 <div id="live" class="visually-hidden" role="status" aria-live="polite"></div>
 </main>`;
   return documentHtml({ title: 'Verify your identity', body, live: open });

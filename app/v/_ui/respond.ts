@@ -38,8 +38,7 @@ export function documentHtml(input: { title: string; body: Html; live?: boolean 
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · Vouch</title><style>${new Html(PAGE_CSS)}</style>${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
 <body><a class="skip" href="#main">Skip to content</a><header class="site">Vouch</header>
 ${input.body}
-<footer><p>Vouch verifies identities for the organisations you work with. Vouch does not keep your pictures.</p></footer></body></html>`
-    .value;
+<footer><p>Vouch verifies identities for the organisations you work with.</p></footer></body></html>`.value;
 }
 
 export function htmlResponse(

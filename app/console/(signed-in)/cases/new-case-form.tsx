@@ -49,7 +49,7 @@ export function NewCaseForm() {
   }
 
   return (
-    <form onSubmit={submit} className="c-form" aria-labelledby="new-case">
+    <form onSubmit={submit} className="c-form c-panel" aria-labelledby="new-case">
       <h2 id="new-case">New case</h2>
       <label htmlFor="case-email">The person’s e-mail address</label>
       <input id="case-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />

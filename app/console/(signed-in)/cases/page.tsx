@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { type FormEvent, useState } from 'react';
+import { switchMode } from '@/app/console/_lib/mode';
 import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
@@ -30,7 +31,8 @@ export default function CasesPage() {
   const [after, setAfter] = useState('');
   const [before, setBefore] = useState('');
   const page = useLoad(() => api.cases.list.query(filters), JSON.stringify(filters));
-  const { canManage } = useSession();
+  const { me, canManage } = useSession();
+  const otherMode = me.mode === 'live' ? 'test' : 'live';
   const [creating, setCreating] = useState(false);
 
   function onFilter(event: FormEvent) {
@@ -59,7 +61,8 @@ export default function CasesPage() {
           </div>
         )
       ) : null}
-      <form onSubmit={onFilter} className="c-form c-filters" aria-label="Filter cases">
+      <h2 id="find-cases">Find cases</h2>
+      <form onSubmit={onFilter} className="c-form c-filters" aria-labelledby="find-cases">
         <div>
           <label htmlFor="f-email">Subject e-mail</label>
           <input id="f-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -82,8 +85,9 @@ export default function CasesPage() {
           <label htmlFor="f-before">Created before</label>
           <input id="f-before" type="date" value={before} onChange={(e) => setBefore(e.target.value)} />
         </div>
-        <div className="c-row">
-          <button type="submit" className="c-button">
+        {/* Secondary and only as wide as its word: opening a case is the page's main action. */}
+        <div className="c-filter-action">
+          <button type="submit" className="c-button c-secondary">
             Search
           </button>
         </div>
@@ -92,7 +96,19 @@ export default function CasesPage() {
       {page.loading ? <Loading what="cases" /> : null}
       <ErrorNote error={page.error} />
       {page.data && page.data.results.length === 0 ? (
-        <Empty>No cases match. Cases are opened here (New case) or through the API (POST /v1/cases/).</Empty>
+        <Empty>
+          No {me.mode} cases match.{' '}
+          {page.data.other_mode_matches ? (
+            <>
+              Your {otherMode} data has cases that match (made with {otherMode} keys).{' '}
+              <button type="button" className="c-button c-secondary" onClick={() => switchMode(otherMode)}>
+                Show {otherMode} data
+              </button>
+            </>
+          ) : (
+            'Cases are opened here (New case) or through the API (POST /v1/cases/).'
+          )}
+        </Empty>
       ) : null}
       {page.data && page.data.results.length > 0 ? (
         <div className="c-table-wrap">

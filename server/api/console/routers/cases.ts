@@ -5,6 +5,7 @@ import { wireContext } from '@/server/api/wire-context';
 import { auditedChange } from '@/server/audit/record-audit';
 import { caseAudit } from '@/server/cases/audit-entries';
 import { auditedCaseActions } from '@/server/cases/audited-actions';
+import { caseEndedAt } from '@/server/cases/case-ended-at';
 import { findCaseForTeam } from '@/server/cases/case-repository';
 import { readCaseTimeline } from '@/server/cases/case-timeline';
 import { createCase, prepareCase } from '@/server/cases/create-case';
@@ -18,16 +19,27 @@ import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 const caseId = z.object({ id: z.string().max(100) });
 
 export const consoleCasesRouter = router({
-  /** The API's list (same filters, same cursors); the console passes cursors back as given. */
+  /**
+   * The API's list (same filters, same cursors); the console passes cursors back as given. An
+   * empty first page also says whether the team's other mode has cases that match: the console
+   * opens in live mode, and a team that has only made test cases would otherwise see an empty
+   * list with no hint of where its cases are. Asked only then, and bounded like any page.
+   */
   list: sessionProcedure.input(listCasesInput).query(async ({ ctx, input }) => {
     const now = ctx.clock();
     const page = await listCases(ctx.db, ctx.scope, input, now);
+    const otherModeMatches =
+      page.results.length === 0 && !input.cursor
+        ? (await listCases(ctx.db, { ...ctx.scope, livemode: !ctx.scope.livemode }, input, now)).results
+            .length > 0
+        : false;
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
       results: page.results.map((record) =>
         caseForConsoleRole(toCaseWire(record, { now, pageBase: ctx.pageBase }), ctx.role),
       ),
+      other_mode_matches: otherModeMatches,
     };
   }),
 
@@ -42,8 +54,12 @@ export const consoleCasesRouter = router({
       });
     }
     const { events: timeline, deliveries } = await readCaseTimeline(ctx.db, ctx.teamId, record.id);
+    const at = wireContext(ctx);
+    const endedAt = caseEndedAt(record, at.now, timeline);
     return {
-      case: caseForConsoleRole(toCaseWire(record, wireContext(ctx)), ctx.role),
+      case: caseForConsoleRole(toCaseWire(record, at), ctx.role),
+      /** When the case ended (null while open): the API's Case has no such field. */
+      ended_at: endedAt?.toISOString() ?? null,
       deliveries: deliveries.map((d) => ({
         id: d.id,
         event_id: eventWireId(d.eventId),

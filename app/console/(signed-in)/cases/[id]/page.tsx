@@ -113,6 +113,9 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
   );
 }
 
+/** What an ended case's end is called, by its status. */
+const ENDED: Record<string, string> = { closed: 'Closed', failed: 'Failed', expired: 'Expired' };
+
 export default function CasePage() {
   const { id } = useParams<{ id: string }>();
   const detail = useLoad(() => api.cases.get.query({ id }), id);
@@ -137,6 +140,12 @@ export default function CasePage() {
         <>
           <h1 className="c-break">Case for {data.case.subject_email}</h1>
           <dl className="c-facts">
+            {data.case.subject_name ? (
+              <div>
+                <dt>Name</dt>
+                <dd>{data.case.subject_name}</dd>
+              </div>
+            ) : null}
             <div>
               <dt>Status</dt>
               <dd>
@@ -148,16 +157,18 @@ export default function CasePage() {
               <dt>Created</dt>
               <dd>{formatDate(data.case.created_at)}</dd>
             </div>
-            <div>
-              <dt>Expires</dt>
-              <dd>{formatDate(data.case.expires_at)}</dd>
-            </div>
-            {data.case.canceled_at ? (
+            {open ? (
               <div>
-                <dt>Canceled</dt>
-                <dd>{formatInstant(data.case.canceled_at)}</dd>
+                <dt>Expires</dt>
+                <dd>{formatDate(data.case.expires_at)}</dd>
               </div>
-            ) : null}
+            ) : (
+              // An ended case has no deadline left: when it ended, to the second like its timeline.
+              <div>
+                <dt>{data.case.canceled_at ? 'Canceled' : ENDED[data.case.status]}</dt>
+                <dd>{formatInstant(data.ended_at)}</dd>
+              </div>
+            )}
             {data.case.redacted_at ? (
               <div>
                 <dt>Personal data erased</dt>
