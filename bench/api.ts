@@ -296,8 +296,8 @@ async function databaseCreationCeiling(
   const { authenticateApiKey } = await import('@/server/auth/api-keys');
   const { budgetKey } = await import('@/server/platform/data-scope');
   const { createRateLimiters } = await import('@/server/rate-limits/limiters');
-  const { createCase, prepareCase } = await import('@/server/cases/create-case');
-  const { createCaseInput } = await import('@/server/cases/wire');
+  const { createCase, prepareCase } = await import('@/server/application/cases/create-case');
+  const { createCaseInput } = await import('@/server/application/cases/wire');
   // This process's runtime, as a web process has it (its pools and a producer-only job queue),
   // with the write limit raised as the app's is in this bench.
   Object.assign(process.env, {

@@ -1,8 +1,8 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres from 'postgres';
 import * as schema from '@/db/schema';
+import { listCases } from '@/server/application/cases/list-cases';
 import { findCaseForTeam } from '@/server/cases/case-repository';
-import { listCases } from '@/server/cases/list-cases';
 
 export interface ExplainedQuery {
   query: string;

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 
   const { connectDatabase, migrateDatabase } = await import('@/db/client');
   const { createTeam } = await import('@/server/teams/manage-teams');
-  const { createCase, prepareCase } = await import('@/server/cases/create-case');
+  const { createCase, prepareCase } = await import('@/server/application/cases/create-case');
   const { systemClock } = await import('@/server/platform/clock');
   const { startApp } = await import('@/test/support/app');
   await migrateDatabase(databaseUrl);

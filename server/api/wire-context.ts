@@ -1,4 +1,4 @@
-import type { WireContext } from '@/server/cases/wire';
+import type { WireContext } from '@/server/application/cases/wire';
 import type { Clock } from '@/server/platform/clock';
 
 /** A request's wire context for cases: its clock's time now, and where the subject's pages are. */

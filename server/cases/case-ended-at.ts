@@ -1,5 +1,5 @@
 import type { CaseRecord } from './case-record';
-import { effectiveStatus } from './wire';
+import { effectiveStatus } from './case-record';
 
 /** The event that ends a case, as the case's timeline holds it. */
 interface TimelineEvent {

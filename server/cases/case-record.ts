@@ -1,4 +1,4 @@
-import type { caseSteps, cases } from '@/db/schema';
+import type { CaseStatus, caseSteps, cases } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
 
 export type { CaseStatus } from '@/db/schema';
@@ -14,4 +14,15 @@ export interface CaseRecord extends CaseRow {
 /** The team and mode a case belongs to: its events go to that mode's endpoints. */
 export function caseScope(record: { teamId: string; livemode: boolean }): DataScope {
   return { teamId: record.teamId, livemode: record.livemode };
+}
+
+/** The status a client sees: an open case past its deadline is already expired. */
+export function effectiveStatus(record: CaseRecord, now: Date): CaseStatus {
+  if (record.status === 'open' && record.expiresAt <= now) return 'expired';
+  return record.status;
+}
+
+/** A case's page for its subject: under the pages' base (VERIFY_URL_BASE), `/v/<public id>`. */
+export function verificationUrl(pageBase: string, publicId: string): string {
+  return `${pageBase}/v/${publicId}`;
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { EXPIRY_REASONS } from '@/server/cases/case-event-data';
-import { createdRange, EXAMPLE_CASE } from '@/server/cases/wire';
+import { EXAMPLE_CASE } from '@/server/cases/example-case';
 import { EVENT_ID_PREFIX } from '@/server/platform/ids';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
+import { createdRange } from '@/server/platform/wire-fields';
 import { EXAMPLE_ENDPOINT_ID } from '@/server/webhooks/wire';
 
 /** What an event may be filtered by: its type (a case type, or `ping`), its case, its time. */

@@ -1,6 +1,6 @@
 import type { Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
-import { verificationUrl } from '@/server/cases/wire';
+import { verificationUrl } from '@/server/cases/case-record';
 import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 import { newLinkToken } from './link-tokens';
 import { emailLinkMail } from './methods/email/link-mail';

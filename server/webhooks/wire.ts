@@ -5,10 +5,10 @@ import {
   type webhookDeliveries,
   type webhookEndpoints,
 } from '@/db/schema';
-import { jsonBoolean } from '@/server/cases/wire';
 import { eventWireId } from '@/server/platform/ids';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
+import { jsonBoolean } from '@/server/platform/wire-fields';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
+import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { purgeAudit } from '@/server/audit/purge-audit';
-import { redactCasesPastRetention } from '@/server/cases/redact-past-retention';
 import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';

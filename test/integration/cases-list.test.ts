@@ -1,7 +1,7 @@
 import { fillPlaceholders } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/cases/list-cases';
-import type { ListCasesInput } from '@/server/cases/wire';
+import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/application/cases/list-cases';
+import type { ListCasesInput } from '@/server/application/cases/wire';
 import { systemClock } from '@/server/platform/clock';
 import { decodeCursor, encodeCursor } from '@/server/platform/pagination';
 import { createTeam } from '@/server/teams/manage-teams';

@@ -7,7 +7,7 @@
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '@/db/schema';
-import { redactCasesPastRetention } from '@/server/cases/redact-past-retention';
+import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { type Clock, systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';

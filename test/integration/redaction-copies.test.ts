@@ -6,7 +6,7 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCaseInput } from '@/server/cases/wire';
+import { createCaseInput } from '@/server/application/cases/wire';
 import { canonicalJson } from '@/server/idempotency/run-idempotent';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';

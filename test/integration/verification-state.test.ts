@@ -1,10 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseSteps, cases, events } from '@/db/schema';
+import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import type { CreateCaseInput } from '@/server/application/cases/wire';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
-import { createCase, prepareCase } from '@/server/cases/create-case';
-import type { CreateCaseInput } from '@/server/cases/wire';
 import { systemClock } from '@/server/platform/clock';
 import { createSimulatedIdentityProvider } from '@/server/platform/providers/identity/simulated-identity-provider';
 import { createTeam } from '@/server/teams/manage-teams';

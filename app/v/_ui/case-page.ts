@@ -1,6 +1,6 @@
 import type { VerificationMethod } from '@/db/schema';
+import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
-import { effectiveStatus } from '@/server/cases/wire';
 import { CSRF_FIELD, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
 import { ATTEMPT_LIMITS, failureText, takesPictures } from '@/server/verification/methods/registry';
 import { settingString, stepOf } from '@/server/verification/step-settings';

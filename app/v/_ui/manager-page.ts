@@ -1,5 +1,5 @@
+import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
-import { effectiveStatus } from '@/server/cases/wire';
 import { CSRF_FIELD } from '@/server/verification/csrf';
 import { settingString, stepOf } from '@/server/verification/step-settings';
 import { html } from './html';

@@ -1,6 +1,6 @@
 import { pageVersion } from '@/app/v/_ui/case-page';
 import { clockNow, loadCase, pageRoute } from '@/app/v/_ui/route-kit';
-import { effectiveStatus } from '@/server/cases/wire';
+import { effectiveStatus } from '@/server/cases/case-record';
 
 export const dynamic = 'force-dynamic';
 

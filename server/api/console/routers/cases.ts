@@ -2,17 +2,20 @@ import { z } from 'zod';
 import { cases } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
+import { caseAudit } from '@/server/application/cases/audit-entries';
+import { auditedCaseActions } from '@/server/application/cases/audited-actions';
+import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { listCases } from '@/server/application/cases/list-cases';
+import { resendLinksInput } from '@/server/application/cases/resend-links';
+import {
+  caseForConsoleRole,
+  eventDataForConsoleRole,
+} from '@/server/application/cases/subject-link-visibility';
+import { createCaseInput, listCasesInput, toCaseWire } from '@/server/application/cases/wire';
 import { auditedChange } from '@/server/audit/record-audit';
-import { caseAudit } from '@/server/cases/audit-entries';
-import { auditedCaseActions } from '@/server/cases/audited-actions';
 import { caseEndedAt } from '@/server/cases/case-ended-at';
 import { findCaseForTeam } from '@/server/cases/case-repository';
 import { readCaseTimeline } from '@/server/cases/case-timeline';
-import { createCase, prepareCase } from '@/server/cases/create-case';
-import { listCases } from '@/server/cases/list-cases';
-import { resendLinksInput } from '@/server/cases/resend-links';
-import { caseForConsoleRole, eventDataForConsoleRole } from '@/server/cases/subject-link-visibility';
-import { createCaseInput, listCasesInput, toCaseWire } from '@/server/cases/wire';
 import { eventWireId } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
+import { deliveryPayloadForConsoleRole } from '@/server/application/cases/subject-link-visibility';
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import { confirmCurrentPassword } from '@/server/auth/reauthentication';
 import { readPasswordHash } from '@/server/auth/team-members';
-import { deliveryPayloadForConsoleRole } from '@/server/cases/subject-link-visibility';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';

@@ -1,14 +1,12 @@
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
-import { recordAudit } from '@/server/audit/record-audit';
-import { caseAudit } from '@/server/cases/audit-entries';
-import { auditedCaseActions } from '@/server/cases/audited-actions';
-import { findTeamCaseOrFail } from '@/server/cases/case-repository';
-import { createCase, prepareCase } from '@/server/cases/create-case';
-import { listCases } from '@/server/cases/list-cases';
-import { RESEND_LIMITS, resendLinksInput } from '@/server/cases/resend-links';
-import { simulateCase, simulateCaseInput } from '@/server/cases/simulate-case';
+import { caseAudit } from '@/server/application/cases/audit-entries';
+import { auditedCaseActions } from '@/server/application/cases/audited-actions';
+import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { listCases } from '@/server/application/cases/list-cases';
+import { RESEND_LIMITS, resendLinksInput } from '@/server/application/cases/resend-links';
+import { simulateCase, simulateCaseInput } from '@/server/application/cases/simulate-case';
 import {
   type CaseWire,
   caseIdInput,
@@ -17,7 +15,9 @@ import {
   createCaseInput,
   listCasesInput,
   toCaseWire,
-} from '@/server/cases/wire';
+} from '@/server/application/cases/wire';
+import { recordAudit } from '@/server/audit/record-audit';
+import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
 import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
 

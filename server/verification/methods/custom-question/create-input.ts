@@ -1,4 +1,4 @@
-import { requiredText } from '@/server/platform/text-fields';
+import { requiredText } from '@/server/platform/wire-fields';
 import { hashAnswer } from './answer';
 
 /** The fields a case's creation sends with this method (the create body's, described). */

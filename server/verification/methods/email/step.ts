@@ -1,6 +1,6 @@
 import type { Db } from '@/db/client';
+import { effectiveStatus } from '@/server/cases/case-record';
 import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
-import { effectiveStatus } from '@/server/cases/wire';
 import { completeSteps } from '@/server/verification/case-state';
 import { linkTokenMatches } from '@/server/verification/link-tokens';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';

@@ -1,4 +1,4 @@
-import { emailAddress, requiredText } from '@/server/platform/text-fields';
+import { emailAddress, requiredText } from '@/server/platform/wire-fields';
 
 /** The fields a case's creation sends with this method (the create body's, described). */
 export const managerCreateFields = {

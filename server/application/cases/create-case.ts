@@ -9,6 +9,9 @@ import {
   type MethodCharges,
   priceCaseMethods,
 } from '@/server/billing/charge-case-methods';
+import { caseEventData } from '@/server/cases/case-event-data';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { insertCase, insertSteps, readTeamName } from '@/server/cases/queries';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { newPublicId, newRowId } from '@/server/platform/ids';
@@ -16,9 +19,6 @@ import { recordEvent } from '@/server/platform/outbox/record-events';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
-import { caseEventData } from './case-event-data';
-import type { CaseRecord } from './case-record';
-import { insertCase, insertSteps, readTeamName } from './queries';
 import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Db } from '@/db/client';
 import { VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -11,8 +13,6 @@ import {
   METHOD_BY_KEY,
   stepsPassingTogether,
 } from '@/server/verification/methods/registry';
-import type { CaseRecord } from './case-record';
-import { findTeamCaseOrFail } from './case-repository';
 import { caseIdInput } from './wire';
 
 export const SIMULATION_ACTIONS = ['complete_step', 'fail_step', 'expire'] as const;

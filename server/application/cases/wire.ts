@@ -1,29 +1,15 @@
 import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
+import { type CaseRecord, effectiveStatus, verificationUrl } from '@/server/cases/case-record';
+import { EXAMPLE_CASE } from '@/server/cases/example-case';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
-import { emailAddress, requiredText } from '@/server/platform/text-fields';
+import { createdRange, emailAddress, jsonBoolean, requiredText } from '@/server/platform/wire-fields';
 import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
 import {
   EXAMPLE_VERIFICATION_METHODS,
   verificationMethodsOutput,
   verificationMethodsWire,
 } from '@/server/verification/methods/outputs';
-import type { CaseRecord, CaseStatus } from './case-record';
-
-/**
- * A JSON boolean and nothing else. trpc-to-openapi switches `z.boolean()` inputs to coercion on
- * the first REST request (so `"false"` would read as true); a literal union is left alone.
- */
-export const jsonBoolean = z.union([z.literal(true), z.literal(false)], { error: 'must be true or false' });
-
-/** The sample values the OpenAPI document shows, the same wherever a case appears. */
-export const EXAMPLE_CASE = {
-  id: '0b9e4c5e-3f1a-4d2b-9c8e-5a7f6d2e1b3c',
-  publicId: 'k3Jq9TzX2bLm8WvR',
-  createdAt: '2026-01-31T09:00:00.000Z',
-  expiresAt: '2026-02-02T09:00:00.000Z',
-  subjectEmail: 'jane@acme.example',
-} as const;
 
 /** The `{id}` of every case route. */
 export const caseIdInput = z.object({
@@ -108,24 +94,6 @@ export const createCaseInput = z
   );
 
 export type CreateCaseInput = z.infer<typeof createCaseInput>;
-
-const isoDateTime = z.iso.datetime({ offset: true });
-
-/** The `created_after` and `created_before` filters of every list. */
-export const createdRange = {
-  created_after: isoDateTime
-    .meta({
-      description: 'Only what was created after this instant (exclusive): ISO 8601 with a time zone.',
-      examples: ['2026-01-01T00:00:00Z'],
-    })
-    .optional(),
-  created_before: isoDateTime
-    .meta({
-      description: 'Only what was created before this instant (exclusive): ISO 8601 with a time zone.',
-      examples: ['2026-02-01T00:00:00+01:00'],
-    })
-    .optional(),
-};
 
 export const listCasesInput = z.strictObject({
   status: z
@@ -260,21 +228,10 @@ export const caseListOutput = z
   })
   .meta({ id: 'CaseList' });
 
-/** A case's page for its subject: under the pages' base (VERIFY_URL_BASE), `/v/<public id>`. */
-export function verificationUrl(pageBase: string, publicId: string): string {
-  return `${pageBase}/v/${publicId}`;
-}
-
 /** What a case's wire form depends on beside the case: the time (open past its deadline reads as expired) and the pages' base. */
 export interface WireContext {
   now: Date;
   pageBase: string;
-}
-
-/** The status a client sees: an open case past its deadline is already expired. */
-export function effectiveStatus(record: CaseRecord, now: Date): CaseStatus {
-  if (record.status === 'open' && record.expiresAt <= now) return 'expired';
-  return record.status;
 }
 
 export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): CaseWire {

@@ -1,11 +1,11 @@
 import type { Db } from '@/db/client';
 import { type AuditActor, auditedChange } from '@/server/audit/record-audit';
+import type { CaseRecord } from '@/server/cases/case-record';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
-import type { CaseRecord } from './case-record';
 import { redactCase } from './redact-case';
 import { type ResendLinksInput, resendLinks } from './resend-links';
 

@@ -1,10 +1,10 @@
 import type { Queryable } from '@/db/client';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { expireCase } from '@/server/verification/case-state';
-import type { CaseRecord } from './case-record';
-import { findTeamCaseOrFail } from './case-repository';
 
 /**
  * The team calls off an open case: it ends now as `expired` with `canceled_at`, `case.expired`

@@ -11,6 +11,10 @@ import {
   webhookAttempts,
   webhookDeliveries,
 } from '@/db/schema';
+import { caseEventData } from '@/server/cases/case-event-data';
+import { type CaseRecord, caseScope } from '@/server/cases/case-record';
+import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
+import { queueVendorErasure } from '@/server/cases/vendor-copies';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -18,10 +22,6 @@ import { recordEvent } from '@/server/platform/outbox/record-events';
 import { expireCase, isActionable } from '@/server/verification/case-state';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { settingString } from '@/server/verification/step-settings';
-import { caseEventData } from './case-event-data';
-import { type CaseRecord, caseScope } from './case-record';
-import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
-import { queueVendorErasure } from './vendor-copies';
 
 /** What `subject_email` becomes: still an address (clients may parse it), of a reserved domain. */
 export function redactedEmail(publicId: string): string {

@@ -1,8 +1,8 @@
 import { and, asc, eq, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { cases, teams } from '@/db/schema';
+import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
-import { lockCaseForUpdate } from './case-repository';
 import { redactLockedCase } from './redact-case';
 
 const BATCH_SIZE = 100;

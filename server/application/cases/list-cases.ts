@@ -1,6 +1,8 @@
 import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { type CaseRecordsStatement, caseRecordsStatement, readCaseRecords } from '@/server/cases/queries';
 import type { DataScope } from '@/server/platform/data-scope';
 import {
   type Cursor,
@@ -11,8 +13,6 @@ import {
   keysetPage,
   PAGE_SIZE,
 } from '@/server/platform/pagination';
-import type { CaseRecord } from './case-record';
-import { type CaseRecordsStatement, caseRecordsStatement, readCaseRecords } from './queries';
 import type { ListCasesInput } from './wire';
 
 export { PAGE_SIZE };

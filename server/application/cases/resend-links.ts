@@ -2,6 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
+import { readTeamName } from '@/server/cases/queries';
 import type { Clock } from '@/server/platform/clock';
 import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -11,9 +14,6 @@ import { managerContact } from '@/server/verification/methods/manager/contact';
 import { MAILED_METHODS, type MailedMethod, METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
 import { mergeStepSettings } from '@/server/verification/step-settings';
-import type { CaseRecord } from './case-record';
-import { findTeamCaseOrFail, lockCaseForUpdate } from './case-repository';
-import { readTeamName } from './queries';
 import { caseIdInput } from './wire';
 
 /** At most this many resends per case, and one per interval. */
