@@ -138,6 +138,23 @@ async function usedUnits(): Promise<number> {
   return Object.values(res.body.usage).reduce((sum, m) => sum + m.total_used, 0);
 }
 
+/** Which resource an `{id}` route names, and a body it accepts (GET and DELETE send none). */
+function routeShape(route: { path: string }) {
+  const kind = route.path.startsWith('/v1/cases/')
+    ? ('case' as const)
+    : route.path.startsWith('/v1/events/')
+      ? ('event' as const)
+      : route.path.startsWith('/v1/webhooks/deliveries/')
+        ? ('delivery' as const)
+        : ('endpoint' as const);
+  const body = route.path.endsWith('/recover/')
+    ? { since: new Date(Date.now() - 3_600_000).toISOString() }
+    : route.path.endsWith('/simulate/')
+      ? { action: 'expire' }
+      : {};
+  return { kind, body };
+}
+
 describe('test mode', () => {
   it('keeps live and test data apart on every route, both ways', async () => {
     const liveEndpoint = await createEndpoint(live, '/iso-live');
@@ -200,18 +217,7 @@ describe('test mode', () => {
       ['test', 'live', test, live],
     ] as const) {
       for (const route of idRoutes) {
-        const kind = route.path.startsWith('/v1/cases/')
-          ? 'case'
-          : route.path.startsWith('/v1/events/')
-            ? 'event'
-            : route.path.startsWith('/v1/webhooks/deliveries/')
-              ? 'delivery'
-              : 'endpoint';
-        const body = route.path.endsWith('/recover/')
-          ? { since: new Date(Date.now() - 3_600_000).toISOString() }
-          : route.path.endsWith('/simulate/')
-            ? { action: 'expire' }
-            : {};
+        const { kind, body } = routeShape(route);
         const ask = (asker: Api, id: string) =>
           asker.request<{ code: string; detail: string }>(
             route.method,
@@ -286,18 +292,7 @@ describe('test mode', () => {
       ['test', test],
     ] as const) {
       for (const route of [...idRoutes].sort((a, b) => lastOrder(a) - lastOrder(b))) {
-        const kind = route.path.startsWith('/v1/cases/')
-          ? 'case'
-          : route.path.startsWith('/v1/events/')
-            ? 'event'
-            : route.path.startsWith('/v1/webhooks/deliveries/')
-              ? 'delivery'
-              : 'endpoint';
-        const body = route.path.endsWith('/recover/')
-          ? { since: new Date(Date.now() - 3_600_000).toISOString() }
-          : route.path.endsWith('/simulate/')
-            ? { action: 'expire' }
-            : {};
+        const { kind, body } = routeShape(route);
         const res = await client.request(
           route.method,
           route.path.replace('{id}', ids[own][kind]),
