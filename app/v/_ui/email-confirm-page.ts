@@ -1,7 +1,7 @@
 import type { VerificationCase } from '@/server/cases/case-repository';
+import { html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
-import { maskEmail } from './case-page';
-import { html } from './html';
+import { maskEmail } from '@/server/verification/methods/page-section';
 import { documentHtml } from './respond';
 import { testModeBanner } from './test-mode';
 

@@ -1,8 +1,8 @@
 import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
+import { html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
 import { settingString, stepOf } from '@/server/verification/step-settings';
-import { html } from './html';
 import { documentHtml } from './respond';
 import { testModeBanner } from './test-mode';
 

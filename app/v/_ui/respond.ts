@@ -1,4 +1,4 @@
-import { Html, html } from './html';
+import { Html, html } from '@/server/platform/html';
 import { PAGE_CSS, PAGE_CSS_HASH } from './styles';
 
 /** The live-update script: same origin, no inline code, so `script-src 'self'` is the whole policy. */

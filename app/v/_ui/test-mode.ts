@@ -1,5 +1,5 @@
+import { type Html, html } from '@/server/platform/html';
 import { TEST_MODE_SMS_CODE } from '@/server/verification/methods/sms/step';
-import { type Html, html } from './html';
 
 /**
  * The banner every page of a test-mode case carries: whoever opens it (a developer, a CI run's
