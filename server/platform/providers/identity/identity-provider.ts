@@ -1,9 +1,12 @@
 import type { VendorCopyKeeper } from '@/server/platform/providers/vendor-copy';
 
-/** What an ID check concluded. `name` is the name printed on the document, when the provider read it. */
+/**
+ * What an ID check concluded. `name` is the name printed on the document, when the provider read
+ * it; a rejection names the part that failed, the document or the face (the selfie).
+ */
 export type IdentityResult =
   | { outcome: 'verified'; name: string | null }
-  | { outcome: 'rejected'; step: 'government_id' | 'selfie'; detail: string }
+  | { outcome: 'rejected'; part: 'document' | 'face'; detail: string }
   | { outcome: 'pending' };
 
 export interface UploadedImage {

@@ -29,45 +29,45 @@ describe('simulated identity provider (documented test inputs)', () => {
       'document file name',
       { fileName: 'Reject-me.png', bytes: png() },
       { fileName: 's.png', bytes: png() },
-      'government_id',
+      'document',
       'document_unverified',
     ],
     [
       'document marker',
       { fileName: 'id.png', bytes: png('VOUCH-TEST:REJECT-DOCUMENT') },
       { fileName: 's.png', bytes: png() },
-      'government_id',
+      'document',
       'document_unverified',
     ],
     [
       'document not an image',
       { fileName: 'id.png', bytes: new Uint8Array([1, 2, 3]) },
       { fileName: 's.png', bytes: png() },
-      'government_id',
+      'document',
       'document_unreadable',
     ],
     [
       'selfie file name',
       { fileName: 'id.png', bytes: png() },
       { fileName: 'mismatch.png', bytes: png() },
-      'selfie',
+      'face',
       'selfie_face_mismatch',
     ],
     [
       'selfie marker',
       { fileName: 'id.png', bytes: png() },
       { fileName: 's.png', bytes: png('VOUCH-TEST:REJECT-SELFIE') },
-      'selfie',
+      'face',
       'selfie_face_mismatch',
     ],
     [
       'selfie not an image',
       { fileName: 'id.png', bytes: png() },
       { fileName: 's.png', bytes: new Uint8Array([0]) },
-      'selfie',
+      'face',
       'selfie_unreadable',
     ],
-  ] as const)('rejects by %s', async (_label, document, selfie, step, detail) => {
-    expect(await provider.check({ document, selfie })).toEqual({ outcome: 'rejected', step, detail });
+  ] as const)('rejects by %s', async (_label, document, selfie, part, detail) => {
+    expect(await provider.check({ document, selfie })).toEqual({ outcome: 'rejected', part, detail });
   });
 });

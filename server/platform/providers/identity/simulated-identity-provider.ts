@@ -41,20 +41,20 @@ export function createSimulatedIdentityProvider(): UploadIdentityProvider {
     kind: 'upload',
     async check({ document, selfie }): Promise<IdentityResult> {
       if (!isImage(document.bytes)) {
-        return { outcome: 'rejected', step: 'government_id', detail: 'document_unreadable' };
+        return { outcome: 'rejected', part: 'document', detail: 'document_unreadable' };
       }
       if (
         document.fileName.toLowerCase().includes('reject') ||
         contains(document, 'VOUCH-TEST:REJECT-DOCUMENT')
       ) {
-        return { outcome: 'rejected', step: 'government_id', detail: 'document_unverified' };
+        return { outcome: 'rejected', part: 'document', detail: 'document_unverified' };
       }
-      if (!isImage(selfie.bytes)) return { outcome: 'rejected', step: 'selfie', detail: 'selfie_unreadable' };
+      if (!isImage(selfie.bytes)) return { outcome: 'rejected', part: 'face', detail: 'selfie_unreadable' };
       if (
         selfie.fileName.toLowerCase().includes('mismatch') ||
         contains(selfie, 'VOUCH-TEST:REJECT-SELFIE')
       ) {
-        return { outcome: 'rejected', step: 'selfie', detail: 'selfie_face_mismatch' };
+        return { outcome: 'rejected', part: 'face', detail: 'selfie_face_mismatch' };
       }
       return { outcome: 'verified', name: nameOn(document) };
     },

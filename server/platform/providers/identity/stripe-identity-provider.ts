@@ -106,9 +106,9 @@ export function toResult(session: Stripe.Identity.VerificationSession): Identity
   }
   const code = session.last_error?.code ?? null;
   if (session.status === 'requires_input' && code) {
-    if (code.startsWith('selfie_')) return { outcome: 'rejected', step: 'selfie', detail: code };
+    if (code.startsWith('selfie_')) return { outcome: 'rejected', part: 'face', detail: code };
     if (code.startsWith('document_') || code === 'under_supported_age') {
-      return { outcome: 'rejected', step: 'government_id', detail: code };
+      return { outcome: 'rejected', part: 'document', detail: code };
     }
   }
   return { outcome: 'pending' };

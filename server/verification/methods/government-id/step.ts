@@ -14,7 +14,9 @@ import {
   isActionable,
   type TransitionResult,
 } from '@/server/verification/case-state';
+import { selfieMethod } from '@/server/verification/methods/selfie/definition';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
+import { governmentIdMethod } from './definition';
 
 /** Largest picture accepted from a phone camera. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -22,6 +24,9 @@ export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 function identityPending(record: CaseRecord, now: Date): boolean {
   return isActionable(record, now) && stepOf(record, 'government_id')?.state === 'pending';
 }
+
+/** Which step a rejected part of the check fails, with that step's reason. */
+const REJECTED_PART = { document: governmentIdMethod, face: selfieMethod } as const;
 
 /**
  * Applies an ID check's result: a pass verifies the document and the selfie together and takes
@@ -38,10 +43,10 @@ export async function applyIdentityResult(
   if (result.outcome === 'pending') return null;
   return db.transaction((tx) =>
     result.outcome === 'verified'
-      ? completeSteps(tx, caseId, ['government_id', 'selfie'], now, {
+      ? completeSteps(tx, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
           subjectName: result.name ? storableText(result.name) : undefined,
         })
-      : failCase(tx, caseId, result.step, `${result.step}_rejected`, now),
+      : failCase(tx, caseId, REJECTED_PART[result.part].key, REJECTED_PART[result.part].failureReason, now),
   );
 }
 
