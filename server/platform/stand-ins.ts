@@ -7,9 +7,12 @@ export interface StandIn {
   description: string;
   /** The line the subject's page shows when one of the case's methods relies on it. */
   subjectNote: string;
-  /** The verification methods it serves. */
-  methods: readonly string[];
+  /** The vendor it stands in for (a verification method declares the vendor it relies on). */
+  serves: Vendor;
 }
+
+/** The outside services verification methods rely on. */
+export type Vendor = 'mail' | 'sms' | 'identity';
 
 /**
  * The stand-ins this configuration would use for live traffic. Test mode always uses them; live
@@ -22,7 +25,7 @@ export function liveStandIns(config: Env): StandIn[] {
       id: 'dev_mailbox',
       description: 'e-mail is not sent: it is kept in the dev mailbox (set SMTP_URL)',
       subjectNote: 'Demo: e-mails are not sent',
-      methods: ['email', 'manager'],
+      serves: 'mail',
     });
   }
   if (config.SMS_PROVIDER === 'dev') {
@@ -30,7 +33,7 @@ export function liveStandIns(config: Env): StandIn[] {
       id: 'dev_sms',
       description: 'text messages are not sent: they are kept in the dev mailbox (set SMS_PROVIDER=twilio)',
       subjectNote: 'Demo: text messages are not sent',
-      methods: ['sms'],
+      serves: 'sms',
     });
   }
   if (config.IDENTITY_PROVIDER === 'simulated') {
@@ -38,16 +41,16 @@ export function liveStandIns(config: Env): StandIn[] {
       id: 'simulated_identity',
       description: 'identity checks are simulated: any picture passes (set IDENTITY_PROVIDER=stripe)',
       subjectNote: 'Demo: identity checks are simulated',
-      methods: ['government_id', 'selfie'],
+      serves: 'identity',
     });
   }
   return standIns;
 }
 
-/** What the subject's page says about the stand-ins a case with these methods relies on. */
-export function subjectStandInNotes(config: Env, methods: readonly string[]): string[] {
+/** What the subject's page says about the stand-ins a case relying on these vendors uses. */
+export function subjectStandInNotes(config: Env, vendors: readonly Vendor[]): string[] {
   return liveStandIns(config)
-    .filter((standIn) => standIn.methods.some((method) => methods.includes(method)))
+    .filter((standIn) => vendors.includes(standIn.serves))
     .map((standIn) => standIn.subjectNote);
 }
 

@@ -4,6 +4,7 @@ import { htmlResponse, notFoundPage } from '@/app/v/_ui/respond';
 import { clockNow, csrfFor, loadCase, pageRoute, providers } from '@/app/v/_ui/route-kit';
 import { env } from '@/server/platform/env';
 import { subjectStandInNotes } from '@/server/platform/stand-ins';
+import { vendorsOf } from '@/server/verification/methods/registry';
 
 export const dynamic = 'force-dynamic';
 
@@ -22,10 +23,7 @@ export const GET = pageRoute(
       identityFlow: (await providers(found.record.livemode)).identity.kind,
       // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
       standInNotes: found.record.livemode
-        ? subjectStandInNotes(
-            env(),
-            found.record.steps.map((step) => step.method),
-          )
+        ? subjectStandInNotes(env(), vendorsOf(found.record.steps.map((step) => step.method)))
         : [],
       now: await clockNow(),
     });

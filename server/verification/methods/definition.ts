@@ -1,4 +1,5 @@
 import type { VerificationMethod } from '@/db/schema/values';
+import type { Vendor } from '@/server/platform/stand-ins';
 
 /**
  * Everything about one verification method that the rest of the service reads without running it:
@@ -31,6 +32,8 @@ export interface MethodDefinition {
   passesWith: readonly VerificationMethod[];
   /** Who its link is mailed to when the case opens (and again on resend); null if it mails none. */
   mailsLinkTo: 'subject' | 'manager' | null;
+  /** The outside service it relies on (mail, text messages, the ID check), or null for none. */
+  vendor: Vendor | null;
   /** Whether the subject hands over pictures (the page then says who keeps them, how long). */
   takesPictures: boolean;
   /**

@@ -8,6 +8,7 @@ import {
   METHODS,
   stepsPassingTogether,
   takesPictures,
+  vendorsOf,
 } from './registry';
 
 describe('the method registry', () => {
@@ -39,6 +40,12 @@ describe('the method registry', () => {
       'selfie',
     ]);
     expect(stepsPassingTogether(['email', 'government_id', 'selfie'], 'email')).toEqual(['email']);
+  });
+
+  it('names the vendors a case relies on, each once', () => {
+    expect(vendorsOf(['email', 'manager', 'custom_question'])).toEqual(['mail']);
+    expect(vendorsOf(['sms', 'government_id', 'selfie'])).toEqual(['sms', 'identity']);
+    expect(vendorsOf(['custom_question'])).toEqual([]);
   });
 
   it('knows which cases take pictures', () => {

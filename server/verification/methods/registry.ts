@@ -1,4 +1,5 @@
 import type { VerificationMethod } from '@/db/schema/values';
+import type { Vendor } from '@/server/platform/stand-ins';
 import { customQuestionMethod } from './custom-question/definition';
 import type { MethodDefinition } from './definition';
 import { emailMethod } from './email/definition';
@@ -49,6 +50,11 @@ export const MAILED_METHODS = METHODS.flatMap((m) => (m.mailsLinkTo ? [m.key] : 
 
 /** The methods a team chooses from, with the words the console offers them in. */
 export const CHOSEN_METHODS = METHODS.flatMap((m) => (m.choice ? [{ key: m.key, choice: m.choice }] : []));
+
+/** The outside services these steps rely on, each once. */
+export function vendorsOf(methods: readonly VerificationMethod[]): Vendor[] {
+  return [...new Set(methods.flatMap((method) => METHOD_BY_KEY[method].vendor ?? []))];
+}
 
 /** Whether any of these steps has the subject hand over pictures. */
 export function takesPictures(methods: readonly VerificationMethod[]): boolean {

@@ -11,6 +11,7 @@ export const customQuestionMethod = {
   adds: [],
   passesWith: [],
   mailsLinkTo: null,
+  vendor: null,
   takesPictures: false,
   personalSettings: ['question'],
 } as const satisfies MethodDefinition;

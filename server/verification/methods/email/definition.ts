@@ -11,6 +11,7 @@ export const emailMethod = {
   adds: [],
   passesWith: [],
   mailsLinkTo: 'subject',
+  vendor: 'mail',
   takesPictures: false,
   personalSettings: [],
 } as const satisfies MethodDefinition;

@@ -11,6 +11,7 @@ export const governmentIdMethod = {
   adds: ['selfie'],
   passesWith: ['selfie'],
   mailsLinkTo: null,
+  vendor: 'identity',
   takesPictures: true,
   personalSettings: [],
 } as const satisfies MethodDefinition;

@@ -11,6 +11,7 @@ export const managerMethod = {
   adds: [],
   passesWith: [],
   mailsLinkTo: 'manager',
+  vendor: 'mail',
   takesPictures: false,
   personalSettings: ['manager_name', 'manager_email'],
 } as const satisfies MethodDefinition;

@@ -11,6 +11,7 @@ export const selfieMethod = {
   adds: [],
   passesWith: ['government_id'],
   mailsLinkTo: null,
+  vendor: 'identity',
   takesPictures: true,
   personalSettings: [],
 } as const satisfies MethodDefinition;

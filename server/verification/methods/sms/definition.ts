@@ -11,6 +11,7 @@ export const smsMethod = {
   adds: [],
   passesWith: [],
   mailsLinkTo: null,
+  vendor: 'sms',
   takesPictures: false,
   personalSettings: ['phone_e164'],
 } as const satisfies MethodDefinition;
