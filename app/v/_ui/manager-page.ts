@@ -2,7 +2,9 @@ import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
-import { settingString, stepOf } from '@/server/verification/step-settings';
+import { managerContact } from '@/server/verification/methods/manager/contact';
+import { managerMethod } from '@/server/verification/methods/manager/definition';
+import { stepOf } from '@/server/verification/step-settings';
 import { documentHtml } from './respond';
 import { testModeBanner } from './test-mode';
 
@@ -16,8 +18,8 @@ export function renderManagerPage(input: {
 }): string {
   const { found, now } = input;
   const { record, teamName } = found;
-  const managerName = settingString(record, 'manager', 'manager_name') ?? '';
-  const state = stepOf(record, 'manager')?.state ?? 'pending';
+  const managerName = managerContact(record)?.name ?? '';
+  const state = stepOf(record, managerMethod.key)?.state ?? 'pending';
   const status = effectiveStatus(record, now);
   const who = record.subjectName ? `${record.subjectName} (${record.subjectEmail})` : record.subjectEmail;
 

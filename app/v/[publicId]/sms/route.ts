@@ -1,8 +1,7 @@
 import { type NoticeCode, withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
 import { caseRoute, clockNow, database, field, providers, readProtectedForm } from '@/app/v/_ui/route-kit';
-import { checkSmsCode, sendSmsCode } from '@/server/verification/methods/sms/step';
-import { settingString } from '@/server/verification/step-settings';
+import { checkSmsCode, phoneOnFile, sendSmsCode } from '@/server/verification/methods/sms/step';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,8 +14,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
   const action = field(form, 'action');
 
   if (action === 'send' || action === 'resend') {
-    const phoneInput =
-      action === 'resend' ? (settingString(found.record, 'sms', 'phone_e164') ?? '') : field(form, 'phone');
+    const phoneInput = action === 'resend' ? (phoneOnFile(found.record) ?? '') : field(form, 'phone');
     const sent = await sendSmsCode(db, {
       caseId: found.record.id,
       livemode: found.record.livemode,

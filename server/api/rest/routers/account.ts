@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SUBSCRIPTION_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { readAccount, readUsage } from '@/server/billing/read-account';
+import { METHODS } from '@/server/verification/methods/registry';
 
 const EXAMPLE_TIME = '2026-01-31T09:00:00.000Z';
 
@@ -79,14 +80,13 @@ const usageEntry = z
   })
   .meta({ id: 'UsageEntry' });
 
-const METHOD_USAGE_DESCRIPTIONS: Record<(typeof VERIFICATION_METHODS)[number], string> = {
-  email: 'Units of the `email` method: one per case that requests it.',
-  sms: 'Units of the `sms` method.',
-  government_id: 'Units of the `government_id` method.',
-  selfie: 'Units of the `selfie` method (every `government_id` adds one).',
-  custom_question: 'Units of the `custom_question` method.',
-  manager: 'Units of the `manager` method.',
-};
+/** "Units of the `selfie` method (every `government_id` adds one).", from the registry. */
+function usageDescription(method: (typeof VERIFICATION_METHODS)[number]): string {
+  const addedBy = METHODS.filter((m) => (m.adds as readonly string[]).includes(method)).map(
+    (m) => `\`${m.key}\``,
+  );
+  return `Units of the \`${method}\` method: one per case that requests it${addedBy.length > 0 ? ` (every ${addedBy.join(' or ')} adds one)` : ''}.`;
+}
 
 const usageOutput = z
   .object({
@@ -104,7 +104,7 @@ const usageOutput = z
         Object.fromEntries(
           VERIFICATION_METHODS.map((m) => [
             m,
-            usageEntry.meta({ description: METHOD_USAGE_DESCRIPTIONS[m], examples: [EXAMPLE_USAGE] }),
+            usageEntry.meta({ description: usageDescription(m), examples: [EXAMPLE_USAGE] }),
           ]),
         ) as Record<(typeof VERIFICATION_METHODS)[number], typeof usageEntry>,
       )

@@ -10,6 +10,11 @@ import { isActionable } from '@/server/verification/case-state';
 import { checkGuess, type GuessResult } from '@/server/verification/check-guess';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 
+/** The number the subject last had a code sent to (E.164), or null. */
+export function phoneOnFile(record: CaseRecord): string | null {
+  return settingString(record, 'sms', 'phone_e164');
+}
+
 export const SMS_CODE_TTL_SECONDS = 600;
 /** A new code (to the same or another number) at most every 30 s, and 5 in all per case. */
 export const SMS_RESEND_INTERVAL_SECONDS = 30;
