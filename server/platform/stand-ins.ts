@@ -12,7 +12,7 @@ export interface StandIn {
 }
 
 /** The outside services verification methods rely on. */
-export type Vendor = 'mail' | 'sms' | 'identity';
+export type Vendor = 'mail' | 'texts' | 'identity';
 
 /**
  * The stand-ins this configuration would use for live traffic. Test mode always uses them; live
@@ -33,7 +33,7 @@ export function liveStandIns(config: Env): StandIn[] {
       id: 'dev_sms',
       description: 'text messages are not sent: they are kept in the dev mailbox (set SMS_PROVIDER=twilio)',
       subjectNote: 'Demo: text messages are not sent',
-      serves: 'sms',
+      serves: 'texts',
     });
   }
   if (config.IDENTITY_PROVIDER === 'simulated') {

@@ -44,7 +44,7 @@ describe('the method registry', () => {
 
   it('names the vendors a case relies on, each once', () => {
     expect(vendorsOf(['email', 'manager', 'custom_question'])).toEqual(['mail']);
-    expect(vendorsOf(['sms', 'government_id', 'selfie'])).toEqual(['sms', 'identity']);
+    expect(vendorsOf(['sms', 'government_id', 'selfie'])).toEqual(['texts', 'identity']);
     expect(vendorsOf(['custom_question'])).toEqual([]);
   });
 

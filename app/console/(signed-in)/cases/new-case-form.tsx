@@ -4,6 +4,9 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
+import { customQuestionMethod } from '@/server/verification/methods/custom-question/definition';
+import { emailMethod } from '@/server/verification/methods/email/definition';
+import { managerMethod } from '@/server/verification/methods/manager/definition';
 import { CHOSEN_METHODS } from '@/server/verification/methods/registry';
 
 /** The methods a helpdesk agent picks from (a government ID check brings the selfie with it). */
@@ -18,7 +21,7 @@ export function NewCaseForm() {
   const router = useRouter();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
-  const [methods, setMethods] = useState<Method[]>(['email']);
+  const [methods, setMethods] = useState<Method[]>([emailMethod.key]);
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
   const [managerName, setManagerName] = useState('');
@@ -38,8 +41,10 @@ export function NewCaseForm() {
         subject_name: name.trim() || null,
         verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
         notes,
-        ...(has('custom_question') ? { custom_question_text: question, custom_question_answer: answer } : {}),
-        ...(has('manager') ? { manager_name: managerName, manager_email: managerEmail.trim() } : {}),
+        ...(has(customQuestionMethod.key)
+          ? { custom_question_text: question, custom_question_answer: answer }
+          : {}),
+        ...(has(managerMethod.key) ? { manager_name: managerName, manager_email: managerEmail.trim() } : {}),
       });
       router.push(`/console/cases/${created.id}`);
     } catch (err) {
@@ -70,7 +75,7 @@ export function NewCaseForm() {
           </label>
         ))}
       </fieldset>
-      {has('custom_question') ? (
+      {has(customQuestionMethod.key) ? (
         <>
           <label htmlFor="case-question">The question</label>
           <input
@@ -90,7 +95,7 @@ export function NewCaseForm() {
           />
         </>
       ) : null}
-      {has('manager') ? (
+      {has(managerMethod.key) ? (
         <>
           <label htmlFor="case-manager-name">Their manager’s name</label>
           <input

@@ -11,7 +11,7 @@ export const smsMethod = {
   adds: [],
   passesWith: [],
   mailsLinkTo: null,
-  vendor: 'sms',
+  vendor: 'texts',
   takesPictures: false,
   personalSettings: ['phone_e164'],
 } as const satisfies MethodDefinition;
