@@ -16,8 +16,12 @@ export function caseScope(record: { teamId: string; livemode: boolean }): DataSc
   return { teamId: record.teamId, livemode: record.livemode };
 }
 
-/** The status a client sees: an open case past its deadline is already expired. */
-export function effectiveStatus(record: CaseRecord, now: Date): CaseStatus {
+/**
+ * The status a client sees: an open case past its deadline is already expired (the expiry sweep
+ * records it later). The one statement of that rule in code; SQL filters say it again where a
+ * statement must (list-cases' status filter, the sweep, spendAttempt's guard).
+ */
+export function effectiveStatus(record: { status: CaseStatus; expiresAt: Date }, now: Date): CaseStatus {
   if (record.status === 'open' && record.expiresAt <= now) return 'expired';
   return record.status;
 }

@@ -3,7 +3,7 @@ import type { Queryable, Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { caseSteps, cases } from '@/db/schema';
 import { caseEventData, caseExpiredData, type ExpiryReason } from '@/server/cases/case-event-data';
-import { type CaseRecord, caseScope } from '@/server/cases/case-record';
+import { type CaseRecord, type CaseStatus, caseScope, effectiveStatus } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { ATTEMPT_LIMITS, type FailureReason, type GuessedMethod } from './methods/registry';
@@ -26,8 +26,8 @@ export type TransitionResult =
   | { changed: false; record: CaseRecord | null; why: 'no_case' | 'not_open' | 'step_not_pending' };
 
 /** An open case whose deadline has not passed: the only kind any step may still change. */
-export function isActionable(record: { status: string; expiresAt: Date }, now: Date): boolean {
-  return record.status === 'open' && record.expiresAt > now;
+export function isActionable(record: { status: CaseStatus; expiresAt: Date }, now: Date): boolean {
+  return effectiveStatus(record, now) === 'open';
 }
 
 /**
