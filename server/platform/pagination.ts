@@ -169,7 +169,7 @@ export function keysetPage<Row extends { createdAt: Date; id: string }>(
  * The walk every list built with drizzle's query builder shares: the cursor decoded (a foreign one
  * is a 422), the rows after it in walking order (`read` adds `after` to its own conditions and
  * reads `limit` rows in `order`), then the page and its cursors. The cases list builds its
- * statement once instead (server/cases/list-cases.ts) and walks the same way.
+ * statement once instead (server/application/cases/list-cases.ts) and walks the same way.
  */
 export async function readKeysetPage<Row extends { createdAt: Date; id: string }>(
   rawCursor: string | undefined,

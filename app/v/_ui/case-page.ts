@@ -43,7 +43,7 @@ function summary(status: string, found: VerificationCase): Html {
 /**
  * When the case's personal data is erased (and with it, the ID partner's copy): when the team
  * asks, or by its retention period, which the daily job applies to ended cases created that many
- * days ago (server/cases/redact-past-retention.ts).
+ * days ago (server/application/cases/redact-past-retention.ts).
  */
 function erasureTime(found: VerificationCase): string {
   const team = found.teamName;
