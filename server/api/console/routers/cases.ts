@@ -29,19 +29,17 @@ export const consoleCasesRouter = router({
    * list with no hint of where its cases are. Asked only then, and bounded like any page.
    */
   list: sessionProcedure.input(listCasesInput).query(async ({ ctx, input }) => {
-    const now = ctx.clock();
-    const page = await listCases(ctx.db, ctx.scope, input, now);
+    const at = wireContext(ctx);
+    const page = await listCases(ctx.db, ctx.scope, input, at.now);
     const otherModeMatches =
       page.results.length === 0 && !input.cursor
-        ? (await listCases(ctx.db, { ...ctx.scope, livemode: !ctx.scope.livemode }, input, now)).results
+        ? (await listCases(ctx.db, { ...ctx.scope, livemode: !ctx.scope.livemode }, input, at.now)).results
             .length > 0
         : false;
     return {
       next_cursor: page.nextCursor,
       previous_cursor: page.previousCursor,
-      results: page.results.map((record) =>
-        caseForConsoleRole(toCaseWire(record, { now, pageBase: ctx.pageBase }), ctx.role),
-      ),
+      results: page.results.map((record) => caseForConsoleRole(toCaseWire(record, at), ctx.role)),
       other_mode_matches: otherModeMatches,
     };
   }),

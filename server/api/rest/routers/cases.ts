@@ -95,12 +95,12 @@ export const casesRouter = router({
     .input(listCasesInput)
     .output(caseListOutput)
     .query(async ({ ctx, input }) => {
-      const now = ctx.clock();
-      const page = await listCases(ctx.db, ctx.scope, input, now);
+      const at = wireContext(ctx);
+      const page = await listCases(ctx.db, ctx.scope, input, at.now);
       return {
         next: pageUrl('/v1/cases/', input, page.nextCursor),
         previous: pageUrl('/v1/cases/', input, page.previousCursor),
-        results: page.results.map((record) => toCaseWire(record, { now, pageBase: ctx.pageBase })),
+        results: page.results.map((record) => toCaseWire(record, at)),
       };
     }),
 
