@@ -322,6 +322,7 @@ async function databaseCreationCeiling(
     await database.db.transaction((tx) =>
       createCase(tx, key.scope, prepared, {
         clock: systemClock,
+        jobs: runtime.jobProducer,
         caseTtlSeconds: env.CASE_TTL_SECONDS,
         pageBase: env.VERIFY_URL_BASE,
       }),

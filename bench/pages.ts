@@ -114,8 +114,16 @@ async function main(): Promise<void> {
   const { createTeam } = await import('@/server/teams/manage-teams');
   const { createCase, prepareCase } = await import('@/server/application/cases/create-case');
   const { systemClock } = await import('@/server/platform/clock');
+  const { startJobQueue } = await import('@/server/platform/jobs/job-queue');
+  const { jobProducer } = await import('@/server/platform/jobs/producers');
   const { startApp } = await import('@/test/support/app');
   await migrateDatabase(databaseUrl);
+  // A producer-only queue, as a web process has: the seeded cases' events queue their jobs here.
+  const queueStops: Array<() => Promise<void>> = [];
+  const queue = await startJobQueue(
+    { databaseUrl, onShutdown: (stop) => queueStops.push(stop) },
+    { workers: false, webhookTimeoutMs: 10_000 },
+  );
 
   log(`seeding ${CASES} cases`);
   const database = connectDatabase(databaseUrl, { max: 4 });
@@ -136,6 +144,7 @@ async function main(): Promise<void> {
     const record = await database.db.transaction((tx) =>
       createCase(tx, { teamId: team.id, livemode: true }, prepared, {
         clock: systemClock,
+        jobs: jobProducer(queue),
         caseTtlSeconds: 172800,
         // The pages are read by public id from the app started below; no mailed link is followed.
         pageBase: 'http://localhost',
@@ -143,6 +152,7 @@ async function main(): Promise<void> {
     );
     publicIds.push(record.publicId);
   }
+  for (const stop of queueStops) await stop();
   await database.close();
 
   log('starting the app');

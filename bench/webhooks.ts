@@ -123,7 +123,7 @@ async function main(): Promise<void> {
     // This process's runtime, as a web process has it (a producer-only job queue): the bench
     // records events, the app delivers them.
     process.env.DATABASE_URL = databaseUrl;
-    const { database } = await bootRuntime({ workers: false, migrate: false });
+    const { database, jobProducer: jobs } = await bootRuntime({ workers: false, migrate: false });
     cleanups.push(shutdown);
 
     // Several teams create at once, as in production: case creation takes its team's row lock
@@ -230,6 +230,7 @@ async function main(): Promise<void> {
       await database.db.transaction((tx) =>
         recordEvents(
           tx,
+          jobs,
           Array.from({ length: 500 }, (_, j) => eventInput(i + j)),
         ),
       );
@@ -268,7 +269,7 @@ async function main(): Promise<void> {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       inflight.push(
         database.db
-          .transaction((tx) => recordEvents(tx, [eventInput(i)]))
+          .transaction((tx) => recordEvents(tx, jobs, [eventInput(i)]))
           .then(([event]) => {
             if (event) committedAt.set(event.envelope.id, Date.now());
           }),

@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { Clock } from '@/server/platform/clock';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordEvents } from '@/server/platform/outbox/record-events';
 import { caseExpiredData } from './case-event-data';
 import { expireDueBatch } from './queries';
@@ -12,7 +13,11 @@ const BATCH_SIZE = 1000;
  * ones; SKIP LOCKED lets two sweepers (or a verification step holding a case) never wait on each
  * other, and the status change inside the same statement means a case expires, and emits, once.
  */
-export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZE): Promise<number> {
+export async function expireDueCases(
+  deps: { db: Db; clock: Clock; jobs: JobProducer },
+  batchSize = BATCH_SIZE,
+): Promise<number> {
+  const { db, clock, jobs } = deps;
   let total = 0;
   for (;;) {
     const now = clock();
@@ -21,6 +26,7 @@ export async function expireDueCases(db: Db, clock: Clock, batchSize = BATCH_SIZ
       const rows = await expireDueBatch(tx).execute({ at, limit: batchSize });
       await recordEvents(
         tx,
+        jobs,
         rows.map((row) => ({
           scope: { teamId: row.team_id, livemode: row.livemode },
           type: 'case.expired' as const,

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { cases, vendorCopies } from '@/db/schema';
-import { enqueueVendorErasure } from '@/server/platform/jobs/producers';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
 
 /**
@@ -11,7 +11,12 @@ import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
  * (waiting for a redaction under way), and a copy of a case already redacted is queued for
  * erasure at once.
  */
-export async function keepVendorCopy(db: Db, caseId: string, copy: VendorCopy): Promise<void> {
+export async function keepVendorCopy(
+  db: Db,
+  jobs: JobProducer,
+  caseId: string,
+  copy: VendorCopy,
+): Promise<void> {
   await db.transaction(async (tx) => {
     const [found] = await tx
       .select({ redactedAt: cases.redactedAt })
@@ -23,16 +28,16 @@ export async function keepVendorCopy(db: Db, caseId: string, copy: VendorCopy): 
       .insert(vendorCopies)
       .values({ caseId, kind: copy.kind, vendorId: copy.vendorId })
       .onConflictDoNothing();
-    if (found.redactedAt) await enqueueVendorErasure(tx, caseId);
+    if (found.redactedAt) await jobs.vendorErasure(tx, caseId);
   });
 }
 
 /** Queues the erasure of the case's copies at its vendors, when it has any (redaction's part). */
-export async function queueVendorErasure(tx: Tx, caseId: string): Promise<void> {
+export async function queueVendorErasure(tx: Tx, jobs: JobProducer, caseId: string): Promise<void> {
   const [copy] = await tx
     .select({ id: vendorCopies.id })
     .from(vendorCopies)
     .where(eq(vendorCopies.caseId, caseId))
     .limit(1);
-  if (copy) await enqueueVendorErasure(tx, caseId);
+  if (copy) await jobs.vendorErasure(tx, caseId);
 }

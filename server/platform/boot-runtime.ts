@@ -1,6 +1,7 @@
 import { connectDatabase, migrateDatabase } from '@/db/client';
 import { startEmbeddedPostgres } from '@/db/embedded';
 import { startJobQueue } from '@/server/platform/jobs/job-queue';
+import { jobProducer } from '@/server/platform/jobs/producers';
 import { systemClock } from './clock';
 import { env } from './env';
 import { logger } from './logger';
@@ -53,7 +54,10 @@ async function boot(options: BootOptions): Promise<Runtime> {
   const rateLimitDatabase = connectDatabase(url, { max: 4, settings: { synchronous_commit: 'off' } });
   onShutdown(rateLimitDatabase.close);
   const config = env();
-  const jobs = await startJobQueue({ databaseUrl: url, onShutdown }, { workers: options.workers });
+  const jobs = await startJobQueue(
+    { databaseUrl: url, onShutdown },
+    { workers: options.workers, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS },
+  );
   const runtime: Runtime = {
     env: config,
     clock: systemClock,
@@ -61,6 +65,7 @@ async function boot(options: BootOptions): Promise<Runtime> {
     databaseUrl: url,
     rateLimitDatabase,
     jobs,
+    jobProducer: jobProducer(jobs),
     providers: {
       live: { identity: identityProviderFromEnv(config), sms: smsSenderFromEnv(config, database.db) },
       test: { identity: createSimulatedIdentityProvider(), sms: createDevSmsSender(database.db) },

@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Database } from '@/db/client';
 import type { Clock } from './clock';
 import type { Env } from './env';
+import type { JobProducer } from './jobs/producers';
 import { logger } from './logger';
 import type { IdentityProvider } from './providers/identity/identity-provider';
 import type { SmsSender } from './providers/sms/sms-sender';
@@ -29,6 +30,8 @@ export interface Runtime {
    * producers in jobs/producers.ts); only a process that runs the workers consumes them.
    */
   jobs: PgBoss;
+  /** The typed producers on `jobs`, handed to the code that queues work. */
+  jobProducer: JobProducer;
   /**
    * The vendors' adapters: for live cases the ones the operator chose (or their development
    * stand-ins); test-mode cases always get the stand-ins (simulated ID checks, SMS kept in the dev

@@ -5,6 +5,7 @@ import { caseSteps, cases } from '@/db/schema';
 import { caseEventData, caseExpiredData, type ExpiryReason } from '@/server/cases/case-event-data';
 import { type CaseRecord, type CaseStatus, caseScope, effectiveStatus } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { ATTEMPT_LIMITS, type FailureReason, type GuessedMethod } from './methods/registry';
 
@@ -37,6 +38,7 @@ export function isActionable(record: { status: CaseStatus; expiresAt: Date }, no
  */
 export async function completeSteps(
   tx: Tx,
+  jobs: JobProducer,
   caseId: string,
   methods: VerificationMethod[],
   now: Date,
@@ -62,7 +64,7 @@ export async function completeSteps(
       .where(and(eq(caseSteps.caseId, caseId), eq(caseSteps.method, method)));
     const step = record.steps.find((s) => s.method === method);
     if (step) Object.assign(step, { state: 'verified', verifiedAt: now, updatedAt: now });
-    await recordEvent(tx, {
+    await recordEvent(tx, jobs, {
       scope: caseScope(record),
       type: 'verification.step_completed',
       data: { ...caseEventData(record), method },
@@ -74,7 +76,7 @@ export async function completeSteps(
   if (record.steps.every((s) => s.state === 'verified')) {
     await tx.update(cases).set({ status: 'closed', updatedAt: now }).where(eq(cases.id, caseId));
     record.status = 'closed';
-    await recordEvent(tx, {
+    await recordEvent(tx, jobs, {
       scope: caseScope(record),
       type: 'case.closed',
       data: caseEventData(record),
@@ -88,6 +90,7 @@ export async function completeSteps(
 /** Ends the case as `failed` because `method` failed; `case.failed` carries the reason. */
 export async function failCase(
   tx: Tx,
+  jobs: JobProducer,
   caseId: string,
   method: VerificationMethod,
   reason: FailureReason,
@@ -110,7 +113,7 @@ export async function failCase(
     .where(eq(cases.id, caseId));
   record.status = 'failed';
   record.failureReason = reason;
-  await recordEvent(tx, {
+  await recordEvent(tx, jobs, {
     scope: caseScope(record),
     type: 'case.failed',
     data: caseEventData(record),
@@ -129,6 +132,7 @@ export async function failCase(
  */
 export async function expireCase(
   tx: Tx,
+  jobs: JobProducer,
   caseId: string,
   now: Date,
   reason: ExpiryReason,
@@ -142,7 +146,7 @@ export async function expireCase(
       : { status: 'expired' as const, expiresAt: now, updatedAt: now };
   await tx.update(cases).set(change).where(eq(cases.id, caseId));
   Object.assign(record, change);
-  await recordEvent(tx, {
+  await recordEvent(tx, jobs, {
     scope: caseScope(record),
     type: 'case.expired',
     data: caseExpiredData(record, reason),

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '@/db/client';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { completeSteps, failCase, refundAttempt, spendAttempt } from './case-state';
 import { ATTEMPT_LIMITS, type FailureReason, type GuessedMethod, METHOD_BY_KEY } from './methods/registry';
 
@@ -17,6 +18,7 @@ export type GuessResult =
  */
 export async function checkGuess(
   db: Db,
+  jobs: JobProducer,
   input: {
     caseId: string;
     method: GuessedMethod;
@@ -31,7 +33,7 @@ export async function checkGuess(
   if (attempt === null) return { result: 'unavailable' };
   if (await input.isCorrect()) {
     const done = await db.transaction(async (tx) => {
-      const transition = await completeSteps(tx, caseId, [method], now);
+      const transition = await completeSteps(tx, jobs, caseId, [method], now);
       if (transition.changed) {
         await refundAttempt(tx, caseId, method);
         await input.onCorrect?.(tx);
@@ -43,7 +45,7 @@ export async function checkGuess(
   const limit = ATTEMPT_LIMITS[method];
   if (attempt >= limit) {
     const reason = METHOD_BY_KEY[method].failureReason as FailureReason;
-    await db.transaction((tx) => failCase(tx, caseId, method, reason, now));
+    await db.transaction((tx) => failCase(tx, jobs, caseId, method, reason, now));
     return { result: 'failed' };
   }
   return { result: 'wrong', attemptsLeft: limit - attempt };

@@ -3,7 +3,7 @@ import type { Db, Tx } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { errorFields, logger } from '@/server/platform/logger';
 import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
@@ -25,6 +25,7 @@ const LEASE_MARGIN_MS = 5000;
 export interface DeliveryDeps {
   db: Db;
   clock: Clock;
+  jobs: JobProducer;
   /** Seconds before attempts 2..8 (WEBHOOK_RETRY_SCHEDULE). */
   retrySchedule: number[];
   timeoutMs: number;
@@ -134,7 +135,7 @@ async function recordFailure(
     error: result.error,
   });
   if (nextAttemptAt) {
-    await enqueueWebhookAttempt(tx, delivery.id, { startAfter: nextAttemptAt });
+    await deps.jobs.webhookAttempts(tx, [{ deliveryId: delivery.id, startAfter: nextAttemptAt }]);
   } else await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
 }
 
@@ -196,10 +197,14 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
  * Deliveries whose claim outlived its lease belong to a worker that died mid-attempt: release them
  * and queue a new attempt (at-least-once; the receiver may see the interrupted attempt too).
  */
-export async function recoverStalledDeliveries(db: Db, clock: Clock): Promise<number> {
-  return db.transaction(async (tx) => {
-    const released = await releaseExpiredClaims(tx).execute({ at: clock().toISOString() });
-    await enqueueWebhookAttempts(
+export async function recoverStalledDeliveries(deps: {
+  db: Db;
+  clock: Clock;
+  jobs: JobProducer;
+}): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const released = await releaseExpiredClaims(tx).execute({ at: deps.clock().toISOString() });
+    await deps.jobs.webhookAttempts(
       tx,
       released.map((row) => ({ deliveryId: row.id, startAfter: new Date(row.next_attempt_at) })),
     );

@@ -4,7 +4,7 @@ import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
-import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { readKeysetPage } from '@/server/platform/pagination';
 import { requireEndpoint } from './manage-endpoints';
@@ -72,9 +72,14 @@ export async function getDelivery(db: Db, scope: DataScope, id: string) {
  * Sends a failed or dead-lettered delivery again now (same body, same id). A dead-lettered one gets
  * one more attempt (numbered after its last), which dead-letters it again if it fails.
  */
-export async function retryDelivery(db: Queryable, scope: DataScope, id: string, clock: Clock) {
+export async function retryDelivery(
+  db: Queryable,
+  scope: DataScope,
+  id: string,
+  deps: { clock: Clock; jobs: JobProducer },
+) {
   const delivery = await requireDelivery(db, scope, id);
-  const now = clock();
+  const now = deps.clock();
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(webhookDeliveries)
@@ -92,7 +97,7 @@ export async function retryDelivery(db: Queryable, scope: DataScope, id: string,
         `Only failed or dead-lettered deliveries can be retried; this one is ${delivery.status}.`,
       );
     }
-    await enqueueWebhookAttempt(tx, row.id);
+    await deps.jobs.webhookAttempts(tx, [{ deliveryId: row.id }]);
     return row;
   });
 }
@@ -109,9 +114,9 @@ export async function recoverDeliveries(
   scope: DataScope,
   endpointId: string,
   since: Date,
-  clock: Clock,
+  deps: { clock: Clock; jobs: JobProducer },
 ): Promise<{ queued: number }> {
-  const now = clock();
+  const now = deps.clock();
   if (since.getTime() > now.getTime())
     throw new AppError('VALIDATION_ERROR', 'since: must not be in the future');
   if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
@@ -130,7 +135,7 @@ export async function recoverDeliveries(
         ),
       )
       .returning({ id: webhookDeliveries.id });
-    await enqueueWebhookAttempts(
+    await deps.jobs.webhookAttempts(
       tx,
       rows.map((row) => ({ deliveryId: row.id })),
     );

@@ -4,7 +4,7 @@ import { teams, webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
-import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
@@ -170,7 +170,7 @@ export async function updateEndpoint(
   scope: DataScope,
   id: string,
   changes: { url?: string; events?: string[]; description?: string; is_active?: boolean },
-  deps: { clock: Clock } & EndpointPolicy,
+  deps: { clock: Clock; jobs: JobProducer } & EndpointPolicy,
 ) {
   const url = changes.url === undefined ? undefined : validateEndpointUrl(changes.url, deps);
   const events = changes.events === undefined ? undefined : validateEvents(changes.events);
@@ -190,13 +190,14 @@ export async function updateEndpoint(
       .where(eq(webhookEndpoints.id, current.id))
       .returning();
     if (!row) throw new AppError('NOT_FOUND', 'No webhook endpoint with this id.');
-    if (changes.is_active === true && !current.isActive) await resumeHeldDeliveries(tx, row.id, now);
+    if (changes.is_active === true && !current.isActive)
+      await resumeHeldDeliveries(tx, deps.jobs, row.id, now);
     return row;
   });
 }
 
 /** Queues an attempt for every delivery of the endpoint that is waiting and not being attempted. */
-async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Promise<void> {
+async function resumeHeldDeliveries(tx: Tx, jobs: JobProducer, endpointId: string, now: Date): Promise<void> {
   const held = await tx
     .select({ id: webhookDeliveries.id, nextAttemptAt: webhookDeliveries.nextAttemptAt })
     .from(webhookDeliveries)
@@ -207,7 +208,7 @@ async function resumeHeldDeliveries(tx: Tx, endpointId: string, now: Date): Prom
         isNull(webhookDeliveries.claimedUntil),
       ),
     );
-  await enqueueWebhookAttempts(
+  await jobs.webhookAttempts(
     tx,
     held.map((d) => ({
       deliveryId: d.id,
@@ -237,11 +238,16 @@ export async function rotateEndpointSecret(db: Queryable, scope: DataScope, id: 
  * A `ping` event and its one delivery to this endpoint, attempted even when the endpoint is
  * disabled so an admin can check a fix before reactivating.
  */
-export async function sendTestPing(db: Queryable, scope: DataScope, id: string, clock: Clock) {
+export async function sendTestPing(
+  db: Queryable,
+  scope: DataScope,
+  id: string,
+  deps: { clock: Clock; jobs: JobProducer },
+) {
   const endpoint = await requireEndpoint(db, scope, id);
-  const now = clock();
+  const now = deps.clock();
   return db.transaction(async (tx) => {
-    const event = await recordEvent(tx, {
+    const event = await recordEvent(tx, deps.jobs, {
       scope,
       type: 'ping',
       data: { endpoint_id: endpoint.id, message: 'ping' },
@@ -261,7 +267,7 @@ export async function sendTestPing(db: Queryable, scope: DataScope, id: string, 
       })
       .returning();
     if (!delivery) throw new Error('delivery insert returned nothing');
-    await enqueueWebhookAttempt(tx, delivery.id);
+    await deps.jobs.webhookAttempts(tx, [{ deliveryId: delivery.id }]);
     return delivery;
   });
 }

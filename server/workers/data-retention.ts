@@ -5,6 +5,7 @@ import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,9 +20,13 @@ export type RetentionPolicy = Pick<
  * batches that commit on their own, so the job is resumable, and safe to run on several workers at
  * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
  */
-export async function applyRetention(db: Db, clock: Clock, policy: RetentionPolicy) {
+export async function applyRetention(
+  deps: { db: Db; clock: Clock; jobs: JobProducer },
+  policy: RetentionPolicy,
+) {
+  const { db, clock } = deps;
   const before = (days: number) => new Date(clock().getTime() - days * DAY_MS);
-  const redactedCases = await redactCasesPastRetention(db, clock);
+  const redactedCases = await redactCasesPastRetention(deps);
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
   const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS));

@@ -48,9 +48,9 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
   const boss = runtime.jobs;
   const db = runtime.database.db;
   const { env: config, clock, onShutdown } = runtime;
+  const changes = { db, clock, jobs: runtime.jobProducer };
   const deliveryDeps = {
-    db,
-    clock,
+    ...changes,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -98,7 +98,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     QUEUES.webhookRecover,
     config.JOB_TICK_SECONDS,
     async () => {
-      const recovered = await recoverStalledDeliveries(db, clock);
+      const recovered = await recoverStalledDeliveries(changes);
       if (recovered > 0)
         logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
     },
@@ -109,7 +109,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     QUEUES.casesExpire,
     config.JOB_TICK_SECONDS,
     async () => {
-      const expired = await expireDueCases(db, clock);
+      const expired = await expireDueCases(changes);
       if (expired > 0) logger.info('cases expired', { expired });
     },
     onShutdown,
@@ -142,7 +142,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
   await boss.work(
     QUEUES.dataRetention,
     failingSafely(QUEUES.dataRetention, async () => {
-      const done = await applyRetention(db, clock, config);
+      const done = await applyRetention(changes, config);
       if (Object.values(done).some((count) => count > 0))
         logger.info('data past retention redacted or deleted', done);
     }),

@@ -15,8 +15,9 @@ import { applyRetention } from '@/server/workers/data-retention';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { runCli } from '@/test/support/console-client';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { jobsOf } from '@/test/support/jobs';
 
 type Api = ReturnType<typeof apiClient>;
@@ -25,6 +26,7 @@ type CaseWire = { id: string; status: string; subject_email: string; redacted_at
 const DAY_MS = 24 * 60 * 60 * 1000;
 const POLICY = { EVENT_RETENTION_DAYS: 30, MAIL_RETENTION_DAYS: 7, AUDIT_RETENTION_DAYS: 365 };
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let app: RunningApp;
 let keeping: Api;
@@ -39,7 +41,8 @@ const daysAhead =
     new Date(Date.now() + days * DAY_MS);
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   // Cases live 100 days here, so an open case can be older than a retention period.
   app = await startApp({
     databaseUrl: database.url,
@@ -64,7 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.stop();
-  await database?.close();
+  await inProcess?.close();
 });
 
 let counter = 0;
@@ -120,11 +123,17 @@ describe('case retention', () => {
     const elsewhere = await closedCase(keeping);
 
     // 20 days on: younger than the period, nothing happens.
-    expect((await applyRetention(database.db, daysAhead(20), POLICY)).redactedCases).toBe(0);
+    expect(
+      (await applyRetention({ db: database.db, clock: daysAhead(20), jobs: inProcess.jobs }, POLICY))
+        .redactedCases,
+    ).toBe(0);
     expect((await read(forgetting, ended.id)).redacted_at).toBeNull();
 
     // 31 days on: the ended case goes; the open one (not ended) and the other team's stay.
-    const done = await applyRetention(database.db, daysAhead(31), POLICY);
+    const done = await applyRetention(
+      { db: database.db, clock: daysAhead(31), jobs: inProcess.jobs },
+      POLICY,
+    );
     expect(done.redactedCases).toBe(1);
     const redacted = await read(forgetting, ended.id);
     expect(redacted.redacted_at).not.toBeNull();
@@ -138,7 +147,10 @@ describe('case retention', () => {
     expect(events.body.results).toHaveLength(1);
 
     // Run again: nothing more to do.
-    expect((await applyRetention(database.db, daysAhead(31), POLICY)).redactedCases).toBe(0);
+    expect(
+      (await applyRetention({ db: database.db, clock: daysAhead(31), jobs: inProcess.jobs }, POLICY))
+        .redactedCases,
+    ).toBe(0);
   });
 
   it('runs in batches that several workers share: every due case redacted exactly once', async () => {
@@ -165,8 +177,8 @@ describe('case retention', () => {
     let workers: Promise<[number, number]> | undefined;
     try {
       workers = Promise.all([
-        redactCasesPastRetention(database.db, clock, 2),
-        redactCasesPastRetention(database.db, clock, 2),
+        redactCasesPastRetention({ db: database.db, clock: clock, jobs: inProcess.jobs }, 2),
+        redactCasesPastRetention({ db: database.db, clock: clock, jobs: inProcess.jobs }, 2),
       ]);
       await eventually(async () => {
         const [row] = await database.sql<{ n: number }[]>`
@@ -237,7 +249,7 @@ describe('operational data', () => {
 
     // A week on: mails go, events stay; a month on: events go too. No team here keeps cases for a
     // limited time any more, so nothing is redacted.
-    const week = await applyRetention(database.db, daysAhead(8), POLICY);
+    const week = await applyRetention({ db: database.db, clock: daysAhead(8), jobs: inProcess.jobs }, POLICY);
     expect(week).toEqual({ redactedCases: 0, events: 0, mails, devMailbox: devMails, auditEntries: 1 });
     expect(await count('dev_mailbox')).toBe(0);
     expect(await count('mail_outbox')).toBe(0);
@@ -248,7 +260,10 @@ describe('operational data', () => {
     // dated ahead, which stay).
     const pastMonth = database.sql`created_at < now() + interval '1 day'`;
     const events = await count('events', pastMonth);
-    const month = await applyRetention(database.db, daysAhead(31), POLICY);
+    const month = await applyRetention(
+      { db: database.db, clock: daysAhead(31), jobs: inProcess.jobs },
+      POLICY,
+    );
     expect(month).toEqual({ redactedCases: 0, events, mails: 0, devMailbox: 0, auditEntries: 0 });
     expect(await count('events', pastMonth)).toBe(0);
     expect(await count('webhook_deliveries', database.sql`team_id = ${keepingTeamId}`)).toBe(0);

@@ -4,7 +4,7 @@ import { recordEvents } from '@/server/platform/outbox/record-events';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
 import {
   type Certificate,
@@ -13,11 +13,13 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 
 /** The events API and the recovery of an endpoint's failed deliveries (decisions: "Events API and recovery"). */
 type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 type Page = { next: string | null; previous: string | null; results: Envelope[] };
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let app: RunningApp;
 let certificate: Certificate;
@@ -27,7 +29,8 @@ let otherApi: ReturnType<typeof apiClient>;
 let teamId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   certificate = makeCertificate();
   receiver = await startReceiver(certificate);
   app = await startApp({
@@ -51,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await receiver?.close();
-  await database?.close();
+  await inProcess?.close();
 });
 
 async function createEndpoint(pathname: string, events = ['case.created']) {
@@ -106,6 +109,7 @@ describe('events API', () => {
     await database.db.transaction((tx) =>
       recordEvents(
         tx,
+        inProcess.jobs,
         Array.from({ length: 60 }, (_, i) => ({
           scope: { teamId, livemode: true },
           type: i % 2 ? ('case.closed' as const) : ('verification.step_completed' as const),

@@ -9,7 +9,7 @@ import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
@@ -17,15 +17,18 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { jobsOf } from '@/test/support/jobs';
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let app: RunningApp;
 let certificate: Certificate;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   certificate = makeCertificate();
   receiver = await startReceiver(certificate);
   app = await startApp({
@@ -42,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   await receiver?.close();
-  await database?.close();
+  await inProcess?.close();
 });
 
 describe('case expiry', () => {
@@ -136,8 +139,8 @@ describe('case expiry', () => {
       )
       .returning({ id: cases.id });
     const counts = await Promise.all([
-      expireDueCases(database.db, later, 2),
-      expireDueCases(database.db, later, 2),
+      expireDueCases({ db: database.db, clock: later, jobs: inProcess.jobs }, 2),
+      expireDueCases({ db: database.db, clock: later, jobs: inProcess.jobs }, 2),
     ]);
     expect(counts[0] + counts[1]).toBe(45);
     expect(counts[0]).toBeGreaterThan(0);

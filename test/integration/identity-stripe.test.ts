@@ -11,16 +11,19 @@ import { createStripeIdentityProvider } from '@/server/platform/providers/identi
 import { VendorError } from '@/server/platform/providers/vendor-copy';
 import { createTeam } from '@/server/teams/manage-teams';
 import { startIdentitySession, syncIdentitySession } from '@/server/verification/methods/government-id/step';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let stripe: StripeStandIn;
 let provider: RedirectIdentityProvider;
 let teamId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   stripe = await startStripeStandIn();
   provider = createStripeIdentityProvider({
     secretKey: stripe.secretKey,
@@ -37,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stripe?.close();
-  await database?.close();
+  await inProcess?.close();
 });
 
 async function newIdCase() {
@@ -49,6 +52,7 @@ async function newIdCase() {
   return database.db.transaction((tx) =>
     createCase(tx, { teamId, livemode: true }, prepared, {
       clock: systemClock,
+      jobs: inProcess.jobs,
       caseTtlSeconds: 3600,
       pageBase: 'https://vouch.test',
     }),
@@ -64,7 +68,7 @@ async function current(publicId: string) {
 describe('Stripe Identity adapter (official SDK against a local stand-in)', () => {
   it('creates a document session with a matching selfie and a return URL, then resumes the same session', async () => {
     const record = await newIdCase();
-    const url = await startIdentitySession(database.db, {
+    const url = await startIdentitySession(database.db, inProcess.jobs, {
       record,
       provider,
       returnUrl: `http://verify.test/v/${record.publicId}/identity/return`,
@@ -78,7 +82,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
       metadata: { case_id: record.id, public_id: record.publicId },
     });
     expect(url).toBe(session?.url);
-    const again = await startIdentitySession(database.db, {
+    const again = await startIdentitySession(database.db, inProcess.jobs, {
       record: await current(record.publicId),
       provider,
       returnUrl: 'x',
@@ -90,13 +94,13 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
 
   it('a verified session verifies ID and selfie and sets the name read from the document', async () => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, {
+    await startIdentitySession(database.db, inProcess.jobs, {
       record,
       provider,
       returnUrl: 'http://x.test/r',
       now: new Date(),
     });
-    const before = await syncIdentitySession(database.db, {
+    const before = await syncIdentitySession(database.db, inProcess.jobs, {
       record: await current(record.publicId),
       provider,
       now: new Date(),
@@ -105,7 +109,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
       ?.settings.provider_session_id as string;
     await stripe.complete(sessionId, 'verified', 'Katherine Johnson');
-    const result = await syncIdentitySession(database.db, {
+    const result = await syncIdentitySession(database.db, inProcess.jobs, {
       record: await current(record.publicId),
       provider,
       now: new Date(),
@@ -119,7 +123,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     // The API refuses such names at its edge; a vendor's answer never went through it, and a NUL
     // failed the step's transaction on every try, leaving the case open.
     const record = await newIdCase();
-    await startIdentitySession(database.db, {
+    await startIdentitySession(database.db, inProcess.jobs, {
       record,
       provider,
       returnUrl: 'http://x.test/r',
@@ -128,7 +132,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
       ?.settings.provider_session_id as string;
     await stripe.complete(sessionId, 'verified', 'Kathe\0rine John\u001bson');
-    await syncIdentitySession(database.db, {
+    await syncIdentitySession(database.db, inProcess.jobs, {
       record: await current(record.publicId),
       provider,
       now: new Date(),
@@ -142,7 +146,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     ['reject_selfie', 'selfie_rejected'],
   ] as const)('%s fails the case with %s', async (outcome, reason) => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, {
+    await startIdentitySession(database.db, inProcess.jobs, {
       record,
       provider,
       returnUrl: 'http://x.test/r',
@@ -151,7 +155,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
       ?.settings.provider_session_id as string;
     await stripe.complete(sessionId, outcome);
-    await syncIdentitySession(database.db, {
+    await syncIdentitySession(database.db, inProcess.jobs, {
       record: await current(record.publicId),
       provider,
       now: new Date(),
@@ -162,7 +166,7 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
 
   it('erases a session through Stripe’s redaction, which runs on at Stripe, and is refused while it processes', async () => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, {
+    await startIdentitySession(database.db, inProcess.jobs, {
       record,
       provider,
       returnUrl: 'http://x.test/r',

@@ -13,13 +13,16 @@ import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
 import { deliveryBody, recordEvents } from '@/server/platform/outbox/record-events';
 import { createTeam } from '@/server/teams/manage-teams';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let scope: DataScope;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   const { team } = await createTeam(
     database.db,
     { name: 'Outbox', adminEmail: 'a@outbox.test' },
@@ -41,14 +44,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await database?.close();
+  await inProcess?.close();
 });
 
 describe('the outbox with outside text', () => {
   it('records events whose data holds NUL, control characters or a lone surrogate, repaired, with the rest', async () => {
     const now = new Date();
     const recorded = await database.db.transaction((tx) =>
-      recordEvents(tx, [
+      recordEvents(tx, inProcess.jobs, [
         { scope, type: 'case.created', data: { subject_email: 'plain@example.test' }, now },
         {
           scope,

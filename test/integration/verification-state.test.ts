@@ -17,13 +17,16 @@ import {
   SMS_RESEND_INTERVAL_SECONDS,
   sendSmsCode,
 } from '@/server/verification/methods/sms/step';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let teamId: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   const { team } = await createTeam(
     database.db,
     { name: 'State Co', adminEmail: 'admin@state.test', planCode: 'enterprise' },
@@ -33,7 +36,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await database?.close();
+  await inProcess?.close();
 });
 
 /** Cases without e-mail or manager: those queue mail, which needs the app's job queue (covered in e2e). */
@@ -50,6 +53,7 @@ async function newCase(
   return database.db.transaction((tx) =>
     createCase(tx, { teamId, livemode: true }, prepared, {
       clock: systemClock,
+      jobs: inProcess.jobs,
       caseTtlSeconds: 3600,
       pageBase: 'https://vouch.test',
     }),
@@ -80,12 +84,14 @@ describe('case state machine', () => {
     );
     const now = new Date();
     const first = await database.db.transaction((tx) =>
-      completeSteps(tx, record.id, ['custom_question'], now),
+      completeSteps(tx, inProcess.jobs, record.id, ['custom_question'], now),
     );
     expect(first.changed).toBe(true);
     expect((await reload(record.id)).row?.status).toBe('open');
     await database.db.transaction((tx) =>
-      completeSteps(tx, record.id, ['government_id', 'selfie'], now, { subjectName: 'Ada Lovelace' }),
+      completeSteps(tx, inProcess.jobs, record.id, ['government_id', 'selfie'], now, {
+        subjectName: 'Ada Lovelace',
+      }),
     );
     const { row } = await reload(record.id);
     expect(row?.status).toBe('closed');
@@ -112,11 +118,11 @@ describe('case state machine', () => {
     );
     const now = new Date();
     const failed = await database.db.transaction((tx) =>
-      failCase(tx, record.id, 'sms', 'sms_code_failed', now),
+      failCase(tx, inProcess.jobs, record.id, 'sms', 'sms_code_failed', now),
     );
     expect(failed.changed).toBe(true);
     const again = await database.db.transaction((tx) =>
-      completeSteps(tx, record.id, ['custom_question'], now),
+      completeSteps(tx, inProcess.jobs, record.id, ['custom_question'], now),
     );
     expect(again).toMatchObject({ changed: false, why: 'not_open' });
     expect(await spendAttempt(database.db, record.id, 'custom_question', now)).toBeNull();
@@ -137,20 +143,22 @@ describe('case state machine', () => {
     );
     const afterExpiry = new Date(record.expiresAt.getTime() + 1000);
     const late = await database.db.transaction((tx) =>
-      completeSteps(tx, record.id, ['custom_question'], afterExpiry),
+      completeSteps(tx, inProcess.jobs, record.id, ['custom_question'], afterExpiry),
     );
     expect(late).toMatchObject({ changed: false, why: 'not_open' });
     const lateFail = await database.db.transaction((tx) =>
-      failCase(tx, record.id, 'sms', 'sms_code_failed', afterExpiry),
+      failCase(tx, inProcess.jobs, record.id, 'sms', 'sms_code_failed', afterExpiry),
     );
     expect(lateFail.changed).toBe(false);
     expect(await spendAttempt(database.db, record.id, 'sms', afterExpiry)).toBeNull();
 
     const now = new Date();
-    await database.db.transaction((tx) => completeSteps(tx, record.id, ['custom_question', 'sms'], now));
+    await database.db.transaction((tx) =>
+      completeSteps(tx, inProcess.jobs, record.id, ['custom_question', 'sms'], now),
+    );
     expect((await reload(record.id)).row?.status).toBe('closed');
     const afterClose = await database.db.transaction((tx) =>
-      failCase(tx, record.id, 'sms', 'sms_code_failed', now),
+      failCase(tx, inProcess.jobs, record.id, 'sms', 'sms_code_failed', now),
     );
     expect(afterClose.changed).toBe(false);
     expect((await caseEvents(record.id)).map((e) => e.type)).toEqual([
@@ -179,7 +187,9 @@ describe('case state machine', () => {
         ['custom_question'],
       ];
       await Promise.all(
-        batches.map((methods) => database.db.transaction((tx) => completeSteps(tx, record.id, methods, now))),
+        batches.map((methods) =>
+          database.db.transaction((tx) => completeSteps(tx, inProcess.jobs, record.id, methods, now)),
+        ),
       );
       const { row, steps } = await reload(record.id);
       expect(row?.status).toBe('closed');
@@ -196,8 +206,10 @@ describe('case state machine', () => {
       const record = await newCase({ sms: true });
       const now = new Date();
       await Promise.all([
-        database.db.transaction((tx) => completeSteps(tx, record.id, ['sms'], now)),
-        database.db.transaction((tx) => failCase(tx, record.id, 'sms', 'sms_code_failed', now)),
+        database.db.transaction((tx) => completeSteps(tx, inProcess.jobs, record.id, ['sms'], now)),
+        database.db.transaction((tx) =>
+          failCase(tx, inProcess.jobs, record.id, 'sms', 'sms_code_failed', now),
+        ),
       ]);
       const { row } = await reload(record.id);
       const terminal = (await caseEvents(record.id)).filter(
@@ -220,7 +232,7 @@ describe('case state machine', () => {
     const now = new Date();
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        checkGuess(database.db, {
+        checkGuess(database.db, inProcess.jobs, {
           caseId: record.id,
           method: 'custom_question',
           now,
@@ -252,13 +264,15 @@ describe('custom question', () => {
       },
     );
     const now = new Date();
-    expect(await answerCustomQuestion(database.db, good, 'nope', now)).toEqual({
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, good, 'nope', now)).toEqual({
       result: 'wrong',
       attemptsLeft: 2,
     });
-    expect(await answerCustomQuestion(database.db, good, '  the   BLUE whale ', now)).toEqual({
-      result: 'verified',
-    });
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, good, '  the   BLUE whale ', now)).toEqual(
+      {
+        result: 'verified',
+      },
+    );
     expect((await reload(good.id)).row?.status).toBe('closed');
     expect((await reload(good.id)).steps[0]?.failedAttempts).toBe(1);
 
@@ -269,16 +283,18 @@ describe('custom question', () => {
         custom_question_answer: 'The Blue Whale',
       },
     );
-    expect(await answerCustomQuestion(database.db, bad, 'a', now)).toEqual({
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, bad, 'a', now)).toEqual({
       result: 'wrong',
       attemptsLeft: 2,
     });
-    expect(await answerCustomQuestion(database.db, bad, 'b', now)).toEqual({
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, bad, 'b', now)).toEqual({
       result: 'wrong',
       attemptsLeft: 1,
     });
-    expect(await answerCustomQuestion(database.db, bad, 'c', now)).toEqual({ result: 'failed' });
-    expect(await answerCustomQuestion(database.db, bad, 'the blue whale', now)).toEqual({
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, bad, 'c', now)).toEqual({
+      result: 'failed',
+    });
+    expect(await answerCustomQuestion(database.db, inProcess.jobs, bad, 'the blue whale', now)).toEqual({
       result: 'unavailable',
     });
     expect((await reload(bad.id)).row).toMatchObject({
@@ -308,21 +324,27 @@ describe('sms', () => {
     const { sent, sender } = capture();
     const now = new Date();
     const base = { caseId: record.id, livemode: true, teamName: 'State Co', sender };
-    expect(await sendSmsCode(database.db, { ...base, phoneInput: '12345', now })).toEqual({
+    expect(await sendSmsCode(database.db, inProcess.jobs, { ...base, phoneInput: '12345', now })).toEqual({
       ok: false,
       why: 'invalid_phone',
     });
-    expect(await sendSmsCode(database.db, { ...base, phoneInput: '+44 7911 123456', now })).toEqual({
+    expect(
+      await sendSmsCode(database.db, inProcess.jobs, { ...base, phoneInput: '+44 7911 123456', now }),
+    ).toEqual({
       ok: true,
       phoneLast4: '3456',
     });
     expect(sent[0]?.to).toBe('+447911123456');
     expect(codeOf(sent[0]?.body)).toMatch(/^\d{6}$/);
-    const soon = await sendSmsCode(database.db, { ...base, phoneInput: '+44 7911 123456', now });
+    const soon = await sendSmsCode(database.db, inProcess.jobs, {
+      ...base,
+      phoneInput: '+44 7911 123456',
+      now,
+    });
     expect(soon).toMatchObject({ ok: false, why: 'too_soon' });
     const later = new Date(now.getTime() + SMS_RESEND_INTERVAL_SECONDS * 1000);
     expect(
-      await sendSmsCode(database.db, { ...base, phoneInput: '+1 415 555 2671', now: later }),
+      await sendSmsCode(database.db, inProcess.jobs, { ...base, phoneInput: '+1 415 555 2671', now: later }),
     ).toMatchObject({
       ok: true,
       phoneLast4: '2671',
@@ -333,12 +355,16 @@ describe('sms', () => {
     expect(JSON.stringify(fresh.steps[0]?.settings)).not.toContain(code);
 
     const wrong = code === '000000' ? '111111' : '000000';
-    expect(await checkSmsCode(database.db, fresh, wrong, later)).toEqual({
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, wrong, later)).toEqual({
       result: 'wrong',
       attemptsLeft: 4,
     });
-    expect(await checkSmsCode(database.db, fresh, '12', later)).toEqual({ result: 'malformed' });
-    expect(await checkSmsCode(database.db, fresh, code, later)).toEqual({ result: 'verified' });
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, '12', later)).toEqual({
+      result: 'malformed',
+    });
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, code, later)).toEqual({
+      result: 'verified',
+    });
     expect((await reload(record.id)).row?.status).toBe('closed');
   });
 
@@ -346,7 +372,7 @@ describe('sms', () => {
     const record = await newCase({ sms: true });
     const { sent, sender } = capture();
     const now = new Date();
-    await sendSmsCode(database.db, {
+    await sendSmsCode(database.db, inProcess.jobs, {
       caseId: record.id,
       livemode: true,
       teamName: 'T',
@@ -357,16 +383,20 @@ describe('sms', () => {
     const fresh = (await findCaseByPublicId(database.db, record.publicId))?.record as CaseRecord;
     const code = codeOf(sent[0]?.body);
     const elevenMinutes = new Date(now.getTime() + 11 * 60_000);
-    expect(await checkSmsCode(database.db, fresh, code, elevenMinutes)).toEqual({ result: 'expired' });
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, code, elevenMinutes)).toEqual({
+      result: 'expired',
+    });
     const wrong = code === '000000' ? '111111' : '000000';
     for (const left of [4, 3, 2, 1]) {
-      expect(await checkSmsCode(database.db, fresh, wrong, now)).toEqual({
+      expect(await checkSmsCode(database.db, inProcess.jobs, fresh, wrong, now)).toEqual({
         result: 'wrong',
         attemptsLeft: left,
       });
     }
-    expect(await checkSmsCode(database.db, fresh, wrong, now)).toEqual({ result: 'failed' });
-    expect(await checkSmsCode(database.db, fresh, code, now)).toEqual({ result: 'unavailable' });
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, wrong, now)).toEqual({ result: 'failed' });
+    expect(await checkSmsCode(database.db, inProcess.jobs, fresh, code, now)).toEqual({
+      result: 'unavailable',
+    });
     expect((await reload(record.id)).row).toMatchObject({
       status: 'failed',
       failureReason: 'sms_code_failed',
@@ -379,7 +409,7 @@ describe('government id and selfie (simulated provider)', () => {
 
   it('a pass verifies both steps and takes the name on the document', async () => {
     const record = await newCase({ government_id: true });
-    const result = await submitIdentityUploads(database.db, {
+    const result = await submitIdentityUploads(database.db, inProcess.jobs, {
       record,
       document: { fileName: 'passport.png', bytes: image('VOUCH-TEST:NAME=Grace Hopper;') },
       selfie: { fileName: 'me.png', bytes: image() },
@@ -413,7 +443,13 @@ describe('government id and selfie (simulated provider)', () => {
     ],
   ])('a rejected %s fails the case', async (_label, document, selfie, reason) => {
     const record = await newCase({ government_id: true });
-    await submitIdentityUploads(database.db, { record, document, selfie, provider, now: new Date() });
+    await submitIdentityUploads(database.db, inProcess.jobs, {
+      record,
+      document,
+      selfie,
+      provider,
+      now: new Date(),
+    });
     const { row } = await reload(record.id);
     expect(row).toMatchObject({ status: 'failed', failureReason: reason, subjectName: null });
     const steps = await database.db

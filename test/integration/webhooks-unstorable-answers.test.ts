@@ -15,7 +15,7 @@ import { createTeam } from '@/server/teams/manage-teams';
 import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
@@ -23,6 +23,7 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { jobsOf, unfinished } from '@/test/support/jobs';
 
 type Api = ReturnType<typeof apiClient>;
@@ -40,6 +41,7 @@ type DeliveryDetail = {
   }>;
 };
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let certificate: Certificate;
 let receiver: Receiver;
@@ -79,7 +81,8 @@ function env(runWorkers: boolean): Record<string, string> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   certificate = makeCertificate();
   receiver = await startReceiver(certificate);
   receiver.replies.set('/poisoned', () => ({ status: 200, body: POISONED_ANSWER }));
@@ -97,7 +100,7 @@ afterAll(async () => {
   await worker?.stop();
   await web?.stop();
   await receiver?.close();
-  await database?.close();
+  await inProcess?.close();
 });
 
 async function createEndpoint(api: Api, pathname: string): Promise<void> {
@@ -265,6 +268,7 @@ describe('a batch of webhook outcomes with an answer the database cannot store',
         {
           db: pool.db,
           clock: systemClock,
+          jobs: inProcess.jobs,
           retrySchedule: [1],
           timeoutMs: TIMEOUT_MS,
           allowPrivateNetworks: true,

@@ -9,7 +9,7 @@ import { createTeam } from '@/server/teams/manage-teams';
 import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import type { TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
@@ -17,8 +17,10 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { jobsOf, unfinished } from '@/test/support/jobs';
 
+let inProcess: InProcess;
 let database: TestDatabase;
 let certificate: Certificate;
 let receiver: Receiver;
@@ -42,7 +44,8 @@ function workerEnv(runWorkers: boolean): Record<string, string> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  inProcess = await startInProcess();
+  database = inProcess.database;
   certificate = makeCertificate();
   receiver = await startReceiver(certificate);
   // A web-only node: it queues deliveries but never attempts them.
@@ -59,7 +62,7 @@ afterAll(async () => {
   for (const worker of workers) await worker.stop();
   await web?.stop();
   await receiver?.close();
-  await database?.close();
+  await inProcess?.close();
 });
 
 /** Registers an endpoint for `case.created` and switches every other one off, so each test sees only its own. */
@@ -138,6 +141,7 @@ describe('workers', () => {
     const deps = (db: typeof poolA.db) => ({
       db,
       clock: systemClock,
+      jobs: inProcess.jobs,
       retrySchedule: [1],
       timeoutMs: TIMEOUT_MS,
       allowPrivateNetworks: true,

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { clockNow, database, loadCase, providers } from '@/app/v/_ui/route-kit';
+import { clockNow, database, jobProducer, loadCase, providers } from '@/app/v/_ui/route-kit';
 import { cases } from '@/db/schema';
 import { toWireError } from '@/server/api/error-table';
 import { API_BODY_LIMIT_BYTES, readRequestBody } from '@/server/api/http/request-body';
@@ -38,7 +38,11 @@ export async function POST(request: Request): Promise<Response> {
   const found = row ? await loadCase(row.publicId) : null;
   if (!found) return Response.json({ received: true });
   try {
-    await syncIdentitySession(db, { record: found.record, provider, now: await clockNow() });
+    await syncIdentitySession(db, await jobProducer(), {
+      record: found.record,
+      provider,
+      now: await clockNow(),
+    });
   } catch (error) {
     logger.error('stripe webhook could not be applied', { case_id: caseId, ...errorFields(error) });
     // Stripe retries non-2xx deliveries.

@@ -9,6 +9,7 @@ import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-r
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { env } from '@/server/platform/env';
 import { isAppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { IdentityProvider } from '@/server/platform/providers/identity/identity-provider';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import { runtime } from '@/server/platform/runtime';
@@ -28,6 +29,11 @@ import { bodyTooLargePage, notFoundPage, seeOther, unavailablePage } from './res
 
 export async function database(): Promise<Db> {
   return (await runtime()).database.db;
+}
+
+/** The process's job producer: a step's events fan out to webhook jobs in its transaction. */
+export async function jobProducer(): Promise<JobProducer> {
+  return (await runtime()).jobProducer;
 }
 
 export async function loadCase(publicId: string): Promise<VerificationCase | null> {

@@ -2,6 +2,7 @@ import type { Db } from '@/db/client';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { Runtime } from '@/server/platform/runtime';
 import { createRateLimiters, type RateLimiters } from '@/server/rate-limits/limiters';
 
@@ -13,6 +14,8 @@ export interface RequestContext {
   db: Db;
   env: Env;
   clock: Clock;
+  /** Queues the jobs a change causes, in its transaction. */
+  jobs: JobProducer;
   /** Where the subject's pages are served (VERIFY_URL_BASE): case links point there. */
   pageBase: string;
   rateLimiters: RateLimiters;
@@ -44,6 +47,7 @@ export function createRequestContext(runtime: Runtime, request: Request): Reques
     db: runtime.database.db,
     env: runtime.env,
     clock: runtime.clock,
+    jobs: runtime.jobProducer,
     pageBase: runtime.env.VERIFY_URL_BASE,
     rateLimiters,
     requestHeaders: request.headers,

@@ -3,6 +3,7 @@ import { type AuditActor, auditedChange } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
@@ -16,6 +17,7 @@ export interface CaseActionContext {
   scope: DataScope;
   actor: AuditActor;
   clock: Clock;
+  jobs: JobProducer;
   rateLimiters: RateLimiters;
   /** Where the subject's pages are served (VERIFY_URL_BASE): resent links point there. */
   pageBase: string;
@@ -27,7 +29,7 @@ export interface CaseActionContext {
  */
 export const auditedCaseActions = {
   cancel: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
-    auditedChange(ctx, (tx) => cancelCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.canceled')),
+    auditedChange(ctx, (tx) => cancelCase(tx, ctx.scope, caseId, ctx), caseAudit('case.canceled')),
   resend: (ctx: CaseActionContext, input: ResendLinksInput): Promise<CaseRecord> =>
     auditedChange(
       ctx,
@@ -40,5 +42,5 @@ export const auditedCaseActions = {
       caseAudit('case.links_resent'),
     ),
   redact: (ctx: CaseActionContext, caseId: string): Promise<CaseRecord> =>
-    auditedChange(ctx, (tx) => redactCase(tx, ctx.scope, caseId, ctx.clock), caseAudit('case.redacted')),
+    auditedChange(ctx, (tx) => redactCase(tx, ctx.scope, caseId, ctx), caseAudit('case.redacted')),
 };

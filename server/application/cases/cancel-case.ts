@@ -4,6 +4,7 @@ import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { expireCase } from '@/server/verification/case-state';
 
 /**
@@ -15,10 +16,10 @@ export async function cancelCase(
   db: Queryable,
   scope: DataScope,
   caseId: string,
-  clock: Clock,
+  deps: { clock: Clock; jobs: JobProducer },
 ): Promise<CaseRecord> {
   const found = await findTeamCaseOrFail(db, scope, caseId);
-  const result = await db.transaction((tx) => expireCase(tx, found.id, clock(), 'canceled'));
+  const result = await db.transaction((tx) => expireCase(tx, deps.jobs, found.id, deps.clock(), 'canceled'));
   if (result.changed) return result.record;
   throw new AppError('CASE_NOT_OPEN');
 }

@@ -15,6 +15,7 @@ import { insertCase, insertSteps, readTeamName } from '@/server/cases/queries';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { newPublicId, newRowId } from '@/server/platform/ids';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
@@ -23,6 +24,7 @@ import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {
   clock: Clock;
+  jobs: JobProducer;
   caseTtlSeconds: number;
   /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
   pageBase: string;
@@ -83,7 +85,7 @@ export async function createCase(
         ),
       }),
     () =>
-      recordEvent(tx, {
+      recordEvent(tx, deps.jobs, {
         scope,
         type: 'case.created',
         data: caseEventData({

@@ -18,6 +18,7 @@ import { queueVendorErasure } from '@/server/cases/vendor-copies';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { expireCase, isActionable } from '@/server/verification/case-state';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
@@ -79,13 +80,13 @@ export async function redactCase(
   db: Queryable,
   scope: DataScope,
   caseId: string,
-  clock: Clock,
+  deps: { clock: Clock; jobs: JobProducer },
 ): Promise<CaseRecord> {
   const found = await findTeamCaseOrFail(db, scope, caseId);
   return db.transaction(async (tx) => {
     const record = await lockCaseForUpdate(tx, found.id);
     if (!record) throw new AppError('NOT_FOUND', 'No case with this id.');
-    return redactLockedCase(tx, record, clock());
+    return redactLockedCase(tx, deps.jobs, record, deps.clock());
   });
 }
 
@@ -93,11 +94,16 @@ export async function redactCase(
  * The redaction itself, for a case the caller has locked in `tx` (read with lockCaseForUpdate):
  * the API's redaction and the retention job's share it.
  */
-export async function redactLockedCase(tx: Tx, locked: CaseRecord, now: Date): Promise<CaseRecord> {
+export async function redactLockedCase(
+  tx: Tx,
+  jobs: JobProducer,
+  locked: CaseRecord,
+  now: Date,
+): Promise<CaseRecord> {
   let record = locked;
   if (record.redactedAt) return record;
   if (isActionable(record, now)) {
-    const canceled = await expireCase(tx, record.id, now, 'canceled');
+    const canceled = await expireCase(tx, jobs, record.id, now, 'canceled');
     if (canceled.record) record = canceled.record;
   }
   await eraseCaseData(tx, record, now);
@@ -110,8 +116,8 @@ export async function redactLockedCase(tx: Tx, locked: CaseRecord, now: Date): P
     updatedAt: now,
     steps: record.steps.map((step) => ({ ...step, settings: {} })),
   };
-  await queueVendorErasure(tx, record.id);
-  await recordEvent(tx, {
+  await queueVendorErasure(tx, jobs, record.id);
+  await recordEvent(tx, jobs, {
     scope: caseScope(redacted),
     type: 'case.redacted',
     data: caseEventData(redacted),

@@ -3,6 +3,7 @@ import type { Db } from '@/db/client';
 import { cases, teams } from '@/db/schema';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { redactLockedCase } from './redact-case';
 
 const BATCH_SIZE = 100;
@@ -15,10 +16,10 @@ const BATCH_SIZE = 100;
  * share the work and never redact a case twice. Returns how many cases were redacted.
  */
 export async function redactCasesPastRetention(
-  db: Db,
-  clock: Clock,
+  deps: { db: Db; clock: Clock; jobs: JobProducer },
   batchSize = BATCH_SIZE,
 ): Promise<number> {
+  const { db, clock, jobs } = deps;
   let total = 0;
   for (;;) {
     const now = clock();
@@ -44,7 +45,7 @@ export async function redactCasesPastRetention(
         .for('update', { of: cases, skipLocked: true });
       for (const { id } of due) {
         const record = await lockCaseForUpdate(tx, id);
-        if (record) await redactLockedCase(tx, record, now);
+        if (record) await redactLockedCase(tx, jobs, record, now);
       }
       return due.length;
     });

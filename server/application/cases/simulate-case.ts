@@ -6,6 +6,7 @@ import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { completeSteps, expireCase, failCase, type TransitionResult } from '@/server/verification/case-state';
 import {
   FAILURE_REASONS,
@@ -56,7 +57,7 @@ export async function simulateCase(
   db: Db,
   scope: DataScope,
   input: SimulateCaseInput,
-  clock: Clock,
+  deps: { clock: Clock; jobs: JobProducer },
 ): Promise<CaseRecord> {
   const found = await findTeamCaseOrFail(db, scope, input.id);
   if (found.livemode) throw new AppError('TEST_MODE_ONLY');
@@ -86,13 +87,15 @@ export async function simulateCase(
     throw new AppError('VALIDATION_ERROR', `failure_reason: required to fail the ${method} step`);
   }
 
-  const now = clock();
+  const { jobs } = deps;
+  const now = deps.clock();
   const result: TransitionResult = await db.transaction((tx) => {
-    if (action === 'expire') return expireCase(tx, found.id, now, 'timeout');
+    if (action === 'expire') return expireCase(tx, jobs, found.id, now, 'timeout');
     const step = method as VerificationMethod;
     if (action === 'complete_step')
       return completeSteps(
         tx,
+        jobs,
         found.id,
         stepsPassingTogether(
           found.steps.map((s) => s.method),
@@ -100,7 +103,7 @@ export async function simulateCase(
         ),
         now,
       );
-    return failCase(tx, found.id, step, reason as FailureReason, now);
+    return failCase(tx, jobs, found.id, step, reason as FailureReason, now);
   });
   if (result.changed) return result.record;
   if (result.why === 'not_open') throw new AppError('CASE_NOT_OPEN');

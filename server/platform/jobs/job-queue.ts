@@ -1,7 +1,6 @@
 import { inspect } from 'node:util';
 import { PgBoss } from 'pg-boss';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { env } from '@/server/platform/env';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
 import { QUEUES, type QueueName, queueOptions, TICK_QUEUES } from './catalog';
@@ -15,9 +14,12 @@ import { reportOutage } from './outage-log';
  */
 export async function startJobQueue(
   runtime: Pick<Runtime, 'databaseUrl' | 'onShutdown'>,
-  options: { workers: boolean },
+  options: {
+    workers: boolean;
+    /** WEBHOOK_TIMEOUT_MS: a delivery job's expiry leaves room for the attempt's time-out. */
+    webhookTimeoutMs: number;
+  },
 ): Promise<PgBoss> {
-  const config = env();
   const runWorkers = options.workers;
   const boss = new PgBoss({
     connectionString: runtime.databaseUrl,
@@ -39,17 +41,17 @@ export async function startJobQueue(
   });
   await boss.start();
   for (const name of Object.values(QUEUES) as QueueName[]) {
-    const options = queueOptions(name, { webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS });
+    const settings = queueOptions(name, { webhookTimeoutMs: options.webhookTimeoutMs });
     const existing = await boss.getQueue(name);
-    if (!existing) await boss.createQueue(name, options);
-    else if (existing.policy !== options.policy && TICK_QUEUES.includes(name)) {
+    if (!existing) await boss.createQueue(name, settings);
+    else if (existing.policy !== settings.policy && TICK_QUEUES.includes(name)) {
       // A queue's policy is fixed at creation. A tick queue holds nothing worth keeping, so one
       // created with an older policy is made again with the current one.
       await boss.deleteQueue(name);
-      await boss.createQueue(name, options);
+      await boss.createQueue(name, settings);
     } else {
       // The rest follows the current configuration.
-      const { policy: _fixed, ...changeable } = options;
+      const { policy: _fixed, ...changeable } = settings;
       await boss.updateQueue(name, changeable);
     }
   }

@@ -1,47 +1,41 @@
 import { sql } from 'drizzle-orm';
-import { fromDrizzle } from 'pg-boss';
+import { fromDrizzle, type PgBoss } from 'pg-boss';
 import type { Tx } from '@/db/client';
-import { runtime } from '@/server/platform/runtime';
 import { type JobPayloads, QUEUES } from './catalog';
 
 /**
- * Queues jobs inside the caller's transaction: they exist exactly when the change that caused
- * them commits, so a crash between commit and send cannot lose one.
+ * The typed producers of the jobs a change causes. Each queues its jobs inside the caller's
+ * transaction: they exist exactly when the change commits, so a crash between commit and send
+ * cannot lose one. Handed to domain and application code as a dependency (the process's entry
+ * builds it from its pg-boss instance), never looked up.
  */
-async function enqueue<Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.vendorErasure>(
-  tx: Tx,
-  queue: Q,
-  jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
-): Promise<void> {
-  if (jobs.length === 0) return;
-  const { jobs: queues } = await runtime();
-  await queues.insert(queue, jobs, { db: fromDrizzle(tx, sql) });
+export interface JobProducer {
+  /** Attempts of webhook deliveries, each at its time (now when none is given). */
+  webhookAttempts(tx: Tx, attempts: Array<{ deliveryId: string; startAfter?: Date }>): Promise<void>;
+  /** The erasure of a redacted case's copies at its vendors (server/cases/erase-vendor-copies.ts). */
+  vendorErasure(tx: Tx, caseId: string): Promise<void>;
 }
 
-/** Attempts of webhook deliveries, each at its time (now when none is given). */
-export function enqueueWebhookAttempts(
-  tx: Tx,
-  attempts: Array<{ deliveryId: string; startAfter?: Date }>,
-): Promise<void> {
-  return enqueue(
-    tx,
-    QUEUES.webhookDeliver,
-    attempts.map(({ deliveryId, startAfter }) => ({
-      data: { deliveryId },
-      ...(startAfter ? { startAfter } : {}),
-    })),
-  );
-}
-
-export function enqueueWebhookAttempt(
-  tx: Tx,
-  deliveryId: string,
-  options: { startAfter?: Date } = {},
-): Promise<void> {
-  return enqueueWebhookAttempts(tx, [{ deliveryId, startAfter: options.startAfter }]);
-}
-
-/** The erasure of a redacted case's copies at its vendors (see server/cases/erase-vendor-copies.ts). */
-export function enqueueVendorErasure(tx: Tx, caseId: string): Promise<void> {
-  return enqueue(tx, QUEUES.vendorErasure, [{ data: { caseId } }]);
+/** A producer on `queue`: pg-boss inserts through the caller's drizzle transaction. */
+export function jobProducer(queue: Pick<PgBoss, 'insert'>): JobProducer {
+  async function enqueue<Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.vendorErasure>(
+    tx: Tx,
+    name: Q,
+    jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await queue.insert(name, jobs, { db: fromDrizzle(tx, sql) });
+  }
+  return {
+    webhookAttempts: (tx, attempts) =>
+      enqueue(
+        tx,
+        QUEUES.webhookDeliver,
+        attempts.map(({ deliveryId, startAfter }) => ({
+          data: { deliveryId },
+          ...(startAfter ? { startAfter } : {}),
+        })),
+      ),
+    vendorErasure: (tx, caseId) => enqueue(tx, QUEUES.vendorErasure, [{ data: { caseId } }]),
+  };
 }

@@ -2,7 +2,7 @@ import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
-import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { storableJson } from '@/server/platform/storable-text';
 import { insertDeliveries, insertEvents } from './queries';
 
@@ -74,7 +74,7 @@ export function deliveryBody(envelope: EventEnvelope): string {
  * its deliveries, held as `pending` until reactivation (nothing is lost); an endpoint its team
  * switched off (`is_active` false without `disabled_at`) gets none.
  */
-async function fanOutEvents(tx: Tx, recorded: RecordedEvent[]): Promise<void> {
+async function fanOutEvents(tx: Tx, jobs: JobProducer, recorded: RecordedEvent[]): Promise<void> {
   if (recorded.length === 0) return;
   const rows = recorded.map((event) => ({
     event_id: event.id,
@@ -85,7 +85,7 @@ async function fanOutEvents(tx: Tx, recorded: RecordedEvent[]): Promise<void> {
     created_at: event.envelope.created_at,
   }));
   const created = await insertDeliveries(tx).execute({ events: JSON.stringify(rows) });
-  await enqueueWebhookAttempts(
+  await jobs.webhookAttempts(
     tx,
     created.map((row) => ({ deliveryId: row.id })),
   );
@@ -96,8 +96,8 @@ async function fanOutEvents(tx: Tx, recorded: RecordedEvent[]): Promise<void> {
  * change that caused it committed. Its webhook deliveries (one per subscribed endpoint) and their
  * jobs are created in the same transaction, so nothing is lost if the process dies after commit.
  */
-export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEvent> {
-  const [recorded] = await recordEvents(tx, [input]);
+export async function recordEvent(tx: Tx, jobs: JobProducer, input: EventInput): Promise<RecordedEvent> {
+  const [recorded] = await recordEvents(tx, jobs, [input]);
   if (!recorded) throw new Error('event insert returned nothing');
   return recorded;
 }
@@ -109,7 +109,11 @@ export async function recordEvent(tx: Tx, input: EventInput): Promise<RecordedEv
  * statement, every event in it and the change that caused them. The envelope is built from the
  * storable data, so the events API and every delivery carry the same bytes.
  */
-export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<RecordedEvent[]> {
+export async function recordEvents(
+  tx: Tx,
+  jobs: JobProducer,
+  inputs: EventInput[],
+): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
   const recorded: RecordedEvent[] = inputs.map((input) => {
     const id = newRowId();
@@ -145,6 +149,7 @@ export async function recordEvents(tx: Tx, inputs: EventInput[]): Promise<Record
     () =>
       fanOutEvents(
         tx,
+        jobs,
         recorded.filter((event) => event.envelope.type !== 'ping'),
       ),
   );

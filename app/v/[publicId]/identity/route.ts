@@ -1,6 +1,13 @@
 import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther, uploadsBusyPage } from '@/app/v/_ui/respond';
-import { caseRoute, clockNow, database, providers, readProtectedUpload } from '@/app/v/_ui/route-kit';
+import {
+  caseRoute,
+  clockNow,
+  database,
+  jobProducer,
+  providers,
+  readProtectedUpload,
+} from '@/app/v/_ui/route-kit';
 import {
   IDENTITY_UPLOAD_RETRY_AFTER_SECONDS,
   takeIdentityUploadSlot,
@@ -51,7 +58,7 @@ async function checkPictures(input: {
 }): Promise<Response> {
   const { found, back } = input;
   try {
-    const result = await submitIdentityUploads(await database(), {
+    const result = await submitIdentityUploads(await database(), await jobProducer(), {
       record: found.record,
       document: input.document,
       selfie: input.selfie,

@@ -1,6 +1,6 @@
 import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
-import { caseRoute, clockNow, database, field, readProtectedForm } from '@/app/v/_ui/route-kit';
+import { caseRoute, clockNow, database, field, jobProducer, readProtectedForm } from '@/app/v/_ui/route-kit';
 import { answerCustomQuestion } from '@/server/verification/methods/custom-question/step';
 
 export const dynamic = 'force-dynamic';
@@ -10,6 +10,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
   if (form instanceof Response) return form;
   const result = await answerCustomQuestion(
     await database(),
+    await jobProducer(),
     found.record,
     field(form, 'answer'),
     await clockNow(),

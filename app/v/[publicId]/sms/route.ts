@@ -1,6 +1,14 @@
 import { type NoticeCode, withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
-import { caseRoute, clockNow, database, field, providers, readProtectedForm } from '@/app/v/_ui/route-kit';
+import {
+  caseRoute,
+  clockNow,
+  database,
+  field,
+  jobProducer,
+  providers,
+  readProtectedForm,
+} from '@/app/v/_ui/route-kit';
 import { checkSmsCode, phoneOnFile, sendSmsCode } from '@/server/verification/methods/sms/step';
 
 export const dynamic = 'force-dynamic';
@@ -10,12 +18,13 @@ export const POST = caseRoute(async ({ request, found, back }) => {
   const form = await readProtectedForm(request, found, back);
   if (form instanceof Response) return form;
   const db = await database();
+  const jobs = await jobProducer();
   const now = await clockNow();
   const action = field(form, 'action');
 
   if (action === 'send' || action === 'resend') {
     const phoneInput = action === 'resend' ? (phoneOnFile(found.record) ?? '') : field(form, 'phone');
-    const sent = await sendSmsCode(db, {
+    const sent = await sendSmsCode(db, jobs, {
       caseId: found.record.id,
       livemode: found.record.livemode,
       phoneInput,
@@ -34,7 +43,7 @@ export const POST = caseRoute(async ({ request, found, back }) => {
     return seeOther(withNotice(back, codes[sent.why]));
   }
 
-  const checked = await checkSmsCode(db, found.record, field(form, 'code'), now);
+  const checked = await checkSmsCode(db, jobs, found.record, field(form, 'code'), now);
   switch (checked.result) {
     case 'verified':
       return seeOther(withNotice(back, 'sms-verified'));

@@ -91,6 +91,7 @@ export const consoleCasesRouter = router({
       (tx) =>
         createCase(tx, ctx.scope, prepared, {
           clock: ctx.clock,
+          jobs: ctx.jobs,
           caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
           pageBase: ctx.pageBase,
         }),

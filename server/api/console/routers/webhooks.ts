@@ -6,6 +6,7 @@ import { confirmCurrentPassword } from '@/server/auth/reauthentication';
 import { readPasswordHash } from '@/server/auth/team-members';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { webhookAudit } from '@/server/webhooks/audit-entries';
 import { getDelivery, listDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
@@ -29,8 +30,12 @@ import {
 
 const endpointId = z.object({ id: z.string().max(100) });
 
-function endpointPolicy(ctx: { clock: Clock; env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
-  return { clock: ctx.clock, allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
+function endpointPolicy(ctx: {
+  clock: Clock;
+  jobs: JobProducer;
+  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean };
+}) {
+  return { clock: ctx.clock, jobs: ctx.jobs, allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
 }
 
 /**
@@ -119,7 +124,7 @@ export const consoleWebhooksRouter = router({
     toDeliveryWire(
       await auditedChange(
         ctx,
-        (tx) => sendTestPing(tx, ctx.scope, input.id, ctx.clock),
+        (tx) => sendTestPing(tx, ctx.scope, input.id, ctx),
         (delivery) => webhookAudit.testSent(input.id, delivery),
       ),
     ),
@@ -146,7 +151,7 @@ export const consoleWebhooksRouter = router({
       toDeliveryWire(
         await auditedChange(
           ctx,
-          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
+          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx),
           webhookAudit.deliveryRetried,
         ),
       ),

@@ -59,6 +59,7 @@ export const casesRouter = router({
         async (tx) => {
           const record = await createCase(tx, ctx.scope, prepared, {
             clock: ctx.clock,
+            jobs: ctx.jobs,
             caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
             pageBase: ctx.pageBase,
           });
@@ -130,7 +131,7 @@ export const casesRouter = router({
     .input(simulateCaseInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) =>
-      toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx.clock), wireContext(ctx)),
+      toCaseWire(await simulateCase(ctx.db, ctx.scope, input, ctx), wireContext(ctx)),
     ),
 
   cancel: apiKeyProcedure

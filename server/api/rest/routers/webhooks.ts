@@ -100,7 +100,8 @@ export const webhooksRouter = router({
       return toEndpointWire(
         await auditedChange(
           ctx,
-          (tx) => updateEndpoint(tx, ctx.scope, id, changes, { clock: ctx.clock, ...policy(ctx) }),
+          (tx) =>
+            updateEndpoint(tx, ctx.scope, id, changes, { clock: ctx.clock, jobs: ctx.jobs, ...policy(ctx) }),
           (row) => webhookAudit.endpointUpdated(row, changes),
         ),
       );
@@ -171,7 +172,7 @@ export const webhooksRouter = router({
       toDeliveryWire(
         await auditedChange(
           ctx,
-          (tx) => sendTestPing(tx, ctx.scope, input.id, ctx.clock),
+          (tx) => sendTestPing(tx, ctx.scope, input.id, ctx),
           (delivery) => webhookAudit.testSent(input.id, delivery),
         ),
       ),
@@ -195,7 +196,7 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) =>
       auditedChange(
         ctx,
-        (tx) => recoverDeliveries(tx, ctx.scope, input.id, new Date(input.since), ctx.clock),
+        (tx) => recoverDeliveries(tx, ctx.scope, input.id, new Date(input.since), ctx),
         (result) => webhookAudit.recovered(input.id, input.since, result.queued),
       ),
     ),
@@ -254,7 +255,7 @@ export const webhooksRouter = router({
       toDeliveryWire(
         await auditedChange(
           ctx,
-          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx.clock),
+          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx),
           webhookAudit.deliveryRetried,
         ),
       ),

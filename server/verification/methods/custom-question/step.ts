@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { checkGuess, type GuessResult } from '@/server/verification/check-guess';
 import { settingString } from '@/server/verification/step-settings';
 import { answerMatches } from './answer';
@@ -7,6 +8,7 @@ import { answerMatches } from './answer';
 /** The subject's answer to the team's question: normalised, compared with the scrypt hash in constant time. */
 export async function answerCustomQuestion(
   db: Db,
+  jobs: JobProducer,
   record: CaseRecord,
   answer: string,
   now: Date,
@@ -15,7 +17,7 @@ export async function answerCustomQuestion(
   const hash = settingString(record, 'custom_question', 'answer_hash');
   const salt = settingString(record, 'custom_question', 'answer_salt');
   if (!hash || !salt) return { result: 'unavailable' };
-  return checkGuess(db, {
+  return checkGuess(db, jobs, {
     caseId: record.id,
     method: 'custom_question',
     now,

@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import { effectiveStatus } from '@/server/cases/case-record';
 import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { completeSteps } from '@/server/verification/case-state';
 import { linkTokenMatches } from '@/server/verification/link-tokens';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
@@ -31,6 +32,7 @@ export function emailLinkState(
  */
 export async function confirmEmailLink(
   db: Db,
+  jobs: JobProducer,
   found: VerificationCase,
   token: string,
   now: Date,
@@ -47,7 +49,7 @@ export async function confirmEmailLink(
     if (!locked || !linkTokenMatches(token, settingString(locked, 'email', 'link_token_hash'))) {
       return 'invalid' as const;
     }
-    const result = await completeSteps(tx, record.id, ['email'], now);
+    const result = await completeSteps(tx, jobs, record.id, ['email'], now);
     if (result.changed) await mergeStepSettings(tx, record.id, 'email', { link_token_hash: null }, now);
     return result;
   });

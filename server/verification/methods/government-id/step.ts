@@ -1,6 +1,7 @@
 import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { keepVendorCopy } from '@/server/cases/vendor-copies';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type {
   IdentityResult,
   RedirectIdentityProvider,
@@ -36,6 +37,7 @@ const REJECTED_PART = { document: governmentIdMethod, face: selfieMethod } as co
  */
 export async function applyIdentityResult(
   db: Db,
+  jobs: JobProducer,
   caseId: string,
   result: IdentityResult,
   now: Date,
@@ -43,16 +45,24 @@ export async function applyIdentityResult(
   if (result.outcome === 'pending') return null;
   return db.transaction((tx) =>
     result.outcome === 'verified'
-      ? completeSteps(tx, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
+      ? completeSteps(tx, jobs, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
           subjectName: result.name ? storableText(result.name) : undefined,
         })
-      : failCase(tx, caseId, REJECTED_PART[result.part].key, REJECTED_PART[result.part].failureReason, now),
+      : failCase(
+          tx,
+          jobs,
+          caseId,
+          REJECTED_PART[result.part].key,
+          REJECTED_PART[result.part].failureReason,
+          now,
+        ),
   );
 }
 
 /** Upload flow: both pictures go to the provider in memory and are dropped afterwards. */
 export async function submitIdentityUploads(
   db: Db,
+  jobs: JobProducer,
   input: {
     record: CaseRecord;
     document: UploadedImage;
@@ -63,13 +73,14 @@ export async function submitIdentityUploads(
 ): Promise<IdentityResult | { outcome: 'unavailable' }> {
   if (!identityPending(input.record, input.now)) return { outcome: 'unavailable' };
   const result = await input.provider.check({ document: input.document, selfie: input.selfie });
-  await applyIdentityResult(db, input.record.id, result, input.now);
+  await applyIdentityResult(db, jobs, input.record.id, result, input.now);
   return result;
 }
 
 /** Redirect flow, outbound: where to send the subject (the provider's session is kept on the step). */
 export async function startIdentitySession(
   db: Db,
+  jobs: JobProducer,
   input: { record: CaseRecord; provider: RedirectIdentityProvider; returnUrl: string; now: Date },
 ): Promise<string | null> {
   const { record, now } = input;
@@ -81,7 +92,10 @@ export async function startIdentitySession(
     existingSessionId: settingString(record, 'government_id', 'provider_session_id'),
   });
   // The provider keeps what the subject gives it there: kept by the session's id, for redaction.
-  await keepVendorCopy(db, record.id, { kind: input.provider.copies.kind, vendorId: session.sessionId });
+  await keepVendorCopy(db, jobs, record.id, {
+    kind: input.provider.copies.kind,
+    vendorId: session.sessionId,
+  });
   await mergeStepSettings(db, record.id, 'government_id', { provider_session_id: session.sessionId }, now);
   return session.url;
 }
@@ -92,11 +106,12 @@ export async function startIdentitySession(
  */
 export async function syncIdentitySession(
   db: Db,
+  jobs: JobProducer,
   input: { record: CaseRecord; provider: RedirectIdentityProvider; now: Date },
 ): Promise<IdentityResult | null> {
   const sessionId = settingString(input.record, 'government_id', 'provider_session_id');
   if (!sessionId || !identityPending(input.record, input.now)) return null;
   const result = await input.provider.fetchResult(sessionId);
-  await applyIdentityResult(db, input.record.id, result, input.now);
+  await applyIdentityResult(db, jobs, input.record.id, result, input.now);
   return result;
 }

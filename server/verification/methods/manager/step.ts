@@ -1,5 +1,6 @@
 import type { Db } from '@/db/client';
 import { lockCaseForUpdate, type VerificationCase } from '@/server/cases/case-repository';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import { completeSteps, failCase } from '@/server/verification/case-state';
 import { linkTokenMatches } from '@/server/verification/link-tokens';
 import { settingString, stepOf } from '@/server/verification/step-settings';
@@ -13,6 +14,7 @@ export function managerTokenValid(found: VerificationCase, token: string): boole
 /** The manager confirms (the step passes) or declines (the case fails). */
 export async function decideManagerRequest(
   db: Db,
+  jobs: JobProducer,
   found: VerificationCase,
   token: string,
   decision: 'confirm' | 'decline',
@@ -26,8 +28,8 @@ export async function decideManagerRequest(
     const locked = await lockCaseForUpdate(tx, caseId);
     if (!locked || !managerTokenValid({ ...found, record: locked }, token)) return 'invalid' as const;
     return decision === 'confirm'
-      ? completeSteps(tx, caseId, ['manager'], now)
-      : failCase(tx, caseId, 'manager', 'manager_declined', now);
+      ? completeSteps(tx, jobs, caseId, ['manager'], now)
+      : failCase(tx, jobs, caseId, 'manager', 'manager_declined', now);
   });
   if (transition === 'invalid') return 'invalid';
   if (!transition.changed) return 'unavailable';

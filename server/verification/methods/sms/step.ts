@@ -4,6 +4,7 @@ import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { keepVendorCopy } from '@/server/cases/vendor-copies';
+import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
 import { isActionable } from '@/server/verification/case-state';
@@ -47,6 +48,7 @@ export const TEST_MODE_SMS_CODE = '000000';
  */
 export async function sendSmsCode(
   db: Db,
+  jobs: JobProducer,
   input: {
     caseId: string;
     /** A test-mode case's code is always TEST_MODE_SMS_CODE (and its sender the dev mailbox). */
@@ -103,13 +105,14 @@ export async function sendSmsCode(
     return { ok: false, why: 'send_failed' };
   }
   // The vendor's log now holds the number and the text: kept by its id, for redaction to erase.
-  if (copy) await keepVendorCopy(db, caseId, copy);
+  if (copy) await keepVendorCopy(db, jobs, caseId, copy);
   return issued;
 }
 
 /** Checks a code the subject typed. Expired or malformed input spends no attempt. */
 export async function checkSmsCode(
   db: Db,
+  jobs: JobProducer,
   record: CaseRecord,
   codeInput: string,
   now: Date,
@@ -121,7 +124,7 @@ export async function checkSmsCode(
   const expiresAt = settingString(record, 'sms', 'code_expires_at');
   if (!hash || !salt || !expiresAt) return { result: 'no_code' };
   if (Date.parse(expiresAt) <= now.getTime()) return { result: 'expired' };
-  return checkGuess(db, {
+  return checkGuess(db, jobs, {
     caseId: record.id,
     method: 'sms',
     now,

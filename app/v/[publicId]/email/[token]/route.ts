@@ -1,7 +1,15 @@
 import { renderEmailConfirmPage } from '@/app/v/_ui/email-confirm-page';
 import { noticeFor, withNotice } from '@/app/v/_ui/notices';
 import { htmlResponse, notFoundPage, seeOther } from '@/app/v/_ui/respond';
-import { clockNow, csrfFor, database, loadCase, pageRoute, readProtectedForm } from '@/app/v/_ui/route-kit';
+import {
+  clockNow,
+  csrfFor,
+  database,
+  jobProducer,
+  loadCase,
+  pageRoute,
+  readProtectedForm,
+} from '@/app/v/_ui/route-kit';
 import { confirmEmailLink, emailLinkState } from '@/server/verification/methods/email/step';
 
 export const dynamic = 'force-dynamic';
@@ -39,7 +47,13 @@ export const POST = pageRoute(async (request: Request, context: Context): Promis
   const back = `/v/${publicId}`;
   const form = await readProtectedForm(request, found, `/v/${publicId}/email/${token}`);
   if (form instanceof Response) return form;
-  const result = await confirmEmailLink(await database(), found, token, await clockNow());
+  const result = await confirmEmailLink(
+    await database(),
+    await jobProducer(),
+    found,
+    token,
+    await clockNow(),
+  );
   if (result === 'verified') return seeOther(withNotice(back, 'email-verified'));
   if (result === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
   return seeOther(back);

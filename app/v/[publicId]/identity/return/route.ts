@@ -1,6 +1,6 @@
 import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
-import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
+import { caseRoute, clockNow, database, jobProducer, providers } from '@/app/v/_ui/route-kit';
 import { errorFields, logger } from '@/server/platform/logger';
 import { syncIdentitySession } from '@/server/verification/methods/government-id/step';
 
@@ -15,7 +15,7 @@ export const GET = caseRoute(async ({ found, back }) => {
   const provider = (await providers(found.record.livemode)).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
-    const result = await syncIdentitySession(await database(), {
+    const result = await syncIdentitySession(await database(), await jobProducer(), {
       record: found.record,
       provider,
       now: await clockNow(),

@@ -1,6 +1,6 @@
 import { withNotice } from '@/app/v/_ui/notices';
 import { seeOther } from '@/app/v/_ui/respond';
-import { caseRoute, clockNow, database, providers } from '@/app/v/_ui/route-kit';
+import { caseRoute, clockNow, database, jobProducer, providers } from '@/app/v/_ui/route-kit';
 import { env } from '@/server/platform/env';
 import { errorFields, logger } from '@/server/platform/logger';
 import { startIdentitySession } from '@/server/verification/methods/government-id/step';
@@ -15,7 +15,7 @@ export const GET = caseRoute(async ({ found, back, publicId }) => {
   const provider = (await providers(found.record.livemode)).identity;
   if (provider.kind !== 'redirect') return seeOther(back);
   try {
-    const url = await startIdentitySession(await database(), {
+    const url = await startIdentitySession(await database(), await jobProducer(), {
       record: found.record,
       provider,
       returnUrl: `${env().VERIFY_URL_BASE}/v/${publicId}/identity/return`,

@@ -6,6 +6,7 @@ import {
   csrfFor,
   database,
   field,
+  jobProducer,
   loadCase,
   pageRoute,
   readProtectedForm,
@@ -42,7 +43,14 @@ export const POST = pageRoute(async (request: Request, context: Context): Promis
   if (form instanceof Response) return form;
   const decision = field(form, 'decision');
   if (decision !== 'confirm' && decision !== 'decline') return seeOther(back);
-  const result = await decideManagerRequest(await database(), found, token, decision, await clockNow());
+  const result = await decideManagerRequest(
+    await database(),
+    await jobProducer(),
+    found,
+    token,
+    decision,
+    await clockNow(),
+  );
   if (result === 'confirmed') return seeOther(withNotice(back, 'manager-confirmed'));
   if (result === 'declined') return seeOther(withNotice(back, 'manager-declined'));
   return seeOther(withNotice(back, 'unavailable'));

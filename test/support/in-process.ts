@@ -1,0 +1,36 @@
+import type { PgBoss } from 'pg-boss';
+import { startJobQueue } from '@/server/platform/jobs/job-queue';
+import { type JobProducer, jobProducer } from '@/server/platform/jobs/producers';
+import { createTestDatabase, type TestDatabase } from './database';
+
+/**
+ * What domain and application code needs, built in the test's own process against a fresh copy
+ * of the migrated template: the database, and a job producer on pg-boss in that database (no
+ * consumers: a test reads the queued jobs, or runs the handler it is about). No app is started.
+ */
+export interface InProcess {
+  database: TestDatabase;
+  /** The producer every change that queues work takes (as the runtime hands it out). */
+  jobs: JobProducer;
+  /** The queue itself, to read what was queued. */
+  queue: PgBoss;
+  close: () => Promise<void>;
+}
+
+export async function startInProcess(): Promise<InProcess> {
+  const database = await createTestDatabase();
+  const shutdownHooks: Array<() => Promise<void>> = [];
+  const queue = await startJobQueue(
+    { databaseUrl: database.url, onShutdown: (hook) => shutdownHooks.push(hook) },
+    { workers: false, webhookTimeoutMs: 10_000 },
+  );
+  return {
+    database,
+    jobs: jobProducer(queue),
+    queue,
+    close: async () => {
+      for (const hook of shutdownHooks.reverse()) await hook();
+      await database.close();
+    },
+  };
+}
