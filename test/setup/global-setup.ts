@@ -23,12 +23,19 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
+interface SharedServer {
+  adminUrl: string;
+  users: number;
+  stop: () => Promise<void>;
+}
+
 /**
- * One PostgreSQL per test run: the embedded server by default, or the server named by
- * TEST_DATABASE_URL (CI's PostgreSQL 15). Migrations run once into a template database; each test
- * file then copies it (`CREATE DATABASE … TEMPLATE`), which is fast and fully isolated.
+ * Both database-backed projects (domain, integration) name this setup; in one run they share one
+ * server and one template. Their setups run in vitest's main process, hence the global.
  */
-export default async function setup(project: TestProject) {
+const shared = globalThis as { __vouchTestServer?: Promise<SharedServer> };
+
+async function startServer(): Promise<SharedServer> {
   let child: ChildProcess | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -48,24 +55,44 @@ export default async function setup(project: TestProject) {
       });
     });
   }
-
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  const url = adminUrl;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${TEMPLATE} with (force)`);
   await admin.unsafe(`create database ${TEMPLATE}`);
   await admin.end();
-  await migrateDatabase(withDatabase(adminUrl, TEMPLATE));
+  await migrateDatabase(withDatabase(url, TEMPLATE));
+  return {
+    adminUrl: url,
+    users: 0,
+    stop: async () => {
+      const dropper = postgres(url, { max: 1, onnotice: () => {} });
+      await dropper.unsafe(`drop database if exists ${TEMPLATE} with (force)`).catch(() => {});
+      await dropper.end();
+      if (child) {
+        const exited = new Promise((resolve) => child?.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
 
-  project.provide('adminDatabaseUrl', adminUrl);
+/**
+ * One PostgreSQL per test run: the embedded server by default, or the server named by
+ * TEST_DATABASE_URL (CI's PostgreSQL 15). Migrations run once into a template database; each test
+ * file then copies it (`CREATE DATABASE … TEMPLATE`), which is fast and fully isolated.
+ */
+export default async function setup(project: TestProject) {
+  shared.__vouchTestServer ??= startServer();
+  const server = await shared.__vouchTestServer;
+  server.users += 1;
+  project.provide('adminDatabaseUrl', server.adminUrl);
   project.provide('templateDatabase', TEMPLATE);
 
   return async () => {
-    const dropper = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await dropper.unsafe(`drop database if exists ${TEMPLATE} with (force)`).catch(() => {});
-    await dropper.end();
-    if (child) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    server.users -= 1;
+    if (server.users > 0) return;
+    shared.__vouchTestServer = undefined;
+    await server.stop();
   };
 }

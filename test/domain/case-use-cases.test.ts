@@ -1,0 +1,264 @@
+/**
+ * The case use cases as every surface runs them, called in-process against a real PostgreSQL:
+ * creation (charges, usage, the event, its deliveries and their jobs in one commit), cancel,
+ * simulate, redact, the expiry sweep, the list, and a delivery's retry and recovery. The HTTP
+ * suites test the same behaviour across the wire; this file is what runs on every supported
+ * PostgreSQL (CI's PostgreSQL 15 pass included) without starting the app.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cases, events, teams, webhookDeliveries } from '@/db/schema';
+import { cancelCase } from '@/server/application/cases/cancel-case';
+import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { listCases } from '@/server/application/cases/list-cases';
+import { redactCase } from '@/server/application/cases/redact-case';
+import { simulateCase } from '@/server/application/cases/simulate-case';
+import { type CreateCaseInput, createCaseInput } from '@/server/application/cases/wire';
+import { readUsage } from '@/server/billing/read-account';
+import { effectiveStatus } from '@/server/cases/case-record';
+import { expireDueCases } from '@/server/cases/expire-cases';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { QUEUES } from '@/server/platform/jobs/catalog';
+import { createTeam } from '@/server/teams/manage-teams';
+import { recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
+import { createEndpoint } from '@/server/webhooks/manage-endpoints';
+import type { TestDatabase } from '@/test/support/database';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { jobsOf } from '@/test/support/jobs';
+
+let inProcess: InProcess;
+let database: TestDatabase;
+let live: DataScope;
+let test: DataScope;
+let endpointId: string;
+let now = new Date('2026-11-20T10:00:00Z');
+const clock: Clock = () => new Date(now);
+
+beforeAll(async () => {
+  inProcess = await startInProcess();
+  database = inProcess.database;
+  const { team } = await createTeam(
+    database.db,
+    { name: 'Domain Co', adminEmail: 'owner@domain.test', planCode: 'starter' },
+    clock,
+  );
+  live = { teamId: team.id, livemode: true };
+  test = { teamId: team.id, livemode: false };
+  const endpoint = await createEndpoint(
+    database.db,
+    live,
+    { url: 'https://receiver.example.com/hook', events: ['case.created', 'case.expired'] },
+    { clock, allowPrivateNetworks: false },
+  );
+  endpointId = endpoint.id;
+});
+
+afterAll(async () => {
+  await inProcess?.close();
+});
+
+function deps() {
+  return { clock, jobs: inProcess.jobs, caseTtlSeconds: 3600, pageBase: 'https://verify.example.com' };
+}
+
+async function newCase(scope: DataScope, body: Partial<CreateCaseInput> = {}) {
+  const prepared = await prepareCase(
+    createCaseInput.parse({
+      subject_email: 'subject@domain.test',
+      subject_name: 'Sam Subject',
+      verification_methods: { email: true, custom_question: true },
+      custom_question_text: 'Your first team lead?',
+      custom_question_answer: 'Alex',
+      ...body,
+    }),
+  );
+  return database.db.transaction((tx) => createCase(tx, scope, prepared, deps()));
+}
+
+async function eventTypes(caseId: string) {
+  const rows = await database.db
+    .select({ type: events.type, data: events.data })
+    .from(events)
+    .where(eq(events.caseId, caseId))
+    .orderBy(events.createdAt);
+  return rows;
+}
+
+describe('creating a case', () => {
+  it('charges live usage, records case.created with its delivery and job, all in one commit', async () => {
+    const before = await readUsage(database.db, live, clock());
+    const record = await newCase(live);
+    expect(record.status).toBe('open');
+    expect(record.steps.map((s) => s.method).sort()).toEqual(['custom_question', 'email']);
+
+    const after = await readUsage(database.db, live, clock());
+    expect(after.usage.email.totalUsed).toBe(before.usage.email.totalUsed + 1);
+    expect(after.usage.custom_question.totalUsed).toBe(before.usage.custom_question.totalUsed + 1);
+
+    expect((await eventTypes(record.id)).map((e) => e.type)).toEqual(['case.created']);
+    const deliveries = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId));
+    const delivery = deliveries.find((d) => d.body.includes(record.publicId));
+    expect(delivery?.status).toBe('pending');
+    const queued = await jobsOf(database, QUEUES.webhookDeliver);
+    expect(queued.map((job) => job.data?.deliveryId)).toContain(delivery?.id);
+  });
+
+  it('in test mode charges nothing and fans out to no live endpoint', async () => {
+    const before = await readUsage(database.db, live, clock());
+    const deliveriesBefore = await database.db.select().from(webhookDeliveries);
+    const record = await newCase(test);
+    expect(record.livemode).toBe(false);
+    expect(await readUsage(database.db, live, clock())).toEqual(before);
+    expect(await database.db.select().from(webhookDeliveries)).toHaveLength(deliveriesBefore.length);
+  });
+
+  it('rolls back everything when the commit fails: no case, no charge, no event', async () => {
+    const before = await readUsage(database.db, live, clock());
+    const prepared = await prepareCase(
+      createCaseInput.parse({ subject_email: 'rolled@domain.test', verification_methods: { email: true } }),
+    );
+    await expect(
+      database.db.transaction(async (tx) => {
+        await createCase(tx, live, prepared, deps());
+        throw new Error('the caller failed after creating');
+      }),
+    ).rejects.toThrow('the caller failed');
+    expect(
+      await database.db.select().from(cases).where(eq(cases.subjectEmail, 'rolled@domain.test')),
+    ).toEqual([]);
+    expect(await readUsage(database.db, live, clock())).toEqual(before);
+  });
+});
+
+describe("a case's life", () => {
+  it('cancel ends an open case once, as expired with reason canceled', async () => {
+    const record = await newCase(live);
+    const canceled = await cancelCase(database.db, live, record.id, { clock, jobs: inProcess.jobs });
+    expect(canceled.status).toBe('expired');
+    expect(canceled.canceledAt).toEqual(clock());
+    const expired = (await eventTypes(record.id)).filter((e) => e.type === 'case.expired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]?.data).toMatchObject({ reason: 'canceled' });
+    await expect(
+      cancelCase(database.db, live, record.id, { clock, jobs: inProcess.jobs }),
+    ).rejects.toMatchObject({
+      appCode: 'CASE_NOT_OPEN',
+    });
+  });
+
+  it('simulate drives a test case to closed, step by step, and refuses a live case', async () => {
+    const record = await newCase(test);
+    const simulate = (method: 'email' | 'custom_question') =>
+      simulateCase(
+        database.db,
+        test,
+        { id: record.id, action: 'complete_step', method },
+        {
+          clock,
+          jobs: inProcess.jobs,
+        },
+      );
+    expect((await simulate('email')).status).toBe('open');
+    expect((await simulate('custom_question')).status).toBe('closed');
+    expect((await eventTypes(record.id)).map((e) => e.type)).toEqual([
+      'case.created',
+      'verification.step_completed',
+      'verification.step_completed',
+      'case.closed',
+    ]);
+    const liveCase = await newCase(live);
+    await expect(
+      simulateCase(database.db, live, { id: liveCase.id, action: 'expire' }, { clock, jobs: inProcess.jobs }),
+    ).rejects.toMatchObject({ appCode: 'TEST_MODE_ONLY' });
+  });
+
+  it('redact erases personal values, keeps results, and is safe to repeat', async () => {
+    const record = await newCase(live, { subject_email: 'private@domain.test', notes: 'badge 4411' });
+    const redacted = await redactCase(database.db, live, record.id, { clock, jobs: inProcess.jobs });
+    expect(redacted.redactedAt).toEqual(clock());
+    expect(redacted.subjectEmail).not.toContain('private@domain.test');
+    expect(redacted.subjectName).toBeNull();
+    expect(redacted.notes).toBe('');
+    const again = await redactCase(database.db, live, record.id, { clock, jobs: inProcess.jobs });
+    expect(again.redactedAt).toEqual(redacted.redactedAt);
+    const stored = JSON.stringify(await eventTypes(record.id));
+    expect(stored).not.toContain('private@domain.test');
+    expect((await eventTypes(record.id)).filter((e) => e.type === 'case.redacted')).toHaveLength(1);
+  });
+
+  it('the sweep expires open cases past their deadline once, and the list reads them as expired', async () => {
+    const record = await newCase(live, { subject_email: 'late@domain.test' });
+    const listed = () =>
+      listCases(database.db, live, { subject_email: 'late@domain.test' } as never, clock()).then((page) =>
+        page.results.map((c) => effectiveStatus(c, clock())),
+      );
+    expect(await listed()).toEqual(['open']);
+    now = new Date(now.getTime() + 2 * 3600_000);
+    // Past its deadline the case reads as expired, before any sweep ran.
+    expect(await listed()).toEqual(['expired']);
+    const sweeps = await Promise.all([
+      expireDueCases({ db: database.db, clock, jobs: inProcess.jobs }, 2),
+      expireDueCases({ db: database.db, clock, jobs: inProcess.jobs }, 2),
+    ]);
+    expect(sweeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
+    expect(row?.status).toBe('expired');
+    expect((await eventTypes(record.id)).filter((e) => e.type === 'case.expired')).toHaveLength(1);
+  });
+
+  it('lists newest first by keyset, one mode at a time', async () => {
+    const page = await listCases(database.db, live, {} as never, clock());
+    const created = page.results.map((c) => c.createdAt.getTime());
+    expect(created).toEqual([...created].sort((a, b) => b - a));
+    expect(page.results.every((c) => c.livemode)).toBe(true);
+    const testPage = await listCases(database.db, test, {} as never, clock());
+    expect(testPage.results.every((c) => !c.livemode)).toBe(true);
+  });
+});
+
+describe("a delivery's retry and recovery", () => {
+  it('retries only a failed or dead-lettered delivery, and recovers those of the last seven days', async () => {
+    const [delivery] = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId))
+      .limit(1);
+    if (!delivery) throw new Error('no delivery to retry');
+    await expect(
+      retryDelivery(database.db, live, delivery.id, { clock, jobs: inProcess.jobs }),
+    ).rejects.toMatchObject({ appCode: 'VALIDATION_ERROR' });
+
+    await database.db
+      .update(webhookDeliveries)
+      .set({ status: 'dead_letter', nextAttemptAt: null })
+      .where(eq(webhookDeliveries.endpointId, endpointId));
+    const retried = await retryDelivery(database.db, live, delivery.id, { clock, jobs: inProcess.jobs });
+    expect(retried.status).toBe('pending');
+    expect(
+      (await jobsOf(database, QUEUES.webhookDeliver)).filter((j) => j.data?.deliveryId === delivery.id),
+    ).toHaveLength(2);
+
+    const stillDead = await database.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.status, 'dead_letter')));
+    const since = new Date(now.getTime() - 86_400_000);
+    const recovered = await recoverDeliveries(database.db, live, endpointId, since, {
+      clock,
+      jobs: inProcess.jobs,
+    });
+    expect(recovered.queued).toBe(stillDead.length);
+    await expect(
+      recoverDeliveries(database.db, live, endpointId, new Date(now.getTime() - 8 * 86_400_000), {
+        clock,
+        jobs: inProcess.jobs,
+      }),
+    ).rejects.toMatchObject({ appCode: 'VALIDATION_ERROR' });
+    const [team] = await database.db.select().from(teams).where(eq(teams.id, live.teamId));
+    expect(team).toBeDefined();
+  });
+});
