@@ -70,6 +70,16 @@ export async function findCaseByPublicId(db: Queryable, publicId: string): Promi
 }
 
 /**
+ * A case by its internal id, whichever team's: for a vendor's callback, which names the case it
+ * was given when its session opened. Anything but a UUID's shape is no case.
+ */
+export async function findCaseById(db: Queryable, caseId: string): Promise<CaseRecord | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(caseId)) return null;
+  const [record] = await readCaseRecords(db, caseById, { caseId });
+  return record ?? null;
+}
+
+/**
  * The case and its steps, with the case row locked until the transaction ends. Two statements on
  * purpose: a statement that waits for the lock keeps the snapshot it started with, so steps read
  * in the same statement could miss what the previous holder committed; the second statement takes

@@ -1,16 +1,12 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Cross-site request forgery protection for the verification pages' forms, in two layers:
- *
- * 1. Fetch metadata: a POST must come from our own origin (`Sec-Fetch-Site: same-origin`; older
- *    browsers without it must send an `Origin` that matches the host).
- * 2. A signed double-submit token: the page sets a random nonce in an HttpOnly cookie and puts
- *    HMAC(case key, public id + nonce) in each form. The key is the case's internal id, which the
- *    page never shows, so another site can neither read nor mint a valid token, and a token from
- *    one case does not work on another.
+ * The form token of the verification pages (cross-site request forgery protection; the request
+ * checks live with the pages' transport, server/api/pages/form-protection.ts): the page sets a
+ * random nonce in an HttpOnly cookie and puts HMAC(case key, public id + nonce) in each form. The
+ * key is the case's internal id, which the page never shows, so another site can neither read nor
+ * mint a valid token, and a token from one case does not work on another.
  */
-export const CSRF_COOKIE = 'vouch_csrf';
 export const CSRF_FIELD = 'csrf';
 /**
  * The identity upload's form carries its token in its URL instead (this query parameter), so the
@@ -24,64 +20,4 @@ export function newCsrfNonce(): string {
 
 export function csrfToken(caseId: string, publicId: string, nonce: string): string {
   return createHmac('sha256', caseId).update(`${publicId}.${nonce}`).digest('base64url');
-}
-
-export function readCookie(request: Request, name: string): string | null {
-  const header = request.headers.get('cookie');
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=') || null;
-  }
-  return null;
-}
-
-export function csrfCookieHeader(nonce: string, secure: boolean): string {
-  return `${CSRF_COOKIE}=${nonce}; Path=/v; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
-}
-
-/** The request's own origin as the browser addressed it. */
-function requestOrigin(request: Request): string | null {
-  const host = request.headers.get('host');
-  if (!host) return null;
-  const proto =
-    request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() ||
-    new URL(request.url).protocol.replace(':', '');
-  return `${proto}://${host}`;
-}
-
-export function sameOriginRequest(request: Request, allowedOrigins: string[]): boolean {
-  const site = request.headers.get('sec-fetch-site');
-  if (site) return site === 'same-origin';
-  const origin = request.headers.get('origin');
-  if (!origin) return true; // neither header: a non-browser client, which carries no ambient cookie to abuse
-  const own = requestOrigin(request);
-  return origin === own || allowedOrigins.includes(origin);
-}
-
-export function csrfValid(
-  request: Request,
-  form: FormData,
-  ids: { caseId: string; publicId: string },
-  allowedOrigins: string[],
-): boolean {
-  return csrfTokenValid(request, form.get(CSRF_FIELD), ids, allowedOrigins);
-}
-
-/**
- * The same checks for a token sent outside a form body: the identity upload carries it in its
- * URL, so the request is judged before its (large) body is read.
- */
-export function csrfTokenValid(
-  request: Request,
-  sent: FormDataEntryValue | null,
-  ids: { caseId: string; publicId: string },
-  allowedOrigins: string[],
-): boolean {
-  if (!sameOriginRequest(request, allowedOrigins)) return false;
-  const nonce = readCookie(request, CSRF_COOKIE);
-  if (!nonce || typeof sent !== 'string') return false;
-  const expected = Buffer.from(csrfToken(ids.caseId, ids.publicId, nonce));
-  const actual = Buffer.from(sent);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }

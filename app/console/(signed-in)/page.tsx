@@ -3,7 +3,7 @@
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
-import { methodLabel } from '@/server/verification/methods/registry';
+import { methodLabel } from '@/server/api/console/method-vocabulary';
 import { RetentionSettings } from './retention-settings';
 
 const STATUS_WORDS: Record<string, string> = {

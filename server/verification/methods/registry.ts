@@ -48,9 +48,6 @@ export const MAILED_METHODS = METHODS.flatMap((m) => (m.mailsLinkTo ? [m.key] : 
   ...MailedMethod[],
 ];
 
-/** The methods a team chooses from, with the words the console offers them in. */
-export const CHOSEN_METHODS = METHODS.flatMap((m) => (m.choice ? [{ key: m.key, choice: m.choice }] : []));
-
 /** The outside services these steps rely on, each once. */
 export function vendorsOf(methods: readonly VerificationMethod[]): Vendor[] {
   return [...new Set(methods.flatMap((method) => METHOD_BY_KEY[method].vendor ?? []))];
@@ -84,11 +81,6 @@ export function stepsPassingTogether(
 ): VerificationMethod[] {
   const together = new Set<VerificationMethod>([method, ...METHOD_BY_KEY[method].passesWith]);
   return requested.filter((m) => together.has(m));
-}
-
-/** How the console names a method (a key it does not know is shown as it is). */
-export function methodLabel(key: string): string {
-  return METHOD_BY_KEY[key as VerificationMethod]?.label ?? key;
 }
 
 /** What the subject's page says a failure reason means, or null for one no method declares. */

@@ -4,13 +4,7 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
-import { customQuestionMethod } from '@/server/verification/methods/custom-question/definition';
-import { emailMethod } from '@/server/verification/methods/email/definition';
-import { managerMethod } from '@/server/verification/methods/manager/definition';
-import { CHOSEN_METHODS } from '@/server/verification/methods/registry';
-
-/** The methods a helpdesk agent picks from (a government ID check brings the selfie with it). */
-type Method = (typeof CHOSEN_METHODS)[number]['key'];
+import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
 
 /**
  * A case opened from the console, for the helpdesk: a caller asks for a password reset, the agent
@@ -21,7 +15,7 @@ export function NewCaseForm() {
   const router = useRouter();
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
-  const [methods, setMethods] = useState<Method[]>([emailMethod.key]);
+  const [methods, setMethods] = useState<Method[]>([NEW_CASE_FORM.initial]);
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
   const [managerName, setManagerName] = useState('');
@@ -41,10 +35,12 @@ export function NewCaseForm() {
         subject_name: name.trim() || null,
         verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
         notes,
-        ...(has(customQuestionMethod.key)
+        ...(has(NEW_CASE_FORM.asksQuestion)
           ? { custom_question_text: question, custom_question_answer: answer }
           : {}),
-        ...(has(managerMethod.key) ? { manager_name: managerName, manager_email: managerEmail.trim() } : {}),
+        ...(has(NEW_CASE_FORM.namesManager)
+          ? { manager_name: managerName, manager_email: managerEmail.trim() }
+          : {}),
       });
       router.push(`/console/cases/${created.id}`);
     } catch (err) {
@@ -62,7 +58,7 @@ export function NewCaseForm() {
       <input id="case-name" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
       <fieldset className="c-fieldset">
         <legend>How they prove who they are</legend>
-        {CHOSEN_METHODS.map(({ key: method, choice: label }) => (
+        {NEW_CASE_FORM.choices.map(({ key: method, label }) => (
           <label key={method} className="c-check">
             <input
               type="checkbox"
@@ -75,7 +71,7 @@ export function NewCaseForm() {
           </label>
         ))}
       </fieldset>
-      {has(customQuestionMethod.key) ? (
+      {has(NEW_CASE_FORM.asksQuestion) ? (
         <>
           <label htmlFor="case-question">The question</label>
           <input
@@ -95,7 +91,7 @@ export function NewCaseForm() {
           />
         </>
       ) : null}
-      {has(managerMethod.key) ? (
+      {has(NEW_CASE_FORM.namesManager) ? (
         <>
           <label htmlFor="case-manager-name">Their manager’s name</label>
           <input

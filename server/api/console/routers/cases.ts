@@ -2,17 +2,15 @@ import { z } from 'zod';
 import { cases } from '@/db/schema';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
-import { caseAudit } from '@/server/application/cases/audit-entries';
 import { auditedCaseActions } from '@/server/application/cases/audited-actions';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
+import { openAuditedCase } from '@/server/application/cases/open-case';
 import { resendLinksInput } from '@/server/application/cases/resend-links';
 import {
   caseForConsoleRole,
   eventDataForConsoleRole,
 } from '@/server/application/cases/subject-link-visibility';
 import { createCaseInput, listCasesInput, toCaseWire } from '@/server/application/cases/wire';
-import { auditedChange } from '@/server/audit/record-audit';
 import { caseEndedAt } from '@/server/cases/case-ended-at';
 import { findCaseForTeam } from '@/server/cases/case-repository';
 import { readCaseTimeline } from '@/server/cases/case-timeline';
@@ -85,18 +83,7 @@ export const consoleCasesRouter = router({
    * owner or admin in the console's current mode, and audited.
    */
   create: managerProcedure.input(createCaseInput).mutation(async ({ ctx, input }) => {
-    const prepared = await prepareCase(input);
-    const record = await auditedChange(
-      ctx,
-      (tx) =>
-        createCase(tx, ctx.scope, prepared, {
-          clock: ctx.clock,
-          jobs: ctx.jobs,
-          caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
-          pageBase: ctx.pageBase,
-        }),
-      caseAudit('case.created'),
-    );
+    const record = await openAuditedCase({ ...ctx, caseTtlSeconds: ctx.env.CASE_TTL_SECONDS }, input);
     return toCaseWire(record, wireContext(ctx));
   }),
 

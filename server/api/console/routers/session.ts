@@ -11,29 +11,24 @@ import {
   sessionProcedure,
   signedInProcedure,
 } from '@/server/api/trpc/init';
-import { auditedChange, recordAudit } from '@/server/audit/record-audit';
-import { createApiKey, listApiKeys, revokeApiKey } from '@/server/auth/api-keys';
-import { consoleAuth, MIN_PASSWORD_LENGTH, signInLinkInPlace } from '@/server/auth/console-auth';
-import { confirmCurrentPassword, signedInRecently } from '@/server/auth/reauthentication';
+import { changePassword } from '@/server/application/session/change-password';
+import { acceptInvitation, acceptInvitationAsNewUser } from '@/server/application/team/accept-invitation';
+import { apiKeyActions } from '@/server/application/team/api-key-actions';
+import { membershipActions } from '@/server/application/team/membership-actions';
+import { listApiKeys } from '@/server/auth/api-keys';
+import { MIN_PASSWORD_LENGTH } from '@/server/auth/console-auth';
 import {
-  acceptInvitation,
-  acceptInvitationAsNewUser,
   type InvitationView,
-  inviteMember,
   listPendingInvitations,
   type PendingInvitation,
-  revokeInvitation,
   showInvitation,
 } from '@/server/auth/team-invitations';
 import {
   canManage,
-  changeMemberRole,
-  clearPasswordChangeRequired,
   listMembers,
   listUserTeams,
   passwordChangeRequired,
   readPasswordHash,
-  removeMember,
   resolveMembership,
 } from '@/server/auth/team-members';
 import { modeOf } from '@/server/platform/data-scope';
@@ -115,29 +110,10 @@ const sessionRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const auth = await consoleAuth(ctx.db, ctx.env);
-      const hasPassword = (await readPasswordHash(ctx.db, ctx.user.id)) !== null;
-      if (hasPassword) {
-        if (!input.current_password) throw new AppError('FORBIDDEN', 'Enter your current password.');
-        await confirmCurrentPassword(ctx, input.current_password);
-        await auth.api.changePassword({
-          body: { currentPassword: input.current_password, newPassword: input.new_password },
-          headers: ctx.requestHeaders,
-        });
-      } else {
-        if (!signedInRecently(ctx.signedInAt, ctx.clock())) {
-          throw new AppError(
-            'FORBIDDEN',
-            'To set a password, sign in again with a new e-mail link first (within the last 10 minutes).',
-          );
-        }
-        await auth.api.setPassword({
-          body: { newPassword: input.new_password },
-          headers: ctx.requestHeaders,
-        });
-      }
-      await auth.api.revokeOtherSessions({ headers: ctx.requestHeaders });
-      await clearPasswordChangeRequired(ctx.db, ctx.user.id, ctx.clock());
+      await changePassword(
+        { ...ctx, sessionHeaders: ctx.requestHeaders },
+        { currentPassword: input.current_password, newPassword: input.new_password },
+      );
       return { changed: true };
     }),
 });
@@ -181,18 +157,7 @@ const invitationsRouter = router({
 
   /** Signed in as the invited address: join the team. */
   accept: signedInProcedure.input(tokenInput).mutation(async ({ ctx, input }) => {
-    const joined = await ctx.db.transaction(async (tx) => {
-      const invitation = await acceptInvitation(tx, { token: input.token, user: ctx.user, now: ctx.clock() });
-      await recordAudit(tx, {
-        teamId: invitation.teamId,
-        actor: ctx.actor,
-        at: ctx.clock(),
-        action: 'member.joined',
-        target: invitation.email,
-        details: { role: invitation.role, invitation_id: invitation.id },
-      });
-      return invitation;
-    });
+    const joined = await acceptInvitation(ctx, input.token);
     rememberTeam(ctx, joined.teamId);
     return joinedWire(joined);
   }),
@@ -203,30 +168,9 @@ const invitationsRouter = router({
    * the page to open at once.
    */
   acceptAsNewUser: publicProcedure.input(tokenInput).mutation(async ({ ctx, input }) => {
-    const joined = await ctx.db.transaction(async (tx) => {
-      const invitation = await acceptInvitationAsNewUser(tx, { token: input.token, now: ctx.clock() });
-      await recordAudit(tx, {
-        teamId: invitation.teamId,
-        actor: {
-          userId: invitation.userId,
-          email: invitation.email,
-          ipAddress: ctx.clientAddress,
-          userAgent: ctx.requestHeaders.get('user-agent'),
-        },
-        at: ctx.clock(),
-        action: 'member.joined',
-        target: invitation.email,
-        details: { role: invitation.role, invitation_id: invitation.id },
-      });
-      return invitation;
-    });
-    const signInUrl = await signInLinkInPlace(ctx.db, ctx.env, {
-      email: joined.email,
-      callbackPath: '/console',
-      headers: ctx.requestHeaders,
-    });
+    const joined = await acceptInvitationAsNewUser(ctx, input.token);
     rememberTeam(ctx, joined.teamId);
-    return { ...joinedWire(joined), sign_in_url: signInUrl };
+    return { ...joinedWire(joined), sign_in_url: joined.signInUrl };
   }),
 });
 
@@ -253,69 +197,26 @@ const membersRouter = router({
   invite: managerProcedure
     .input(z.object({ email: z.email('Enter a valid e-mail address.').max(254), role: roleInput }))
     .mutation(async ({ ctx, input }) => {
-      const invitation = await auditedChange(
-        ctx,
-        (tx) =>
-          inviteMember(
-            tx,
-            {
-              rateLimiters: ctx.rateLimiters,
-              clientAddress: ctx.clientAddress,
-              baseUrl: ctx.env.BASE_URL,
-              now: ctx.clock(),
-            },
-            {
-              teamId: ctx.teamId,
-              teamName: ctx.teamName,
-              email: input.email,
-              role: input.role,
-              inviter: { userId: ctx.user.id, email: ctx.user.email },
-            },
-            ctx.role,
-          ),
-        (sent) => ({
-          action: 'member.invited',
-          target: sent.email,
-          details: { role: sent.role, invitation_id: sent.id, expires_at: sent.expiresAt.toISOString() },
-        }),
-      );
+      const invitation = await membershipActions.invite(ctx, input);
       return pendingWire(invitation);
     }),
 
   revokeInvitation: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) => {
-    await auditedChange(
-      ctx,
-      (tx) =>
-        revokeInvitation(tx, { teamId: ctx.teamId, invitationId: input.id, now: ctx.clock() }, ctx.role),
-      (revoked) => ({
-        action: 'member.invitation_revoked',
-        target: revoked.email,
-        details: { role: revoked.role, invitation_id: input.id },
-      }),
-    );
+    await membershipActions.revokeInvitation(ctx, input.id);
     return { id: input.id, revoked: true };
   }),
 
   changeRole: managerProcedure
     .input(z.object({ user_id: z.string().min(1).max(100), role: roleInput }))
     .mutation(async ({ ctx, input }) => {
-      await auditedChange(
-        ctx,
-        (tx) =>
-          changeMemberRole(tx, { teamId: ctx.teamId, userId: input.user_id, role: input.role }, ctx.role),
-        () => ({ action: 'member.role_changed', target: input.user_id, details: { role: input.role } }),
-      );
+      await membershipActions.changeRole(ctx, { userId: input.user_id, role: input.role });
       return { user_id: input.user_id, role: input.role };
     }),
 
   remove: managerProcedure
     .input(z.object({ user_id: z.string().min(1).max(100) }))
     .mutation(async ({ ctx, input }) => {
-      await auditedChange(
-        ctx,
-        (tx) => removeMember(tx, { teamId: ctx.teamId, userId: input.user_id }, ctx.role),
-        (removed) => ({ action: 'member.removed', target: removed.email }),
-      );
+      await membershipActions.remove(ctx, input.user_id);
       return { removed: true };
     }),
 });
@@ -344,15 +245,7 @@ const keysRouter = router({
       }),
     )
     .mutation(async ({ ctx, input }) => {
-      const key = await auditedChange(
-        ctx,
-        (tx) => createApiKey(tx, { teamId: ctx.teamId, name: input.name, mode: input.mode }),
-        (key) => ({
-          action: 'api_key.created',
-          target: key.id,
-          details: { name: key.name, prefix: key.prefix, last_four: key.lastFour, mode: key.mode },
-        }),
-      );
+      const key = await apiKeyActions.create(ctx, input);
       return {
         id: key.id,
         name: key.name,
@@ -365,19 +258,7 @@ const keysRouter = router({
     }),
 
   revoke: managerProcedure.input(z.object({ id: z.uuid() })).mutation(async ({ ctx, input }) => {
-    await auditedChange(
-      ctx,
-      async (tx) => {
-        const key = await revokeApiKey(tx, { keyId: input.id, teamId: ctx.teamId }, ctx.clock);
-        if (!key) throw new AppError('NOT_FOUND', 'No such API key in this team.');
-        return key;
-      },
-      (key) => ({
-        action: 'api_key.revoked',
-        target: input.id,
-        details: { name: key.name, prefix: key.prefix, last_four: key.lastFour },
-      }),
-    );
+    await apiKeyActions.revoke(ctx, input.id);
     return { id: input.id, revoked: true };
   }),
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
-import { auditedChange } from '@/server/audit/record-audit';
-import { MAX_RETENTION_DAYS, readRetentionDays, updateTeam } from '@/server/teams/manage-teams';
+import { setRetention } from '@/server/application/team/set-retention';
+import { MAX_RETENTION_DAYS, readRetentionDays } from '@/server/teams/manage-teams';
 
 /** Retention periods a team may choose, in days; null keeps ended cases until someone erases them. */
 export const retentionDaysInput = z
@@ -19,16 +19,7 @@ export const consoleTeamRouter = router({
 
   setRetention: managerProcedure
     .input(z.object({ retention_days: retentionDaysInput }))
-    .mutation(async ({ ctx, input }) => {
-      const team = await auditedChange(
-        ctx,
-        (tx) => updateTeam(tx, ctx.teamId, { retentionDays: input.retention_days }),
-        (row) => ({
-          action: 'team.retention_changed',
-          target: row.id,
-          details: { retention_days: row.retentionDays },
-        }),
-      );
-      return { retention_days: team.retentionDays };
-    }),
+    .mutation(async ({ ctx, input }) => ({
+      retention_days: await setRetention(ctx, input.retention_days),
+    })),
 });

@@ -1,24 +1,10 @@
 import { z } from 'zod';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { deliveryPayloadForConsoleRole } from '@/server/application/cases/subject-link-visibility';
-import { auditedChange, recordAudit } from '@/server/audit/record-audit';
-import { confirmCurrentPassword } from '@/server/auth/reauthentication';
-import { readPasswordHash } from '@/server/auth/team-members';
-import type { Clock } from '@/server/platform/clock';
-import { AppError } from '@/server/platform/errors';
-import type { JobProducer } from '@/server/platform/jobs/producers';
+import { webhookActions } from '@/server/application/webhooks/endpoint-actions';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
-import { webhookAudit } from '@/server/webhooks/audit-entries';
-import { getDelivery, listDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateEndpointSecret,
-  sendTestPing,
-  updateEndpoint,
-} from '@/server/webhooks/manage-endpoints';
+import { getDelivery, listDeliveries } from '@/server/webhooks/deliveries';
+import { getEndpoint, listEndpoints } from '@/server/webhooks/manage-endpoints';
 import {
   createEndpointInput,
   listDeliveriesInput,
@@ -30,18 +16,9 @@ import {
 
 const endpointId = z.object({ id: z.string().max(100) });
 
-function endpointPolicy(ctx: {
-  clock: Clock;
-  jobs: JobProducer;
-  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean };
-}) {
-  return { clock: ctx.clock, jobs: ctx.jobs, allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
-}
-
 /**
- * The console's webhook pages: the same domain functions (and so the same validation) as the
- * REST API, plus the audit trail and the password-guarded secret reveal. Each change and its audit
- * entry commit in one transaction, so the log shows exactly the changes that happened.
+ * The console's webhook pages: the same use cases (and so the same validation and audit trail) as
+ * the REST API, plus the password-guarded secret reveal.
  */
 export const consoleWebhooksRouter = router({
   /** The event types an endpoint can subscribe to (the form's checkboxes). */
@@ -57,44 +34,23 @@ export const consoleWebhooksRouter = router({
 
   /** The answer carries the signing secret: the one time it is shown. */
   create: managerProcedure.input(createEndpointInput).mutation(async ({ ctx, input }) => {
-    const row = await auditedChange(
-      ctx,
-      (tx) => createEndpoint(tx, ctx.scope, input, endpointPolicy(ctx)),
-      webhookAudit.endpointCreated,
-    );
+    const row = await webhookActions.createEndpoint(ctx, input);
     return { ...toEndpointWire(row), secret: row.secret };
   }),
 
   update: managerProcedure.input(updateEndpointInput).mutation(async ({ ctx, input }) => {
     const { id, ...changes } = input;
-    const row = await auditedChange(
-      ctx,
-      (tx) => updateEndpoint(tx, ctx.scope, id, changes, endpointPolicy(ctx)),
-      (row) => webhookAudit.endpointUpdated(row, changes),
-    );
-    return toEndpointWire(row);
+    return toEndpointWire(await webhookActions.updateEndpoint(ctx, id, changes));
   }),
 
   delete: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    await auditedChange(
-      ctx,
-      async (tx) => {
-        const endpoint = await getEndpoint(tx, ctx.scope, input.id);
-        await deleteEndpoint(tx, ctx.scope, endpoint.id);
-        return endpoint;
-      },
-      webhookAudit.endpointDeleted,
-    );
+    await webhookActions.deleteEndpoint(ctx, input.id);
     return { deleted: true };
   }),
 
   /** The old secret stops working at once; the new one is shown this once. */
   rotateSecret: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) => {
-    const row = await auditedChange(
-      ctx,
-      (tx) => rotateEndpointSecret(tx, ctx.scope, input.id, ctx.clock),
-      webhookAudit.secretRotated,
-    );
+    const row = await webhookActions.rotateSecret(ctx, input.id);
     return { ...toEndpointWire(row), secret: row.secret };
   }),
 
@@ -102,33 +58,13 @@ export const consoleWebhooksRouter = router({
   revealSecret: managerProcedure
     .input(endpointId.extend({ password: z.string().min(1, 'Enter your password.').max(200) }))
     .mutation(async ({ ctx, input }) => {
-      const endpoint = await getEndpoint(ctx.db, ctx.scope, input.id);
-      if ((await readPasswordHash(ctx.db, ctx.user.id)) === null) {
-        throw new AppError(
-          'FORBIDDEN',
-          'You sign in by e-mail link only: set a password (Password page) first.',
-        );
-      }
-      await confirmCurrentPassword(ctx, input.password);
-      await recordAudit(ctx.db, {
-        at: ctx.clock(),
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        action: 'webhook_endpoint.secret_revealed',
-        target: endpoint.id,
-      });
+      const endpoint = await webhookActions.revealSecret(ctx, input.id, input.password);
       return { id: endpoint.id, secret: endpoint.secret };
     }),
 
-  sendTest: managerProcedure.input(endpointId).mutation(async ({ ctx, input }) =>
-    toDeliveryWire(
-      await auditedChange(
-        ctx,
-        (tx) => sendTestPing(tx, ctx.scope, input.id, ctx),
-        (delivery) => webhookAudit.testSent(input.id, delivery),
-      ),
-    ),
-  ),
+  sendTest: managerProcedure
+    .input(endpointId)
+    .mutation(async ({ ctx, input }) => toDeliveryWire(await webhookActions.sendTest(ctx, input.id))),
 
   deliveries: sessionProcedure.input(listDeliveriesInput).query(async ({ ctx, input }) => {
     const page = await listDeliveries(ctx.db, ctx.scope, input);
@@ -147,13 +83,5 @@ export const consoleWebhooksRouter = router({
 
   retry: managerProcedure
     .input(endpointId)
-    .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(
-        await auditedChange(
-          ctx,
-          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx),
-          webhookAudit.deliveryRetried,
-        ),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => toDeliveryWire(await webhookActions.retryDelivery(ctx, input.id))),
 });

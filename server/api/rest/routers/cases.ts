@@ -1,14 +1,12 @@
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
-import { caseAudit } from '@/server/application/cases/audit-entries';
 import { auditedCaseActions } from '@/server/application/cases/audited-actions';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
+import { openIdempotentCase } from '@/server/application/cases/open-case';
 import { RESEND_LIMITS, resendLinksInput } from '@/server/application/cases/resend-links';
 import { simulateCase, simulateCaseInput } from '@/server/application/cases/simulate-case';
 import {
-  type CaseWire,
   caseIdInput,
   caseListOutput,
   caseOutput,
@@ -16,9 +14,8 @@ import {
   listCasesInput,
   toCaseWire,
 } from '@/server/application/cases/wire';
-import { recordAudit } from '@/server/audit/record-audit';
 import { findTeamCaseOrFail } from '@/server/cases/case-repository';
-import { parseIdempotencyKey, runIdempotent } from '@/server/idempotency/run-idempotent';
+import { parseIdempotencyKey } from '@/server/idempotency/run-idempotent';
 import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
 
 export const casesRouter = router({
@@ -44,40 +41,11 @@ export const casesRouter = router({
     .input(createCaseInput)
     .output(caseOutput)
     .mutation(async ({ ctx, input }) => {
-      const prepared = await prepareCase(input);
-      const result = await runIdempotent<CaseWire>(
-        ctx.db,
-        {
-          ...ctx.scope,
-          key: ctx.idempotencyKey,
-          operation: 'cases.create',
-          request: input,
-          status: 201,
-          caseIdOf: (created) => created.id,
-        },
-        ctx.clock,
-        async (tx) => {
-          const record = await createCase(tx, ctx.scope, prepared, {
-            clock: ctx.clock,
-            jobs: ctx.jobs,
-            caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
-            pageBase: ctx.pageBase,
-          });
-          // Audited like a console creation, in the case's transaction (a replay records nothing).
-          await recordAudit(tx, {
-            teamId: ctx.teamId,
-            actor: ctx.actor,
-            at: ctx.clock(),
-            ...caseAudit('case.created')(record),
-          });
-          return toCaseWire(record, wireContext(ctx));
-        },
+      const { body, replayed } = await openIdempotentCase(
+        { ...ctx, caseTtlSeconds: ctx.env.CASE_TTL_SECONDS },
+        input,
       );
-      // The stored answer went with the case's redaction: the case as it now is stands in for it.
-      const body =
-        result.body ??
-        toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), wireContext(ctx));
-      if (result.replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
+      if (replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${body.id}/`);
       return body;
     }),

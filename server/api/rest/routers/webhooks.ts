@@ -1,19 +1,10 @@
 import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
-import { auditedChange } from '@/server/audit/record-audit';
+import { webhookActions } from '@/server/application/webhooks/endpoint-actions';
 import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
-import { webhookAudit } from '@/server/webhooks/audit-entries';
-import { getDelivery, listDeliveries, recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getEndpoint,
-  listEndpoints,
-  rotateEndpointSecret,
-  sendTestPing,
-  updateEndpoint,
-} from '@/server/webhooks/manage-endpoints';
+import { getDelivery, listDeliveries } from '@/server/webhooks/deliveries';
+import { getEndpoint, listEndpoints } from '@/server/webhooks/manage-endpoints';
 import {
   createEndpointInput,
   deliveryDetailOutput,
@@ -35,10 +26,6 @@ import {
 
 const TAGS = ['Webhooks'];
 
-function policy(ctx: { env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean } }) {
-  return { allowPrivateNetworks: ctx.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS };
-}
-
 export const webhooksRouter = router({
   createEndpoint: apiKeyProcedure
     .meta({
@@ -56,11 +43,7 @@ export const webhooksRouter = router({
     .input(createEndpointInput)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await auditedChange(
-        ctx,
-        (tx) => createEndpoint(tx, ctx.scope, input, { clock: ctx.clock, ...policy(ctx) }),
-        webhookAudit.endpointCreated,
-      );
+      const row = await webhookActions.createEndpoint(ctx, input);
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/webhooks/endpoints/${row.id}/`);
       return { ...toEndpointWire(row), secret: row.secret };
     }),
@@ -97,14 +80,7 @@ export const webhooksRouter = router({
     .output(endpointOutput)
     .mutation(async ({ ctx, input }) => {
       const { id, ...changes } = input;
-      return toEndpointWire(
-        await auditedChange(
-          ctx,
-          (tx) =>
-            updateEndpoint(tx, ctx.scope, id, changes, { clock: ctx.clock, jobs: ctx.jobs, ...policy(ctx) }),
-          (row) => webhookAudit.endpointUpdated(row, changes),
-        ),
-      );
+      return toEndpointWire(await webhookActions.updateEndpoint(ctx, id, changes));
     }),
 
   deleteEndpoint: apiKeyProcedure
@@ -120,15 +96,7 @@ export const webhooksRouter = router({
     .input(endpointIdInput)
     .output(z.null())
     .mutation(async ({ ctx, input }) => {
-      await auditedChange(
-        ctx,
-        async (tx) => {
-          const endpoint = await getEndpoint(tx, ctx.scope, input.id);
-          await deleteEndpoint(tx, ctx.scope, endpoint.id);
-          return endpoint;
-        },
-        webhookAudit.endpointDeleted,
-      );
+      await webhookActions.deleteEndpoint(ctx, input.id);
       return null;
     }),
 
@@ -146,11 +114,7 @@ export const webhooksRouter = router({
     .input(endpointIdInput)
     .output(endpointWithSecretOutput)
     .mutation(async ({ ctx, input }) => {
-      const row = await auditedChange(
-        ctx,
-        (tx) => rotateEndpointSecret(tx, ctx.scope, input.id, ctx.clock),
-        webhookAudit.secretRotated,
-      );
+      const row = await webhookActions.rotateSecret(ctx, input.id);
       return { ...toEndpointWire(row), secret: row.secret };
     }),
 
@@ -168,15 +132,7 @@ export const webhooksRouter = router({
     })
     .input(endpointIdInput)
     .output(deliveryOutput)
-    .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(
-        await auditedChange(
-          ctx,
-          (tx) => sendTestPing(tx, ctx.scope, input.id, ctx),
-          (delivery) => webhookAudit.testSent(input.id, delivery),
-        ),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => toDeliveryWire(await webhookActions.sendTest(ctx, input.id))),
 
   recoverEndpoint: apiKeyProcedure
     .meta({
@@ -193,13 +149,7 @@ export const webhooksRouter = router({
     })
     .input(recoverDeliveriesInput)
     .output(recoverDeliveriesOutput)
-    .mutation(async ({ ctx, input }) =>
-      auditedChange(
-        ctx,
-        (tx) => recoverDeliveries(tx, ctx.scope, input.id, new Date(input.since), ctx),
-        (result) => webhookAudit.recovered(input.id, input.since, result.queued),
-      ),
-    ),
+    .mutation(({ ctx, input }) => webhookActions.recover(ctx, input.id, input.since)),
 
   listDeliveries: apiKeyProcedure
     .meta({
@@ -251,13 +201,5 @@ export const webhooksRouter = router({
     })
     .input(deliveryIdInput)
     .output(deliveryOutput)
-    .mutation(async ({ ctx, input }) =>
-      toDeliveryWire(
-        await auditedChange(
-          ctx,
-          (tx) => retryDelivery(tx, ctx.scope, input.id, ctx),
-          webhookAudit.deliveryRetried,
-        ),
-      ),
-    ),
+    .mutation(async ({ ctx, input }) => toDeliveryWire(await webhookActions.retryDelivery(ctx, input.id))),
 });

@@ -7,7 +7,7 @@ import { useSession } from '@/app/console/_lib/session';
 import { api } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
 import { useLoad } from '@/app/console/_lib/use-load';
-import { MAILED_METHODS, methodLabel } from '@/server/verification/methods/registry';
+import { LINK_MAILING_METHODS, methodLabel } from '@/server/api/console/method-vocabulary';
 
 /** How often an open case is read again, so the page follows the subject without a reload. */
 const LIVE_REFRESH_MS = 2_000;
@@ -41,7 +41,7 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
     }
   }
 
-  const mailed = MAILED_METHODS.some(
+  const mailed = LINK_MAILING_METHODS.some(
     (m) => current.verification_methods[m].requested && !current.verification_methods[m].verified,
   );
   return (

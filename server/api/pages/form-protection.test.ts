@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CSRF_COOKIE, csrfToken, csrfValid, readCookie, sameOriginRequest } from './csrf';
+import { csrfToken } from '@/server/verification/csrf';
+import { CSRF_COOKIE, csrfValid, readCookie, sameOriginRequest } from './form-protection';
 
 const ids = { caseId: '6f1c2f4e-8a51-4c43-9d44-0d4f5d0c9a11', publicId: 'AbCdEfGhIjKlMnOp' };
 const nonce = 'n0nce-n0nce-n0nce-n0nce1';

@@ -1,3 +1,4 @@
+import { type CasePageView, caseVersion } from '@/server/application/verification/open-case-page';
 import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { type Html, html } from '@/server/platform/html';
@@ -7,20 +8,9 @@ import { stepOf } from '@/server/verification/step-settings';
 import { documentHtml } from './respond';
 import { testModeBanner } from './test-mode';
 
-export interface CasePageInput {
-  found: VerificationCase;
+export interface CasePageInput extends CasePageView {
   csrf: string;
   notice: { text: string; error: boolean } | null;
-  identityFlow: 'upload' | 'redirect';
-  /** Lines saying which of the case's steps a development stand-in serves (none in production). */
-  standInNotes: string[];
-  now: Date;
-}
-
-/** Fingerprint of everything the live script watches; it refreshes the page's parts when it changes. */
-export function pageVersion(found: VerificationCase, now: Date): string {
-  const { record } = found;
-  return [effectiveStatus(record, now), ...record.steps.map((s) => `${s.method}=${s.state}`)].join(',');
 }
 
 function summary(status: string, found: VerificationCase): Html {
@@ -91,7 +81,7 @@ export function renderCasePage(input: CasePageInput): string {
     return section({ found, csrf: input.csrf, identityFlow: input.identityFlow, state, base, open });
   });
   const notice = input.notice;
-  const body = html`<main id="main" data-status="${status}" data-version="${pageVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
+  const body = html`<main id="main" data-status="${status}" data-version="${caseVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
 <h1>Verify your identity for ${found.teamName}</h1>
 ${testModeBanner(found.record)}
 ${input.standInNotes.map((note) => html`<p class="demo">${note}.</p>`)}

@@ -1,61 +1,81 @@
-import type { Db } from '@/db/client';
 import { readMultipartUpload, type UploadedFile } from '@/server/api/http/multipart-upload';
 import {
   API_BODY_LIMIT_BYTES,
   readRequestBody,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@/server/api/http/request-body';
-import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
+import { findSubjectCase } from '@/server/application/verification/open-case-page';
+import type { SubjectStepDeps } from '@/server/application/verification/subject-deps';
+import type { VerificationCase } from '@/server/cases/case-repository';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
-import { env } from '@/server/platform/env';
+import type { Env } from '@/server/platform/env';
 import { isAppError } from '@/server/platform/errors';
-import type { JobProducer } from '@/server/platform/jobs/producers';
-import type { IdentityProvider } from '@/server/platform/providers/identity/identity-provider';
-import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import { runtime } from '@/server/platform/runtime';
+import { csrfToken, newCsrfNonce, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
 import {
   CSRF_COOKIE,
   csrfCookieHeader,
-  csrfToken,
   csrfTokenValid,
   csrfValid,
-  newCsrfNonce,
   readCookie,
   sameOriginRequest,
-  UPLOAD_CSRF_PARAM,
-} from '@/server/verification/csrf';
+} from './form-protection';
 import { withNotice } from './notices';
 import { bodyTooLargePage, notFoundPage, seeOther, unavailablePage } from './respond';
 
-export async function database(): Promise<Db> {
-  return (await runtime()).database.db;
+/** What a page handler hands its use case, taken from the process's runtime once per request. */
+export interface PageContext extends SubjectStepDeps {
+  config: Env;
+  /** Where the subject's pages are served (VERIFY_URL_BASE). */
+  pageBase: string;
 }
 
-/** The process's job producer: a step's events fan out to webhook jobs in its transaction. */
-export async function jobProducer(): Promise<JobProducer> {
-  return (await runtime()).jobProducer;
-}
-
-export async function loadCase(publicId: string): Promise<VerificationCase | null> {
-  return findCaseByPublicId(await database(), publicId);
+async function pageContext(): Promise<PageContext> {
+  const rt = await runtime();
+  return {
+    db: rt.database.db,
+    clock: rt.clock,
+    jobs: rt.jobProducer,
+    providers: rt.providers,
+    config: rt.env,
+    pageBase: rt.env.VERIFY_URL_BASE,
+  };
 }
 
 /**
- * The vendors' adapters for a case of this mode, from the process's runtime: a test-mode case's
- * always are the stand-ins.
+ * Every page under /v: while the database cannot be reached, the subject gets a plain "try again
+ * in a moment" page (503 with Retry-After) instead of an error.
  */
-export async function providers(livemode: boolean): Promise<{ identity: IdentityProvider; sms: SmsSender }> {
-  const { providers: byMode } = await runtime();
-  return livemode ? byMode.live : byMode.test;
+export async function answerPage(handler: (ctx: PageContext) => Promise<Response>): Promise<Response> {
+  try {
+    return await handler(await pageContext());
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) return unavailablePage(DATABASE_RETRY_AFTER_SECONDS);
+    throw error;
+  }
 }
 
-/** The process's clock: the instant every step's decision takes. */
-export async function clockNow(): Promise<Date> {
-  return (await runtime()).clock();
+/** What a step's handler under /v/<id> gets once the case is known to exist. */
+export interface CaseRequest {
+  ctx: PageContext;
+  found: VerificationCase;
+  /** The case's page, where every step's answer redirects. */
+  back: string;
 }
 
-function allowedOrigins(): string[] {
-  const config = env();
+/** A step under /v/<id>: unknown and malformed ids get the same not-found page before it runs. */
+export function answerCaseStep(
+  publicId: string,
+  handler: (req: CaseRequest) => Promise<Response>,
+): Promise<Response> {
+  return answerPage(async (ctx) => {
+    const found = await findSubjectCase(ctx.db, publicId);
+    if (!found) return notFoundPage();
+    return handler({ ctx, found, back: `/v/${publicId}` });
+  });
+}
+
+function allowedOrigins(config: Env): string[] {
   return [new URL(config.VERIFY_URL_BASE).origin, new URL(config.BASE_URL).origin];
 }
 
@@ -99,15 +119,16 @@ function formExpired(back: string): Response {
  */
 export async function readProtectedForm(
   request: Request,
-  found: VerificationCase,
+  { ctx, found }: Pick<CaseRequest, 'ctx' | 'found'>,
   back: string,
 ): Promise<FormData | Response> {
-  if (!sameOriginRequest(request, allowedOrigins())) return formExpired(back);
+  const origins = allowedOrigins(ctx.config);
+  if (!sameOriginRequest(request, origins)) return formExpired(back);
   const form = await readForm(request, API_BODY_LIMIT_BYTES);
   if (form === 'too-large') return bodyTooLargePage(back);
   if (!(form instanceof FormData)) return formExpired(back);
   const ids = { caseId: found.record.id, publicId: found.record.publicId };
-  if (!csrfValid(request, form, ids, allowedOrigins())) return formExpired(back);
+  if (!csrfValid(request, form, ids, origins)) return formExpired(back);
   return form;
 }
 
@@ -119,13 +140,12 @@ export async function readProtectedForm(
  */
 export async function readProtectedUpload(
   request: Request,
-  found: VerificationCase,
-  back: string,
+  { ctx, found, back }: CaseRequest,
   options: { maxFileBytes: number; tooLarge: Response },
 ): Promise<Record<string, UploadedFile> | Response> {
   const ids = { caseId: found.record.id, publicId: found.record.publicId };
   const sent = new URL(request.url).searchParams.get(UPLOAD_CSRF_PARAM);
-  if (!csrfTokenValid(request, sent, ids, allowedOrigins())) return formExpired(back);
+  if (!csrfTokenValid(request, sent, ids, allowedOrigins(ctx.config))) return formExpired(back);
   const upload = await readMultipartUpload(request, {
     maxFileBytes: options.maxFileBytes,
     maxFiles: 2,
@@ -139,41 +159,4 @@ export async function readProtectedUpload(
 export function field(form: FormData, name: string): string {
   const value = form.get(name);
   return typeof value === 'string' ? value : '';
-}
-
-/** What a handler under /v/<id> gets once the case is known to exist. */
-export interface CaseRequest {
-  request: Request;
-  found: VerificationCase;
-  publicId: string;
-  /** The case's page, where every step's answer redirects. */
-  back: string;
-}
-
-/**
- * Every route handler under /v: while the database cannot be reached, the subject gets a plain
- * "try again in a moment" page (503 with Retry-After) instead of an error.
- */
-export function pageRoute<C>(handler: (request: Request, context: C) => Promise<Response>) {
-  return async (request: Request, context: C): Promise<Response> => {
-    try {
-      return await handler(request, context);
-    } catch (error) {
-      if (isDatabaseUnavailable(error)) return unavailablePage(DATABASE_RETRY_AFTER_SECONDS);
-      throw error;
-    }
-  };
-}
-
-/**
- * A route handler under /v/<id>: unknown and malformed ids get the same not-found page before the
- * handler runs.
- */
-export function caseRoute(handler: (req: CaseRequest) => Promise<Response>) {
-  return pageRoute(async (request: Request, context: { params: Promise<{ publicId: string }> }) => {
-    const { publicId } = await context.params;
-    const found = await loadCase(publicId);
-    if (!found) return notFoundPage();
-    return handler({ request, found, publicId, back: `/v/${publicId}` });
-  });
 }

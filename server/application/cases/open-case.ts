@@ -1,0 +1,83 @@
+import type { Db } from '@/db/client';
+import { type AuditActor, auditedChange, recordAudit } from '@/server/audit/record-audit';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { findTeamCaseOrFail } from '@/server/cases/case-repository';
+import { runIdempotent } from '@/server/idempotency/run-idempotent';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import type { JobProducer } from '@/server/platform/jobs/producers';
+import { caseAudit } from './audit-entries';
+import { createCase, prepareCase } from './create-case';
+import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
+
+/** Who opens a case, in which team and mode, and with the operator's case settings. */
+export interface CaseCreationContext {
+  db: Db;
+  teamId: string;
+  scope: DataScope;
+  actor: AuditActor;
+  clock: Clock;
+  jobs: JobProducer;
+  caseTtlSeconds: number;
+  /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
+  pageBase: string;
+}
+
+function creationDeps(ctx: CaseCreationContext) {
+  return { clock: ctx.clock, jobs: ctx.jobs, caseTtlSeconds: ctx.caseTtlSeconds, pageBase: ctx.pageBase };
+}
+
+/**
+ * A console user opens a case (the helpdesk's case): the same rules, billing and events as the
+ * API's creation, committed with its audit entry.
+ */
+export async function openAuditedCase(ctx: CaseCreationContext, input: CreateCaseInput): Promise<CaseRecord> {
+  const prepared = await prepareCase(input);
+  return auditedChange(
+    ctx,
+    (tx) => createCase(tx, ctx.scope, prepared, creationDeps(ctx)),
+    caseAudit('case.created'),
+  );
+}
+
+/**
+ * An API key opens a case, with an optional Idempotency-Key: a repeat within 24 hours gets the
+ * first answer again (`replayed`), and the creation is audited in the case's transaction (a replay
+ * records nothing). A stored answer erased by its case's redaction is stood in for by the case as
+ * it now is.
+ */
+export async function openIdempotentCase(
+  ctx: CaseCreationContext & { idempotencyKey: string | null },
+  input: CreateCaseInput,
+): Promise<{ body: CaseWire; replayed: boolean }> {
+  const prepared = await prepareCase(input);
+  const result = await runIdempotent<CaseWire>(
+    ctx.db,
+    {
+      ...ctx.scope,
+      key: ctx.idempotencyKey,
+      operation: 'cases.create',
+      request: input,
+      status: 201,
+      caseIdOf: (created) => created.id,
+    },
+    ctx.clock,
+    async (tx) => {
+      const record = await createCase(tx, ctx.scope, prepared, creationDeps(ctx));
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        at: ctx.clock(),
+        ...caseAudit('case.created')(record),
+      });
+      return toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase });
+    },
+  );
+  const body =
+    result.body ??
+    toCaseWire(await findTeamCaseOrFail(ctx.db, ctx.scope, result.caseId), {
+      now: ctx.clock(),
+      pageBase: ctx.pageBase,
+    });
+  return { body, replayed: result.replayed };
+}

@@ -1,0 +1,69 @@
+import type { Queryable } from '@/db/client';
+import { type CaseStatus, effectiveStatus } from '@/server/cases/case-record';
+import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
+import type { Env } from '@/server/platform/env';
+import { subjectStandInNotes } from '@/server/platform/stand-ins';
+import { vendorsOf } from '@/server/verification/methods/registry';
+import { identityFlowOf, type SubjectStepDeps } from './subject-deps';
+
+/**
+ * The case behind a verification link, or null for an unknown or malformed public id (both look
+ * the same). Every step's handler reads it first: its form token is keyed on the case.
+ */
+export function findSubjectCase(db: Queryable, publicId: string): Promise<VerificationCase | null> {
+  return findCaseByPublicId(db, publicId);
+}
+
+/** Fingerprint of everything the page's live script watches; it refreshes the page's parts when it changes. */
+export function caseVersion(found: VerificationCase, now: Date): string {
+  const { record } = found;
+  return [effectiveStatus(record, now), ...record.steps.map((s) => `${s.method}=${s.state}`)].join(',');
+}
+
+export interface CasePageView {
+  found: VerificationCase;
+  now: Date;
+  identityFlow: 'upload' | 'redirect';
+  /** Lines saying which of the case's steps a development stand-in serves (none in production). */
+  standInNotes: string[];
+}
+
+/** The subject opens their verification page: the case as of now, and how its steps are served. */
+export async function openCasePage(
+  deps: SubjectStepDeps & { config: Env },
+  publicId: string,
+): Promise<CasePageView | null> {
+  const found = await findSubjectCase(deps.db, publicId);
+  if (!found) return null;
+  const { record } = found;
+  return {
+    found,
+    now: deps.clock(),
+    identityFlow: identityFlowOf(deps, record.livemode),
+    // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
+    standInNotes: record.livemode
+      ? subjectStandInNotes(deps.config, vendorsOf(record.steps.map((step) => step.method)))
+      : [],
+  };
+}
+
+export interface CaseProgress {
+  status: CaseStatus;
+  version: string;
+  steps: Record<string, string>;
+}
+
+/** What the page's live script polls: the case's status and each step's state, nothing more. */
+export async function readCaseProgress(
+  deps: SubjectStepDeps,
+  publicId: string,
+): Promise<CaseProgress | null> {
+  const found = await findSubjectCase(deps.db, publicId);
+  if (!found) return null;
+  const now = deps.clock();
+  return {
+    status: effectiveStatus(found.record, now),
+    version: caseVersion(found, now),
+    steps: Object.fromEntries(found.record.steps.map((s) => [s.method, s.state])),
+  };
+}
