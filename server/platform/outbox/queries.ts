@@ -1,6 +1,10 @@
 import { sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { events, mailOutbox, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { name, names, tableAs } from '@/db/sql-names';
+
+const endpoint = alias(webhookEndpoints, 'ep');
 
 /**
  * The outbox's statements, run by every change that emits an event, each built once per process
@@ -18,7 +22,7 @@ export const insertEvents = reusableQuery((db) =>
   prepareSql(
     db,
     sql`
-      insert into ${events} (id, team_id, livemode, type, data, case_id, created_at)
+      insert into ${events} (${names(events.id, events.teamId, events.livemode, events.type, events.data, events.caseId, events.createdAt)})
       select e.id, e.team_id, e.livemode, e.type, e.data, e.case_id, e.created_at
       from json_to_recordset(${sql.placeholder('events')}::json)
         as e(id uuid, team_id uuid, livemode boolean, type text, data json, case_id uuid, created_at timestamptz)
@@ -37,20 +41,29 @@ export const insertDeliveries = reusableQuery((db) =>
     db,
     sql`
       with inserted as (
-        insert into ${webhookDeliveries} (team_id, livemode, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-        select e.team_id, e.livemode, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
+        insert into ${webhookDeliveries} (${names(
+          webhookDeliveries.teamId,
+          webhookDeliveries.livemode,
+          webhookDeliveries.endpointId,
+          webhookDeliveries.eventId,
+          webhookDeliveries.eventType,
+          webhookDeliveries.body,
+          webhookDeliveries.nextAttemptAt,
+          webhookDeliveries.createdAt,
+        )})
+        select e.team_id, e.livemode, ${endpoint.id}, e.event_id, e.type, e.body, e.created_at, e.created_at
         from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
           as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
-        join ${webhookEndpoints} ep
-          on ep.team_id = e.team_id
-         and ep.livemode = e.livemode
-         and e.type = any(ep.events)
-         and (ep.is_active or ep.disabled_at is not null)
-        returning id, endpoint_id
+        join ${tableAs(webhookEndpoints, endpoint)}
+          on ${endpoint.teamId} = e.team_id
+         and ${endpoint.livemode} = e.livemode
+         and e.type = any(${endpoint.events})
+         and (${endpoint.isActive} or ${endpoint.disabledAt} is not null)
+        returning ${names(webhookDeliveries.id, webhookDeliveries.endpointId)}
       )
-      select inserted.id from inserted
-      join ${webhookEndpoints} ep on ep.id = inserted.endpoint_id
-      where ep.is_active
+      select inserted.${name(webhookDeliveries.id)} from inserted
+      join ${tableAs(webhookEndpoints, endpoint)} on ${endpoint.id} = inserted.${name(webhookDeliveries.endpointId)}
+      where ${endpoint.isActive}
     `,
     'fan_out_events',
   ),
