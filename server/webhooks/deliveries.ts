@@ -1,11 +1,11 @@
-import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
-import { enqueueWebhookAttempt, enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
+import { scheduleEndpointRetries, scheduleRetry } from '@/server/platform/outbox/delivery-state';
 import { readKeysetPage } from '@/server/platform/pagination';
 import { requireEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
@@ -76,23 +76,13 @@ export async function retryDelivery(db: Queryable, scope: DataScope, id: string,
   const delivery = await requireDelivery(db, scope, id);
   const now = clock();
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: now })
-      .where(
-        and(
-          eq(webhookDeliveries.id, delivery.id),
-          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
-        ),
-      )
-      .returning();
+    const row = await scheduleRetry(tx, delivery.id, now);
     if (!row) {
       throw new AppError(
         'VALIDATION_ERROR',
         `Only failed or dead-lettered deliveries can be retried; this one is ${delivery.status}.`,
       );
     }
-    await enqueueWebhookAttempt(tx, row.id);
     return row;
   });
 }
@@ -118,22 +108,7 @@ export async function recoverDeliveries(
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
   const endpoint = await requireEndpoint(db, scope, endpointId);
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: now })
-      .where(
-        and(
-          eq(webhookDeliveries.endpointId, endpoint.id),
-          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
-          gte(webhookDeliveries.createdAt, since),
-        ),
-      )
-      .returning({ id: webhookDeliveries.id });
-    await enqueueWebhookAttempts(
-      tx,
-      rows.map((row) => ({ deliveryId: row.id })),
-    );
-    return { queued: rows.length };
-  });
+  return db.transaction(async (tx) => ({
+    queued: await scheduleEndpointRetries(tx, endpoint.id, since, now),
+  }));
 }

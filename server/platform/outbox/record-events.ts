@@ -4,7 +4,8 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
 import { enqueueWebhookAttempts } from '@/server/platform/jobs/producers';
 import { storableJson } from '@/server/platform/storable-text';
-import { insertDeliveries, insertEvents } from './queries';
+import { createDeliveries } from './delivery-state';
+import { insertEvents } from './queries';
 
 export const CASE_EVENT_TYPES = [
   'case.created',
@@ -84,7 +85,7 @@ async function fanOutEvents(tx: Tx, recorded: RecordedEvent[]): Promise<void> {
     body: deliveryBody(event.envelope),
     created_at: event.envelope.created_at,
   }));
-  const created = await insertDeliveries(tx).execute({ events: JSON.stringify(rows) });
+  const created = await createDeliveries(tx).execute({ events: JSON.stringify(rows) });
   await enqueueWebhookAttempts(
     tx,
     created.map((row) => ({ deliveryId: row.id })),
