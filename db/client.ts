@@ -22,12 +22,16 @@ const MAX_PREPARED_PARAMETERS = 100;
 type Unsafe = postgres.Sql['unsafe'];
 
 /**
- * drizzle sends every query through postgres.js's `unsafe` unprepared (unless built with
- * `.prepare()`), and postgres.js runs an unprepared query with parameters in two round trips: it
- * first asks the server for the parameter types, and stops pipelining meanwhile. Preparing them
- * (each connection keeps its own named statements) makes a query one round trip and lets the
- * queries of a transaction pipeline. Bulk statements, whose text changes with their row count, stay
- * unprepared so they do not fill every connection's statement cache.
+ * drizzle's postgres.js adapter runs every query through postgres.js's `unsafe` unprepared (unless
+ * built with `.prepare()`), whatever the client's own `prepare` option says (drizzle-orm#6096, open
+ * in 0.45), and postgres.js runs an unprepared query with parameters in two round trips: it first
+ * asks the server for the parameter types, and stops pipelining meanwhile. Preparing them (each
+ * connection keeps its own named statements) makes a query one round trip and lets the queries of
+ * a transaction pipeline: a case creation is four round trips in all (README, "Performance").
+ * Neither library offers a setting for it, so this is the one place that leans on how the adapter
+ * calls its client (`unsafe`, `begin`, `savepoint`); `test/integration/database-client.test.ts`
+ * fails if a new drizzle stops going through them. Bulk statements, whose text changes with their
+ * row count, stay unprepared so they do not fill every connection's statement cache.
  */
 function preparingStatements<T extends postgres.Sql | postgres.TransactionSql>(sql: T): T {
   return new Proxy(sql, {

@@ -1,4 +1,5 @@
 import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Queryable } from '@/db/client';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import {
@@ -9,6 +10,7 @@ import {
   teams,
   type VerificationMethod,
 } from '@/db/schema';
+import { name, tableAs } from '@/db/sql-names';
 import type { CaseRecord } from './case-record';
 
 /**
@@ -80,20 +82,29 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
   };
 }
 
+/** The case rows `caseRecordsStatement` reads (`c`), for the order its callers pass. */
+export const caseRow = alias(cases, 'c');
+/** Steps, read per case in a correlated subquery. */
+const stepRow = alias(caseSteps, 's');
+const teamRow = alias(teams, 't');
+
+/** Each case's steps as one JSON array, in method order (`[]` for none). */
+const stepsOfCaseRow = sql`coalesce((select json_agg(s order by ${stepRow.method}) from ${tableAs(caseSteps, stepRow)} where ${stepRow.caseId} = ${caseRow.id}), '[]')`;
+
 /**
  * Cases with their steps, one row per case: each case's steps come as one JSON array, and rows are
  * mapped here. This serves the API's hottest reads (get and list): mapping a joined page (one row
  * per step) through drizzle's generic row mapper cost more CPU than PostgreSQL spent on the query.
- * `source` selects whole `cases` rows (any filter and limit, values as placeholders); `order`
- * orders the result. The statement is built once per process: pass it to `readCaseRecords`.
+ * `source` selects whole `cases` rows (any filter and limit, values as placeholders), read as
+ * `caseRow`; `order` orders the result. The statement is built once per process: pass it to
+ * `readCaseRecords`.
  */
 export function caseRecordsStatement(name: string, source: (db: Queryable) => SQLWrapper, order?: SQL) {
   return reusableQuery((db) =>
     prepareSql<CaseRowWithSteps>(
       db,
       sql`
-        select c.*,
-               coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
+        select c.*, ${stepsOfCaseRow} as steps
         from (${source(db)}) c
         ${order ? sql`order by ${order}` : sql``}
       `,
@@ -141,10 +152,10 @@ export const caseByPublicId = reusableQuery((db) =>
   prepareSql<CaseRowWithSteps & { team_name: string; team_retention_days: number | null }>(
     db,
     sql`
-      select c.*, t.name as team_name, t.retention_days as team_retention_days,
-             coalesce((select json_agg(s order by s.method) from ${caseSteps} s where s.case_id = c.id), '[]') as steps
-      from ${cases} c join ${teams} t on t.id = c.team_id
-      where c.public_id = ${sql.placeholder('publicId')}
+      select c.*, ${teamRow.name} as team_name, ${teamRow.retentionDays} as team_retention_days,
+             ${stepsOfCaseRow} as steps
+      from ${tableAs(cases, caseRow)} join ${tableAs(teams, teamRow)} on ${teamRow.id} = ${caseRow.teamId}
+      where ${caseRow.publicId} = ${sql.placeholder('publicId')}
     `,
     'case_by_public_id',
   ),
@@ -246,9 +257,11 @@ export const expireDueBatch = reusableQuery((db) =>
          limit ${sql.placeholder('limit')}
          for update skip locked
       )
-      update ${cases} c set status = 'expired', updated_at = ${sql.placeholder('at')}::timestamptz
-        from due where c.id = due.id
-      returning c.id, c.team_id, c.livemode, c.public_id, c.subject_email, c.created_at
+      update ${tableAs(cases, caseRow)}
+         set ${name(cases.status)} = 'expired', ${name(cases.updatedAt)} = ${sql.placeholder('at')}::timestamptz
+        from due where ${caseRow.id} = due.${name(cases.id)}
+      returning ${caseRow.id}, ${caseRow.teamId}, ${caseRow.livemode}, ${caseRow.publicId}, ${caseRow.subjectEmail},
+                ${caseRow.createdAt}
     `,
     'expire_due_cases',
   ),

@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
 import { devMailbox, mailOutbox } from '@/db/schema';
+import { name, names } from '@/db/sql-names';
 import type { Clock } from '@/server/platform/clock';
 import { logger } from '@/server/platform/logger';
 
@@ -94,12 +95,13 @@ async function storeInDevMailbox(db: Db, mails: StoredMail[], sentAt: Date): Pro
   await db.execute(sql`
     with sent as (
       update ${mailOutbox}
-         set status = 'sent', sent_at = ${sentAt.toISOString()}::timestamptz, next_attempt_at = null, last_error = null
-       where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'queued'
-      returning "to", subject, text, html, case_id
+         set ${name(mailOutbox.status)} = 'sent', ${name(mailOutbox.sentAt)} = ${sentAt.toISOString()}::timestamptz,
+             ${name(mailOutbox.nextAttemptAt)} = null, ${name(mailOutbox.lastError)} = null
+       where ${mailOutbox.id} = any(${`{${ids.join(',')}}`}::uuid[]) and ${mailOutbox.status} = 'queued'
+      returning ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.caseId)}
     )
-    insert into ${devMailbox} ("to", subject, text, html, case_id)
-    select "to", subject, text, html, case_id from sent
+    insert into ${devMailbox} (${names(devMailbox.to, devMailbox.subject, devMailbox.text, devMailbox.html, devMailbox.caseId)})
+    select ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.caseId)} from sent
   `);
   // Only ids: a mail's text holds links and tokens, and its recipient is personal data.
   logger.info('mail kept in the dev mailbox (not sent)', { mail_ids: ids });

@@ -1,23 +1,19 @@
-import { and, eq } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
-import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { errorFields, logger } from '@/server/platform/logger';
-import { recordEndpointDeadLetter } from './endpoint-health';
-import { type PostResult, postWebhook } from './post-webhook';
 import {
   type ClaimedDelivery,
   claimDueDeliveries,
+  recordFailedAttempt,
   recordSuccessfulAttempts,
   releaseExpiredClaims,
   type SuccessfulAttempt,
-} from './queries';
+} from '@/server/platform/outbox/delivery-state';
+import { recordEndpointDeadLetter } from './endpoint-health';
+import { type PostResult, postWebhook } from './post-webhook';
 import { deliveryHeaders } from './signature';
-
-/** Attempts per delivery: the first and seven retries; the last failure makes it `dead_letter`. */
-export const MAX_ATTEMPTS = 8;
 
 /** How long a claim outlasts an attempt's timeout before the recovery sweep may take it over. */
 const LEASE_MARGIN_MS = 5000;
@@ -93,9 +89,8 @@ async function recordSuccesses(db: Db, outcomes: Outcome[], unwritten: Unwritten
 }
 
 /**
- * A failed attempt: the attempt log row, the delivery's new state (failed with its next attempt
- * and job, or dead_letter), and the endpoint's failure count, in one transaction. Fenced by the
- * claim token like a success.
+ * A failed attempt, in one transaction: the delivery's new state (`recordFailedAttempt`: failed
+ * with its next attempt, or dead_letter) and, for a dead letter, the endpoint's failure count.
  */
 async function recordFailure(
   tx: Tx,
@@ -104,39 +99,24 @@ async function recordFailure(
   startedAt: Date,
   deps: DeliveryDeps,
 ): Promise<void> {
-  const attempt = delivery.attempt_count + 1;
   const now = deps.clock();
-  const deadLetter = attempt >= MAX_ATTEMPTS;
-  const nextAttemptAt = deadLetter
-    ? null
-    : new Date(now.getTime() + retryDelaySeconds(deps.retrySchedule, attempt) * 1000);
-  const updated = await tx
-    .update(webhookDeliveries)
-    .set({
-      status: deadLetter ? 'dead_letter' : 'failed',
-      attemptCount: attempt,
-      lastAttemptAt: startedAt,
-      lastResponseStatus: result.status,
-      lastError: result.error,
-      nextAttemptAt,
-      claimToken: null,
-      claimedUntil: null,
-    })
-    .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.claimToken, delivery.claim_token)))
-    .returning({ id: webhookDeliveries.id });
-  if (updated.length === 0) return;
-  await tx.insert(webhookAttempts).values({
-    deliveryId: delivery.id,
-    attemptNumber: attempt,
-    startedAt,
-    durationMs: result.durationMs,
-    responseStatus: result.status,
-    responseBody: result.body,
-    error: result.error,
-  });
-  if (nextAttemptAt) {
-    await deps.jobs.webhookAttempts(tx, [{ deliveryId: delivery.id, startAfter: nextAttemptAt }]);
-  } else await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
+  const retryAt = new Date(
+    now.getTime() + retryDelaySeconds(deps.retrySchedule, delivery.attempt_count + 1) * 1000,
+  );
+  const state = await recordFailedAttempt(
+    tx,
+    deps.jobs,
+    delivery,
+    {
+      startedAt,
+      durationMs: result.durationMs,
+      status: result.status,
+      body: result.body,
+      error: result.error,
+    },
+    retryAt,
+  );
+  if (state === 'dead_letter') await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
 }
 
 /**
@@ -194,22 +174,15 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
 }
 
 /**
- * Deliveries whose claim outlived its lease belong to a worker that died mid-attempt: release them
- * and queue a new attempt (at-least-once; the receiver may see the interrupted attempt too).
+ * Deliveries whose claim outlived its lease belong to a worker that died mid-attempt: released,
+ * each with a new attempt queued (see `releaseExpiredClaims`).
  */
 export async function recoverStalledDeliveries(deps: {
   db: Db;
   clock: Clock;
   jobs: JobProducer;
 }): Promise<number> {
-  return deps.db.transaction(async (tx) => {
-    const released = await releaseExpiredClaims(tx).execute({ at: deps.clock().toISOString() });
-    await deps.jobs.webhookAttempts(
-      tx,
-      released.map((row) => ({ deliveryId: row.id, startAfter: new Date(row.next_attempt_at) })),
-    );
-    return released.length;
-  });
+  return deps.db.transaction((tx) => releaseExpiredClaims(tx, deps.jobs, deps.clock()));
 }
 
 /** A uuid[] parameter as PostgreSQL's array text (`{a,b}`): ids are uuids, nothing to quote. */

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
@@ -6,6 +6,7 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
+import { scheduleEndpointRetries, scheduleRetry } from '@/server/platform/outbox/delivery-state';
 import { readKeysetPage } from '@/server/platform/pagination';
 import { requireEndpoint } from './manage-endpoints';
 import { isUuid, type ListDeliveriesInput } from './wire';
@@ -78,26 +79,17 @@ export async function retryDelivery(
   id: string,
   deps: { clock: Clock; jobs: JobProducer },
 ) {
+  const { clock } = deps;
   const delivery = await requireDelivery(db, scope, id);
-  const now = deps.clock();
+  const now = clock();
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: now })
-      .where(
-        and(
-          eq(webhookDeliveries.id, delivery.id),
-          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
-        ),
-      )
-      .returning();
+    const row = await scheduleRetry(tx, deps.jobs, delivery.id, now);
     if (!row) {
       throw new AppError(
         'VALIDATION_ERROR',
         `Only failed or dead-lettered deliveries can be retried; this one is ${delivery.status}.`,
       );
     }
-    await deps.jobs.webhookAttempts(tx, [{ deliveryId: row.id }]);
     return row;
   });
 }
@@ -123,22 +115,7 @@ export async function recoverDeliveries(
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
   const endpoint = await requireEndpoint(db, scope, endpointId);
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: now })
-      .where(
-        and(
-          eq(webhookDeliveries.endpointId, endpoint.id),
-          inArray(webhookDeliveries.status, ['failed', 'dead_letter']),
-          gte(webhookDeliveries.createdAt, since),
-        ),
-      )
-      .returning({ id: webhookDeliveries.id });
-    await deps.jobs.webhookAttempts(
-      tx,
-      rows.map((row) => ({ deliveryId: row.id })),
-    );
-    return { queued: rows.length };
-  });
+  return db.transaction(async (tx) => ({
+    queued: await scheduleEndpointRetries(tx, deps.jobs, endpoint.id, since, now),
+  }));
 }

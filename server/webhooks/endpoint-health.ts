@@ -9,7 +9,7 @@ export const DISABLE_AFTER_FAILURES = 15;
 
 /**
  * A delivery of this endpoint ended in `dead_letter` (a success resets the count, in
- * attempt-delivery's success statement). The endpoint row is locked, so the update
+ * the delivery state's success statement, recordSuccessfulAttempts). The endpoint row is locked, so the update
  * that reaches 15 is exactly one, and only that one disables the endpoint and mails the admins.
  */
 export async function recordEndpointDeadLetter(tx: Tx, endpointId: string, now: Date): Promise<void> {

@@ -1,11 +1,12 @@
-import { and, asc, count, eq, inArray, isNull } from 'drizzle-orm';
-import type { Queryable, Tx } from '@/db/client';
-import { teams, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { and, asc, count, eq } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
+import { teams, webhookEndpoints } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
+import { createPingDelivery, resumeHeldDeliveries } from '@/server/platform/outbox/delivery-state';
 import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
@@ -196,27 +197,6 @@ export async function updateEndpoint(
   });
 }
 
-/** Queues an attempt for every delivery of the endpoint that is waiting and not being attempted. */
-async function resumeHeldDeliveries(tx: Tx, jobs: JobProducer, endpointId: string, now: Date): Promise<void> {
-  const held = await tx
-    .select({ id: webhookDeliveries.id, nextAttemptAt: webhookDeliveries.nextAttemptAt })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        inArray(webhookDeliveries.status, ['pending', 'failed']),
-        isNull(webhookDeliveries.claimedUntil),
-      ),
-    );
-  await jobs.webhookAttempts(
-    tx,
-    held.map((d) => ({
-      deliveryId: d.id,
-      startAfter: d.nextAttemptAt && d.nextAttemptAt > now ? d.nextAttemptAt : now,
-    })),
-  );
-}
-
 export async function deleteEndpoint(db: Queryable, scope: DataScope, id: string): Promise<void> {
   const endpoint = await requireEndpoint(db, scope, id);
   await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint.id));
@@ -253,21 +233,14 @@ export async function sendTestPing(
       data: { endpoint_id: endpoint.id, message: 'ping' },
       now,
     });
-    const [delivery] = await tx
-      .insert(webhookDeliveries)
-      .values({
-        teamId: scope.teamId,
-        livemode: scope.livemode,
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: 'ping',
-        body: deliveryBody(event.envelope),
-        nextAttemptAt: now,
-        createdAt: now,
-      })
-      .returning();
-    if (!delivery) throw new Error('delivery insert returned nothing');
-    await deps.jobs.webhookAttempts(tx, [{ deliveryId: delivery.id }]);
+    const delivery = await createPingDelivery(tx, deps.jobs, {
+      teamId: scope.teamId,
+      livemode: scope.livemode,
+      endpointId: endpoint.id,
+      eventId: event.id,
+      body: deliveryBody(event.envelope),
+      now,
+    });
     return delivery;
   });
 }

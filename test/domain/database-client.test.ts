@@ -1,7 +1,7 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { teams } from '@/db/schema';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { randomUUID } from '@/server/platform/ids';
@@ -113,6 +113,30 @@ describe('database client', () => {
         }),
       ).rejects.toThrow('roll back');
       expect(await teamName(database.db).execute({ id })).toEqual([]);
+    });
+
+    it("runs a raw statement prepared once (prepareSql) inside the caller's transaction", async () => {
+      const renameTeam = reusableQuery((db) =>
+        prepareSql<{ name: string }>(
+          db,
+          sql`update ${teams} set ${sql.identifier(teams.name.name)} = ${sql.placeholder('name')}
+              where ${teams.id} = ${sql.placeholder('id')} returning ${sql.identifier(teams.name.name)}`,
+          'test_rename_team',
+        ),
+      );
+      const id = randomUUID();
+      await insertTeam(database.db).execute({ id, name: 'Before' });
+      await expect(
+        database.db.transaction(async (tx) => {
+          // Rows come back as PostgreSQL names them, unmapped.
+          expect(await renameTeam(tx).execute({ id, name: 'After' })).toEqual([{ name: 'After' }]);
+          expect(await teamName(tx).execute({ id })).toEqual([{ name: 'After' }]);
+          expect(await teamName(database.db).execute({ id })).toEqual([{ name: 'Before' }]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await teamName(database.db).execute({ id })).toEqual([{ name: 'Before' }]);
+      expect(await renameTeam(database.db).execute({ id, name: 'Pool' })).toEqual([{ name: 'Pool' }]);
     });
 
     it('takes new values on every use, on the pool and in transactions alike', async () => {

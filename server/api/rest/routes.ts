@@ -1,3 +1,4 @@
+import { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { ProcedureMeta } from '@/server/api/trpc/procedure-meta';
 import { appRouter } from '@/server/api/trpc/root';
 import type { AppErrorCode } from '@/server/platform/errors';
@@ -5,7 +6,6 @@ import type { AppErrorCode } from '@/server/platform/errors';
 interface RouteEntry {
   method: string;
   pattern: RegExp;
-  procedurePath: string;
   /** The path as the spec writes it (trailing slash kept). */
   path: string;
   successStatus?: number;
@@ -23,41 +23,49 @@ function compile(path: string): RegExp {
     .split('/')
     .map((segment) => (segment.startsWith('{') ? '[^/]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
     .join('/');
-  // trpc-to-openapi accepts each path with or without its trailing slash; so do we.
-  return new RegExp(`^/v1/${source}/?$`);
+  // trpc-to-openapi accepts each path with or without its trailing slash, in any letter case; so
+  // do we.
+  return new RegExp(`^/v1/${source}/?$`, 'i');
 }
 
-type ProcedureLike = { _def: { meta?: ProcedureMeta } };
+type OwnMeta = Omit<ProcedureMeta, 'openapi'>;
 
 /**
  * The published routes, read from the procedures' own OpenAPI metadata (one source of truth).
- * At run time `_def.procedures` is flat, keyed by dotted path; its declared type is the nested one.
+ * trpc-to-openapi's generator is the public way to read it: it hands each published procedure's
+ * metadata to the `filter` option, in the router's order. Answering false leaves every operation
+ * out, so the generator builds no schemas for a document nobody reads.
  */
-export const REST_ROUTES: RouteEntry[] = Object.entries(
-  appRouter._def.procedures as unknown as Record<string, ProcedureLike>,
-).flatMap(([procedurePath, procedure]) => {
-  const meta = procedure._def.meta;
-  if (!meta?.openapi) return [];
-  return [
-    {
-      method: meta.openapi.method,
-      pattern: compile(meta.openapi.path),
-      procedurePath,
-      path: meta.openapi.path,
-      successStatus: meta.successStatus,
-      authenticated: meta.openapi.protect !== false,
-      idempotent: meta.idempotent === true,
-      errors: meta.errors ?? [],
+function publishedRoutes(): RouteEntry[] {
+  const routes: RouteEntry[] = [];
+  generateOpenApiDocument<OwnMeta>(appRouter, {
+    title: 'routes',
+    version: '0',
+    baseUrl: '/v1',
+    filter: ({ metadata }) => {
+      const { openapi } = metadata;
+      routes.push({
+        method: openapi.method,
+        pattern: compile(openapi.path),
+        path: openapi.path,
+        successStatus: metadata.successStatus,
+        authenticated: openapi.protect !== false,
+        idempotent: metadata.idempotent === true,
+        errors: metadata.errors ?? [],
+      });
+      return false;
     },
-  ];
-});
+  });
+  return routes;
+}
+
+export const REST_ROUTES: readonly RouteEntry[] = publishedRoutes();
 
 export function findRoute(pathname: string, method: string) {
   const matching = REST_ROUTES.filter((route) => route.pattern.test(pathname));
-  const procedure = matching.find((route) => route.method === method);
+  const operation = matching.find((route) => route.method === method);
   return {
-    procedure: procedure?.procedurePath,
-    successStatus: procedure?.successStatus,
+    operation,
     allowedMethods: [...new Set(matching.map((route) => route.method))],
   };
 }

@@ -2,7 +2,12 @@ import { and, eq, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { type CaseRecordsStatement, caseRecordsStatement, readCaseRecords } from '@/server/cases/queries';
+import {
+  type CaseRecordsStatement,
+  caseRecordsStatement,
+  caseRow,
+  readCaseRecords,
+} from '@/server/cases/queries';
 import type { DataScope } from '@/server/platform/data-scope';
 import {
   type Cursor,
@@ -110,7 +115,7 @@ function listStatement(shape: ListShape): CaseRecordsStatement {
     statement = caseRecordsStatement(
       `list_cases_${listStatements.size}`,
       (db) => listCasesQuery(db, shape),
-      sql.join(keysetOrder({ createdAt: sql`c.created_at`, id: sql`c.id` }, shape.cursor), sql`, `),
+      sql.join(keysetOrder(caseRow, shape.cursor), sql`, `),
     );
     listStatements.set(key, statement);
   }

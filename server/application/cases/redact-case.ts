@@ -1,16 +1,6 @@
-import { and, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
-import {
-  auditLog,
-  caseSteps,
-  cases,
-  devMailbox,
-  events,
-  idempotencyKeys,
-  mailOutbox,
-  webhookAttempts,
-  webhookDeliveries,
-} from '@/db/schema';
+import { auditLog, caseSteps, cases, devMailbox, events, idempotencyKeys, mailOutbox } from '@/db/schema';
 import { caseEventData } from '@/server/cases/case-event-data';
 import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
@@ -19,6 +9,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { eraseCaseDeliveries } from '@/server/platform/outbox/delivery-state';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { expireCase, isActionable } from '@/server/verification/case-state';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
@@ -144,44 +135,7 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
     .update(events)
     .set({ data: sql`${withoutPersonalValues(sql`${events.data}::text`, erasures)}::json` })
     .where(eq(events.caseId, record.id));
-  await tx
-    .update(webhookDeliveries)
-    .set({ body: withoutPersonalValues(sql`${webhookDeliveries.body}`, erasures) })
-    .where(
-      inArray(
-        webhookDeliveries.eventId,
-        tx.select({ id: events.id }).from(events).where(eq(events.caseId, record.id)),
-      ),
-    );
-  // What receivers answered may echo the body in any form (quoted, escaped, reworded), and an
-  // error may quote a receiver (a redirect's Location): erased whole, not searched.
-  const caseDeliveries = tx
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      inArray(
-        webhookDeliveries.eventId,
-        tx.select({ id: events.id }).from(events).where(eq(events.caseId, record.id)),
-      ),
-    );
-  await tx
-    .update(webhookAttempts)
-    .set({
-      responseBody: sql`case when ${webhookAttempts.responseBody} is null then null else ${ERASED} end`,
-      error: sql`case when ${webhookAttempts.error} is null then null else ${ERASED} end`,
-    })
-    .where(inArray(webhookAttempts.deliveryId, caseDeliveries));
-  await tx
-    .update(webhookDeliveries)
-    .set({ lastError: ERASED })
-    .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.lastError)));
-  // An attempt in flight sent the body as it was, and would log the receiver's answer (an echo of
-  // it) after this commits: its claim is voided, so it writes nothing (attempts are fenced by their
-  // claim token), and once its lease ends the recovery sweep sends the redacted body again.
-  await tx
-    .update(webhookDeliveries)
-    .set({ claimToken: null })
-    .where(and(inArray(webhookDeliveries.id, caseDeliveries), isNotNull(webhookDeliveries.claimToken)));
+  await eraseCaseDeliveries(tx, record.id, (body) => withoutPersonalValues(body, erasures), ERASED);
   // The request (its HMAC) and the answer of the idempotent creation: a repeat of it within the
   // replay window then answers the case as it now is.
   await tx

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
-import { events, mailOutbox, webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { events, mailOutbox } from '@/db/schema';
+import { names } from '@/db/sql-names';
 
 /**
  * The outbox's statements, run by every change that emits an event, each built once per process
@@ -18,41 +19,12 @@ export const insertEvents = reusableQuery((db) =>
   prepareSql(
     db,
     sql`
-      insert into ${events} (id, team_id, livemode, type, data, case_id, created_at)
+      insert into ${events} (${names(events.id, events.teamId, events.livemode, events.type, events.data, events.caseId, events.createdAt)})
       select e.id, e.team_id, e.livemode, e.type, e.data, e.case_id, e.created_at
       from json_to_recordset(${sql.placeholder('events')}::json)
         as e(id uuid, team_id uuid, livemode boolean, type text, data json, case_id uuid, created_at timestamptz)
     `,
     'insert_events',
-  ),
-);
-
-/**
- * One delivery per endpoint of the event's team and mode subscribed to its type; returns the deliveries whose endpoint
- * is active (the ones to attempt now). An endpoint the service disabled still gets its deliveries,
- * held as pending; one its team switched off gets none.
- */
-export const insertDeliveries = reusableQuery((db) =>
-  prepareSql<{ id: string }>(
-    db,
-    sql`
-      with inserted as (
-        insert into ${webhookDeliveries} (team_id, livemode, endpoint_id, event_id, event_type, body, next_attempt_at, created_at)
-        select e.team_id, e.livemode, ep.id, e.event_id, e.type, e.body, e.created_at, e.created_at
-        from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-          as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
-        join ${webhookEndpoints} ep
-          on ep.team_id = e.team_id
-         and ep.livemode = e.livemode
-         and e.type = any(ep.events)
-         and (ep.is_active or ep.disabled_at is not null)
-        returning id, endpoint_id
-      )
-      select inserted.id from inserted
-      join ${webhookEndpoints} ep on ep.id = inserted.endpoint_id
-      where ep.is_active
-    `,
-    'fan_out_events',
   ),
 );
 

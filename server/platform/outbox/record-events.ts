@@ -4,7 +4,8 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { storableJson } from '@/server/platform/storable-text';
-import { insertDeliveries, insertEvents } from './queries';
+import { createDeliveries } from './delivery-state';
+import { insertEvents } from './queries';
 
 export const CASE_EVENT_TYPES = [
   'case.created',
@@ -84,7 +85,7 @@ async function fanOutEvents(tx: Tx, jobs: JobProducer, recorded: RecordedEvent[]
     body: deliveryBody(event.envelope),
     created_at: event.envelope.created_at,
   }));
-  const created = await insertDeliveries(tx).execute({ events: JSON.stringify(rows) });
+  const created = await createDeliveries(tx).execute({ events: JSON.stringify(rows) });
   await jobs.webhookAttempts(
     tx,
     created.map((row) => ({ deliveryId: row.id })),
