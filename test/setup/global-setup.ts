@@ -25,6 +25,8 @@ function withDatabase(url: string, database: string): string {
 
 interface SharedServer {
   adminUrl: string;
+  /** Named once: each project loads this module anew, with a TEMPLATE of its own. */
+  template: string;
   users: number;
   stop: () => Promise<void>;
 }
@@ -63,6 +65,7 @@ async function startServer(): Promise<SharedServer> {
   await migrateDatabase(withDatabase(url, TEMPLATE));
   return {
     adminUrl: url,
+    template: TEMPLATE,
     users: 0,
     stop: async () => {
       const dropper = postgres(url, { max: 1, onnotice: () => {} });
@@ -87,7 +90,7 @@ export default async function setup(project: TestProject) {
   const server = await shared.__vouchTestServer;
   server.users += 1;
   project.provide('adminDatabaseUrl', server.adminUrl);
-  project.provide('templateDatabase', TEMPLATE);
+  project.provide('templateDatabase', server.template);
 
   return async () => {
     server.users -= 1;
