@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns';
 import { and, asc, eq, gte, inArray, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
@@ -114,7 +116,7 @@ export async function recoverDeliveries(
   const now = clock();
   if (since.getTime() > now.getTime())
     throw new AppError('VALIDATION_ERROR', 'since: must not be in the future');
-  if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
+  if (since < subDays(now, RECOVERY_WINDOW_DAYS, { in: utc })) {
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
   const endpoint = await requireEndpoint(db, scope, endpointId);

@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns';
 import type { Db } from '@/db/client';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { purgeAudit } from '@/server/audit/purge-audit';
@@ -5,8 +7,6 @@ import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type RetentionPolicy = Pick<
   Env,
@@ -20,7 +20,7 @@ export type RetentionPolicy = Pick<
  * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
  */
 export async function applyRetention(db: Db, clock: Clock, policy: RetentionPolicy) {
-  const before = (days: number) => new Date(clock().getTime() - days * DAY_MS);
+  const before = (days: number) => subDays(clock(), days, { in: utc });
   const redactedCases = await redactCasesPastRetention(db, clock);
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
