@@ -13,13 +13,12 @@ import type { IdentityProvider } from '@/server/platform/providers/identity/iden
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import { runtime } from '@/server/platform/runtime';
 import {
-  CSRF_COOKIE,
   csrfCookieHeader,
   csrfToken,
   csrfTokenValid,
   csrfValid,
   newCsrfNonce,
-  readCookie,
+  readCsrfNonce,
   sameOriginRequest,
   UPLOAD_CSRF_PARAM,
 } from '@/server/verification/csrf';
@@ -60,7 +59,7 @@ function isHttps(request: Request): boolean {
 
 /** The form token for this visitor and case; a first visit also gets its cookie. */
 export function csrfFor(request: Request, found: VerificationCase): { token: string; setCookie?: string } {
-  const existing = readCookie(request, CSRF_COOKIE);
+  const existing = readCsrfNonce(request);
   const nonce = existing && /^[\w-]{24}$/.test(existing) ? existing : newCsrfNonce();
   const token = csrfToken(found.record.id, found.record.publicId, nonce);
   return nonce === existing ? { token } : { token, setCookie: csrfCookieHeader(nonce, isHttps(request)) };
