@@ -1,9 +1,11 @@
+import { readCookie } from '@/server/platform/cookies';
+
 /** The prefix of the console's cookies (better-auth's `cookiePrefix`). */
 export const CONSOLE_COOKIE_PREFIX = 'vouch';
 
 /** The session cookie's names: better-auth adds `__Secure-` when cookies are Secure. */
 const SESSION_COOKIE = `${CONSOLE_COOKIE_PREFIX}.session_token`;
-const SESSION_COOKIE_NAMES = new Set([SESSION_COOKIE, `__Secure-${SESSION_COOKIE}`]);
+const SESSION_COOKIE_NAMES = [SESSION_COOKIE, `__Secure-${SESSION_COOKIE}`];
 
 /**
  * Whether a request's Cookie header carries a console session cookie at all. Presence only, with
@@ -11,9 +13,5 @@ const SESSION_COOKIE_NAMES = new Set([SESSION_COOKIE, `__Secure-${SESSION_COOKIE
  * never enough to trust (every call checks the session itself).
  */
 export function hasSessionCookie(cookieHeader: string | null): boolean {
-  if (!cookieHeader) return false;
-  return cookieHeader.split(';').some((pair) => {
-    const [name = '', value = ''] = pair.split('=', 2);
-    return SESSION_COOKIE_NAMES.has(name.trim()) && value.trim() !== '';
-  });
+  return SESSION_COOKIE_NAMES.some((name) => readCookie(cookieHeader, name) !== null);
 }

@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { addDays } from 'date-fns';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { authUsers, type TeamRole, teamInvitations, teamMembers, teams } from '@/db/schema';
@@ -106,7 +108,7 @@ export async function inviteMember(
       ),
     );
   const token = randomBase62(32);
-  const expiresAt = new Date(deps.now.getTime() + INVITATION_DAYS * 86_400_000);
+  const expiresAt = addDays(deps.now, INVITATION_DAYS, { in: utc });
   const [row] = await tx
     .insert(teamInvitations)
     .values({

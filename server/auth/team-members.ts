@@ -1,4 +1,6 @@
+import { utc } from '@date-fns/utc';
 import { hashPassword, verifyPassword } from 'better-auth/crypto';
+import { addDays } from 'date-fns';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { authAccounts, authUsers, type TeamRole, teamMembers, teams } from '@/db/schema';
@@ -118,7 +120,7 @@ export async function createTeamOwner(
       .update(authUsers)
       .set({
         passwordChangeRequired: true,
-        oneTimePasswordExpiresAt: new Date(now.getTime() + ONE_TIME_PASSWORD_DAYS * 86_400_000),
+        oneTimePasswordExpiresAt: addDays(now, ONE_TIME_PASSWORD_DAYS, { in: utc }),
       })
       .where(eq(authUsers.id, user.id));
     await db.insert(authAccounts).values({

@@ -80,6 +80,43 @@ describe('billingPeriodAt', () => {
     });
   });
 
+  it('moves month ends by whole months: Jan 31 + 1 month is Feb 28, Mar 31 + 1 month is Apr 30', () => {
+    expect(period('2026-01-31T00:00:00.000Z', '2026-01-31T00:00:00.000Z').end).toBe(
+      '2026-02-28T00:00:00.000Z',
+    );
+    expect(period('2026-03-31T23:59:59.999Z', '2026-04-01T00:00:00.000Z').end).toBe(
+      '2026-04-30T23:59:59.999Z',
+    );
+    expect(period('2026-12-31T12:00:00.000Z', '2027-01-15T00:00:00.000Z')).toEqual({
+      start: '2026-12-31T12:00:00.000Z',
+      end: '2027-01-31T12:00:00.000Z',
+    });
+  });
+
+  it('keeps UTC boundaries whatever the process time zone is', () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['America/New_York', 'Asia/Tokyo', 'Australia/Lord_Howe']) {
+        process.env.TZ = tz;
+        // New York changes to daylight time on 8 March: a local-time month would end an hour early.
+        expect(period('2026-03-01T12:00:00.000Z', '2026-03-20T00:00:00.000Z').end).toBe(
+          '2026-04-01T12:00:00.000Z',
+        );
+        // 20:00 on 30 January UTC is already the 31st in Tokyo: a local-time month would end on the 27th.
+        expect(period('2026-01-30T20:00:00.000Z', '2026-02-10T00:00:00.000Z').end).toBe(
+          '2026-02-28T20:00:00.000Z',
+        );
+        expect(period('2026-01-31T23:30:00.000Z', '2026-03-01T00:00:00.000Z')).toEqual({
+          start: '2026-02-28T23:30:00.000Z',
+          end: '2026-03-31T23:30:00.000Z',
+        });
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('always contains now, periods tile without gaps, and start keeps the anchor day when the month has it', () => {
     const instant = fc.date({
       min: new Date('2000-01-01T00:00:00Z'),

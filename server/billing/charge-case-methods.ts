@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns';
 import { eq } from 'drizzle-orm';
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
@@ -10,7 +12,7 @@ import { addUsage, allPrices, lockTeam, planOfTeam, recentUsage } from './querie
 type Team = typeof teams.$inferSelect;
 
 /** A monthly period is at most 31 days long, so the current one started less than this ago. */
-const LONGEST_PERIOD_MS = 32 * 24 * 60 * 60 * 1000;
+const LONGEST_PERIOD_DAYS = 32;
 
 /** The locked team and what charging it needs: its plan, the prices, and this period's usage. */
 export interface LockedTeam {
@@ -40,7 +42,10 @@ export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Pro
     () => allPrices(tx).execute(),
     // A placeholder compared with a column is passed as it is, not through the column's encoder.
     () =>
-      recentUsage(tx).execute({ teamId, since: new Date(now.getTime() - LONGEST_PERIOD_MS).toISOString() }),
+      recentUsage(tx).execute({
+        teamId,
+        since: subDays(now, LONGEST_PERIOD_DAYS, { in: utc }).toISOString(),
+      }),
   );
   if (!team) throw new AppError('UNAUTHORIZED');
   if (!plan) throw new Error(`plan ${team.planCode} missing from the catalogue`);

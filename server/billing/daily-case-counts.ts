@@ -1,3 +1,4 @@
+import { millisecondsInDay } from 'date-fns/constants';
 import { and, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
@@ -9,8 +10,6 @@ export interface DailyCaseCount {
   created: number;
   closed: number;
 }
-
-const DAY_MS = 86_400_000;
 
 function utcDay(date: Date): string {
   return date.toISOString().slice(0, 10);
@@ -61,7 +60,7 @@ export async function dailyCaseCounts(
   const createdByDay = new Map(created.map((r) => [r.day, r.count]));
   const closedByDay = new Map(closed.map((r) => [r.day, r.count]));
   const days: DailyCaseCount[] = [];
-  for (let t = Date.parse(`${utcDay(period.start)}T00:00:00Z`); t <= end.getTime(); t += DAY_MS) {
+  for (let t = Date.parse(`${utcDay(period.start)}T00:00:00Z`); t <= end.getTime(); t += millisecondsInDay) {
     const key = utcDay(new Date(t));
     days.push({ day: key, created: createdByDay.get(key) ?? 0, closed: closedByDay.get(key) ?? 0 });
   }

@@ -1,3 +1,4 @@
+import { millisecondsInDay, millisecondsInMinute } from 'date-fns/constants';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Db, Tx } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
@@ -7,13 +8,13 @@ import { AppError } from '@/server/platform/errors';
 import { teamHmacKey } from '@/server/teams/team-secrets';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 64;
-const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const REPLAY_WINDOW_MS = millisecondsInDay;
 /**
  * A request that holds a key longer than this is presumed dead (its process crashed before it
  * could commit or release the key); the next request with the key takes it over. Nothing it did
  * survived, because the response is stored in the same transaction as the work.
  */
-const STALE_LOCK_MS = 60_000;
+const STALE_LOCK_MS = millisecondsInMinute;
 
 /** Printable ASCII, 1–64 characters; anything else is 400 INVALID_IDEMPOTENCY_KEY. */
 export function parseIdempotencyKey(header: string | null): string | null {

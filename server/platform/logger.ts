@@ -1,33 +1,61 @@
 import { inspect } from 'node:util';
+import { pino } from 'pino';
 import { currentRequestScope } from './request-scope';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
-
-const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const threshold = order[(process.env.LOG_LEVEL as Level) ?? 'info'] ?? order.info;
+const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies Level[];
 
 /**
- * One JSON line per entry on stdout/stderr: easy to read in a terminal and to ship elsewhere.
- * A line written while serving a request carries the request's id (`request_id`, the value of
- * the response's Request-Id header).
+ * Field names that never reach a line, at the top of the fields or one object down, whoever wrote
+ * them: a defence behind the rule below, not a replacement for it.
+ */
+const SECRET_FIELDS = ['password', 'token', 'secret', 'api_key', 'authorization', 'cookie', 'params'];
+
+/**
+ * One JSON line per entry (pino), `{"level":"info","time":"<ISO>",...fields,"message":"..."}`:
+ * debug and info on stdout, warn and error on stderr. A line written while serving a request
+ * carries the request's id (`request_id`, the value of the response's Request-Id header), read
+ * from the request scope by the mixin: the scope lives on `globalThis`, so the routes' bundles
+ * and the process's own modules, each with its own instance of this module, all see it.
  *
  * Nothing secret may reach a line: no mail bodies, links, tokens, codes, passwords, keys, and no
  * SQL parameters (they hold people's data). Errors go through `errorFields`.
  */
+const pinoLogger = pino(
+  {
+    level: LEVELS.includes(process.env.LOG_LEVEL ?? '') ? process.env.LOG_LEVEL : 'info',
+    base: null,
+    messageKey: 'message',
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: () => {
+      const scope = currentRequestScope();
+      return scope ? { request_id: scope.requestId } : {};
+    },
+    redact: {
+      paths: [...SECRET_FIELDS, ...SECRET_FIELDS.map((field) => `*.${field}`)],
+      censor: '[not logged]',
+    },
+  },
+  pino.multistream(
+    [
+      { level: 'debug', stream: process.stdout },
+      { level: 'warn', stream: process.stderr },
+    ],
+    // Each line goes only to the stream of the highest level it reaches.
+    { dedupe: true },
+  ),
+);
+
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
-  if (order[level] < threshold) return;
-  const scope = currentRequestScope();
-  const line = JSON.stringify({
-    time: new Date().toISOString(),
-    level,
-    message,
-    ...(scope ? { request_id: scope.requestId } : {}),
-    ...fields,
-  });
-  if (level === 'error' || level === 'warn') process.stderr.write(`${line}\n`);
-  else process.stdout.write(`${line}\n`);
+  if (fields) pinoLogger[level](fields, message);
+  else pinoLogger[level](message);
 }
 
+/**
+ * Message first, fields second (pino takes them the other way round): the order every call site
+ * in the service was written in.
+ */
 export const logger = {
   debug: (message: string, fields?: Record<string, unknown>) => write('debug', message, fields),
   info: (message: string, fields?: Record<string, unknown>) => write('info', message, fields),
@@ -90,7 +118,8 @@ const CONSOLE_LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warn'
  * Sends what libraries print through `console` (Next.js's errors of a route, its start-up lines,
  * better-auth's warnings) through this logger: one JSON line each, carrying the request's id when
  * written while serving one, and never a failed statement's parameters, which Next prints as part
- * of a route's uncaught error. Installed once by each process's entry point.
+ * of a route's uncaught error. Installed once by each process's entry point. pino has no console
+ * capture of its own (its `err` serializer would also keep the statement in the message).
  */
 export function routeConsoleThroughLogger(): void {
   for (const [method, level] of Object.entries(CONSOLE_LEVELS)) {

@@ -1,3 +1,4 @@
+import { secondsInDay, secondsInHour } from 'date-fns/constants';
 import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '@/db/client';
 import { rateLimits } from '@/db/schema';
@@ -86,8 +87,8 @@ export const ACCOUNT_ATTEMPTS = { points: 50, seconds: 15 * 60 };
 export const TEAM_INVITATIONS_PER_DAY = 20;
 /** Decisions: a team resends at most 100 times an hour, an address is mailed again 10 times a day. */
 export const RESEND_BUDGETS = {
-  team: { points: 100, seconds: 60 * 60 },
-  recipient: { points: 10, seconds: 24 * 60 * 60 },
+  team: { points: 100, seconds: secondsInHour },
+  recipient: { points: 10, seconds: secondsInDay },
 };
 
 const ACCOUNT_BUCKETS: Record<AccountGuard, { perAddress: RateLimitBucket; perAccount: RateLimitBucket }> = {
@@ -105,7 +106,7 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     account_password_failures: { ...ACCOUNT_ATTEMPTS, prefix: 'pwfail-all' },
     sign_in_links: { ...ACCOUNT_ATTEMPTS_PER_ADDRESS, prefix: 'signlink' },
     account_sign_in_links: { ...ACCOUNT_ATTEMPTS, prefix: 'signlink-all' },
-    team_invitations: { points: TEAM_INVITATIONS_PER_DAY, seconds: 24 * 60 * 60, prefix: 'invite' },
+    team_invitations: { points: TEAM_INVITATIONS_PER_DAY, seconds: secondsInDay, prefix: 'invite' },
     resends_team: { ...RESEND_BUDGETS.team, prefix: 'resend_team' },
     resends_recipient: { ...RESEND_BUDGETS.recipient, prefix: 'resend_to' },
   };

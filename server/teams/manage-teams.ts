@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { addDays } from 'date-fns';
 import { eq } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { plans, type SubscriptionStatus, teams } from '@/db/schema';
@@ -34,7 +36,7 @@ export async function createTeam(
         name: input.name,
         planCode: plan.code,
         subscriptionStatus: plan.trialDays !== null ? 'trialing' : 'active',
-        trialEndsAt: plan.trialDays !== null ? new Date(now.getTime() + plan.trialDays * 86_400_000) : null,
+        trialEndsAt: plan.trialDays !== null ? addDays(now, plan.trialDays, { in: utc }) : null,
         billingAnchor: now,
         createdAt: now,
       })

@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns';
 import { and, asc, eq, type SQL } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { webhookAttempts, webhookDeliveries } from '@/db/schema';
@@ -111,7 +113,7 @@ export async function recoverDeliveries(
   const now = deps.clock();
   if (since.getTime() > now.getTime())
     throw new AppError('VALIDATION_ERROR', 'since: must not be in the future');
-  if (now.getTime() - since.getTime() > RECOVERY_WINDOW_DAYS * 86_400_000) {
+  if (since < subDays(now, RECOVERY_WINDOW_DAYS, { in: utc })) {
     throw new AppError('VALIDATION_ERROR', `since: at most ${RECOVERY_WINDOW_DAYS} days back`);
   }
   const endpoint = await requireEndpoint(db, scope, endpointId);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { describe, expect, it } from 'vitest';
 import { makeCertificate } from '@/test/support/https-receiver';
-import { REFUSED_LITERAL_MESSAGE } from './destination-guard';
+import { REFUSED_LITERAL_MESSAGE, UNREACHABLE_HOST_MESSAGE } from './destination-guard';
 import { LOGGED_BODY_BYTES, postWebhook } from './post-webhook';
 
 const post = (url: string) =>
@@ -25,6 +25,92 @@ describe('postWebhook with a literal non-public address', () => {
     expect(result.status).toBeNull();
     expect(result.error).toBe(REFUSED_LITERAL_MESSAGE);
     expect(result.error).toMatch(/^destination refused: .* run `npm run listen -- --forward-to/);
+  });
+});
+
+describe('postWebhook with a host name', () => {
+  it('connects only through the guard: a name that resolves to loopback is refused, the receiver never reached', async () => {
+    const certificate = makeCertificate();
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    let connections = 0;
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, (_req, res) =>
+      res.end('ok'),
+    );
+    server.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await post(`https://localhost:${port}/hook`);
+      expect(result).toMatchObject({ ok: false, status: null, error: UNREACHABLE_HOST_MESSAGE });
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('postWebhook against a slow or talkative receiver', () => {
+  async function receiver(handler: Parameters<typeof createServer>[1]) {
+    const certificate = makeCertificate();
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    const server = createServer({ cert: certificate.cert, key: certificate.key }, handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const close = async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    };
+    const send = (timeoutMs: number) =>
+      postWebhook({
+        url: `https://localhost:${port}/hook`,
+        body: '{}',
+        headers: {},
+        timeoutMs,
+        allowPrivateNetworks: true,
+      });
+    return { send, close };
+  }
+
+  it('gives up after timeoutMs in all, before the answer and in the middle of its body', async () => {
+    const silent = await receiver(() => {});
+    const trickling = await receiver((req, res) => {
+      req.resume();
+      res.writeHead(200).write('still ');
+    });
+    try {
+      for (const { send } of [silent, trickling]) {
+        const result = await send(300);
+        expect(result).toMatchObject({ ok: false, body: null, error: 'timed out after 300 ms' });
+        expect(result.durationMs).toBeLessThan(2000);
+      }
+    } finally {
+      await silent.close();
+      await trickling.close();
+    }
+  });
+
+  it('reads at most 64 KiB of an answer and keeps 2 KB of it', async () => {
+    let written = 0;
+    const endless = await receiver((req, res) => {
+      req.resume();
+      res.writeHead(200);
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      const more = () => {
+        while (written < 50 * 1024 * 1024 && res.write(chunk)) written += chunk.length;
+      };
+      res.on('drain', more);
+      more();
+    });
+    try {
+      const result = await endless.send(5000);
+      expect(result).toMatchObject({ ok: true, status: 200, error: null });
+      expect(result.body).toBe('a'.repeat(LOGGED_BODY_BYTES));
+      expect(written).toBeLessThan(50 * 1024 * 1024);
+    } finally {
+      await endless.close();
+    }
   });
 });
 
@@ -57,6 +143,10 @@ describe('postWebhook on a kept-alive connection the receiver closed', () => {
       });
     try {
       expect((await send()).ok).toBe(true);
+      // undici checks an idle connection for a close (one turn of the event loop) before reusing
+      // it, and meanwhile opens another: waiting for that check sends the second request on the
+      // kept-alive connection, which the receiver then drops as the request arrives.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       const second = await send();
       expect(second).toMatchObject({ ok: true, status: 200, error: null });
       expect(requests).toBe(3);

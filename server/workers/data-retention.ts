@@ -1,3 +1,5 @@
+import { utc } from '@date-fns/utc';
+import { subDays } from 'date-fns';
 import type { Db } from '@/db/client';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { purgeAudit } from '@/server/audit/purge-audit';
@@ -6,8 +8,6 @@ import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import type { JobProducer } from '@/server/platform/jobs/producers';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type RetentionPolicy = Pick<
   Env,
@@ -25,7 +25,7 @@ export async function applyRetention(
   policy: RetentionPolicy,
 ) {
   const { db, clock } = deps;
-  const before = (days: number) => new Date(clock().getTime() - days * DAY_MS);
+  const before = (days: number) => subDays(clock(), days, { in: utc });
   const redactedCases = await redactCasesPastRetention(deps);
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));

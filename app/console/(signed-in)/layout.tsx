@@ -1,14 +1,14 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { type ReactNode, useEffect } from 'react';
 import { signOut } from '@/app/console/_lib/auth-client';
 import { switchMode } from '@/app/console/_lib/mode';
 import { SessionContext } from '@/app/console/_lib/session';
-import { api, errorCode } from '@/app/console/_lib/trpc';
+import { api, errorCode, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { ChangePassword } from './change-password';
 
 const NAV = [
@@ -26,14 +26,15 @@ function isCurrent(pathname: string, href: string): boolean {
 
 export default function SignedInLayout({ children }: { children: ReactNode }) {
   const pathname = usePathname();
-  const me = useLoad(() => api.session.me.query(), 'me');
+  const queries = useQueryApi();
+  const me = useQuery(queries.session.me.queryOptions());
   const signedOut = errorCode(me.error) === 'UNAUTHORIZED';
 
   useEffect(() => {
     if (signedOut) window.location.replace('/console/sign-in');
   }, [signedOut]);
 
-  if (me.loading && !me.data) {
+  if (me.isPending) {
     return (
       <main>
         <Loading what="the console" />
@@ -132,7 +133,7 @@ export default function SignedInLayout({ children }: { children: ReactNode }) {
       )}
       <main id="content">
         {me.data.password_change_required ? (
-          <ChangePassword required onChanged={me.reload} />
+          <ChangePassword required onChanged={() => me.refetch()} />
         ) : current ? (
           children
         ) : (

@@ -1,8 +1,8 @@
 'use client';
 
-import { api } from '@/app/console/_lib/trpc';
+import { useQuery } from '@tanstack/react-query';
+import { type api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { methodLabel } from '@/server/api/console/method-vocabulary';
 import { RetentionSettings } from './retention-settings';
 
@@ -67,12 +67,13 @@ function DailyChart({ days }: { days: Overview['daily'] }) {
 }
 
 export default function UsagePage() {
-  const overview = useLoad(() => api.account.overview.query(), 'overview');
+  const queries = useQueryApi();
+  const overview = useQuery(queries.account.overview.queryOptions());
   const data = overview.data;
   return (
     <>
       <h1>Usage and account</h1>
-      {overview.loading && !data ? <Loading what="usage" /> : null}
+      {overview.isPending ? <Loading what="usage" /> : null}
       <ErrorNote error={overview.error} />
       {data ? (
         <>

@@ -1,10 +1,10 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 /**
  * How long the team keeps ended cases: after that many days the daily retention job erases the
@@ -12,7 +12,8 @@ import { useLoad } from '@/app/console/_lib/use-load';
  */
 export function RetentionSettings() {
   const { canManage } = useSession();
-  const current = useLoad(() => api.team.retention.query(), 'retention');
+  const queries = useQueryApi();
+  const current = useQuery(queries.team.retention.queryOptions());
   const [keep, setKeep] = useState<'forever' | 'days'>('forever');
   const [days, setDays] = useState('90');
   const [busy, setBusy] = useState(false);
@@ -40,7 +41,7 @@ export function RetentionSettings() {
           ? 'Saved: ended cases are kept until someone erases them.'
           : `Saved: the person’s data is erased from cases ended over ${result.retention_days} days ago.`,
       );
-      current.reload();
+      current.refetch();
     } catch (err) {
       setError(err);
     } finally {
@@ -51,7 +52,7 @@ export function RetentionSettings() {
   return (
     <section aria-labelledby="retention">
       <h2 id="retention">Data retention</h2>
-      {current.loading && !current.data ? <Loading what="the retention period" /> : null}
+      {current.isPending ? <Loading what="the retention period" /> : null}
       <ErrorNote error={current.error} />
       {current.data && !canManage ? (
         <p>

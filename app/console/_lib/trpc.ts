@@ -1,12 +1,23 @@
 'use client';
 
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { AppRouter } from '@/server/api/trpc/root';
 
 /** The console's tRPC client: plain fetch to /api/trpc with the session cookie, no batching. */
 export const trpc = createTRPCClient<AppRouter>({ links: [httpLink({ url: '/api/trpc' })] });
 
+/** What pages change through (their forms keep their own busy, error and notice state). */
 export const api = trpc.console;
+
+/**
+ * What pages read through: TanStack Query's options for each procedure (`useQueryApi().cases.list
+ * .queryOptions(filters)`), from the provider in app/console/_lib/queries.tsx.
+ */
+const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+export { TRPCProvider };
+export const useQueryApi = () => useTRPC().console;
 
 /** An error in words a person can act on. */
 export function describeError(error: unknown): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csrfToken } from '@/server/verification/csrf';
-import { CSRF_COOKIE, csrfValid, readCookie, sameOriginRequest } from './form-protection';
+import { CSRF_COOKIE, csrfValid, readCsrfNonce, sameOriginRequest } from './form-protection';
 
 const ids = { caseId: '6f1c2f4e-8a51-4c43-9d44-0d4f5d0c9a11', publicId: 'AbCdEfGhIjKlMnOp' };
 const nonce = 'n0nce-n0nce-n0nce-n0nce1';
@@ -51,7 +51,7 @@ describe('CSRF protection of the verification forms', () => {
   });
 
   it('reads one cookie among several', () => {
-    expect(readCookie(post({ cookie }), CSRF_COOKIE)).toBe(nonce);
-    expect(readCookie(post({}), CSRF_COOKIE)).toBeNull();
+    expect(readCsrfNonce(post({ cookie }))).toBe(nonce);
+    expect(readCsrfNonce(post({}))).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { readCookie, setCookieHeader } from '@/server/platform/cookies';
 import { CSRF_FIELD, csrfToken } from '@/server/verification/csrf';
 
 /**
@@ -11,18 +12,13 @@ import { CSRF_FIELD, csrfToken } from '@/server/verification/csrf';
  */
 export const CSRF_COOKIE = 'vouch_csrf';
 
-export function readCookie(request: Request, name: string): string | null {
-  const header = request.headers.get('cookie');
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=') || null;
-  }
-  return null;
+/** The visitor's nonce from their CSRF cookie, if they have one. */
+export function readCsrfNonce(request: Request): string | null {
+  return readCookie(request.headers.get('cookie'), CSRF_COOKIE);
 }
 
 export function csrfCookieHeader(nonce: string, secure: boolean): string {
-  return `${CSRF_COOKIE}=${nonce}; Path=/v; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return setCookieHeader(CSRF_COOKIE, nonce, { path: '/v', secure });
 }
 
 /** The request's own origin as the browser addressed it. */
@@ -64,7 +60,7 @@ export function csrfTokenValid(
   allowedOrigins: string[],
 ): boolean {
   if (!sameOriginRequest(request, allowedOrigins)) return false;
-  const nonce = readCookie(request, CSRF_COOKIE);
+  const nonce = readCsrfNonce(request);
   if (!nonce || typeof sent !== 'string') return false;
   const expected = Buffer.from(csrfToken(ids.caseId, ids.publicId, nonce));
   const actual = Buffer.from(sent);

@@ -13,11 +13,10 @@ import { isAppError } from '@/server/platform/errors';
 import { runtime } from '@/server/platform/runtime';
 import { csrfToken, newCsrfNonce, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
 import {
-  CSRF_COOKIE,
   csrfCookieHeader,
   csrfTokenValid,
   csrfValid,
-  readCookie,
+  readCsrfNonce,
   sameOriginRequest,
 } from './form-protection';
 import { withNotice } from './notices';
@@ -86,7 +85,7 @@ function isHttps(request: Request): boolean {
 
 /** The form token for this visitor and case; a first visit also gets its cookie. */
 export function csrfFor(request: Request, found: VerificationCase): { token: string; setCookie?: string } {
-  const existing = readCookie(request, CSRF_COOKIE);
+  const existing = readCsrfNonce(request);
   const nonce = existing && /^[\w-]{24}$/.test(existing) ? existing : newCsrfNonce();
   const token = csrfToken(found.record.id, found.record.publicId, nonce);
   return nonce === existing ? { token } : { token, setCookie: csrfCookieHeader(nonce, isHttps(request)) };

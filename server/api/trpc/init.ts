@@ -4,6 +4,7 @@ import type { AuditActor } from '@/server/audit/record-audit';
 import { apiKeyLabel, authenticateApiKey, bearerToken } from '@/server/auth/api-keys';
 import { consoleAuth } from '@/server/auth/console-auth';
 import { canManage, passwordChangeRequired, resolveMembership } from '@/server/auth/team-members';
+import { readCookie } from '@/server/platform/cookies';
 import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { AppError, appErrorIn } from '@/server/platform/errors';
@@ -149,21 +150,13 @@ const TEAM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * is not a team id (a cookie edited or mangled on the way) is ignored, as if there were none.
  */
 export function readConsoleTeamCookie(headers: Headers): string | null {
-  const teamId = readCookie(headers, CONSOLE_TEAM_COOKIE);
+  const teamId = readCookie(headers.get('cookie'), CONSOLE_TEAM_COOKIE);
   return teamId !== null && TEAM_ID.test(teamId) ? teamId : null;
 }
 
 /** Whether the console shows live data: only the exact value `test` switches to test mode. */
 export function readConsoleLivemode(headers: Headers): boolean {
-  return readCookie(headers, CONSOLE_MODE_COOKIE) !== 'test';
-}
-
-function readCookie(headers: Headers, name: string): string | null {
-  for (const part of headers.get('cookie')?.split(';') ?? []) {
-    const [key, ...value] = part.trim().split('=');
-    if (key === name) return value.join('=').trim();
-  }
-  return null;
+  return readCookie(headers.get('cookie'), CONSOLE_MODE_COOKIE) !== 'test';
 }
 
 /**

@@ -1,22 +1,26 @@
 'use client';
 
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '@/app/console/_lib/trpc';
+import { useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 type Before = { created_at: string; id: string } | undefined;
 
 export default function AuditPage() {
   const [before, setBefore] = useState<Before>();
   const [history, setHistory] = useState<Before[]>([]);
-  const page = useLoad(() => api.audit.list.query({ before }), JSON.stringify(before ?? null));
+  const queries = useQueryApi();
+  const page = useQuery({
+    ...queries.audit.list.queryOptions({ before }),
+    placeholderData: keepPreviousData,
+  });
 
   return (
     <>
       <h1>Audit log</h1>
       <p className="c-muted">Every change made in the console: who, what, when and from where.</p>
-      {page.loading ? <Loading what="the audit log" /> : null}
+      {page.isFetching ? <Loading what="the audit log" /> : null}
       <ErrorNote error={page.error} />
       {page.data && page.data.entries.length === 0 ? <Empty>Nothing has been changed yet.</Empty> : null}
       {page.data && page.data.entries.length > 0 ? (

@@ -1,12 +1,12 @@
 'use client';
 
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { type FormEvent, useState } from 'react';
 import { switchMode } from '@/app/console/_lib/mode';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { NewCaseForm } from './new-case-form';
 
 type Status = 'open' | 'closed' | 'failed' | 'expired';
@@ -30,7 +30,8 @@ export default function CasesPage() {
   const [email, setEmail] = useState('');
   const [after, setAfter] = useState('');
   const [before, setBefore] = useState('');
-  const page = useLoad(() => api.cases.list.query(filters), JSON.stringify(filters));
+  const queries = useQueryApi();
+  const page = useQuery({ ...queries.cases.list.queryOptions(filters), placeholderData: keepPreviousData });
   const { me, canManage } = useSession();
   const otherMode = me.mode === 'live' ? 'test' : 'live';
   const [creating, setCreating] = useState(false);
@@ -93,7 +94,7 @@ export default function CasesPage() {
         </div>
       </form>
 
-      {page.loading ? <Loading what="cases" /> : null}
+      {page.isFetching ? <Loading what="cases" /> : null}
       <ErrorNote error={page.error} />
       {page.data && page.data.results.length === 0 ? (
         <Empty>

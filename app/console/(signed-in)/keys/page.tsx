@@ -1,10 +1,10 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 type Mode = 'live' | 'test';
 
@@ -16,7 +16,8 @@ interface NewKey {
 
 export default function KeysPage() {
   const { canManage, me } = useSession();
-  const keys = useLoad(() => api.keys.list.query(), 'keys');
+  const queries = useQueryApi();
+  const keys = useQuery(queries.keys.list.queryOptions());
   const [name, setName] = useState('');
   // A new key is of the mode the console shows, unless the form says otherwise.
   const [mode, setMode] = useState<Mode>(me.mode);
@@ -32,7 +33,7 @@ export default function KeysPage() {
       setCreated({ name: key.name, api_key: key.api_key, mode: key.mode });
       setName('');
       setError(undefined);
-      keys.reload();
+      keys.refetch();
     } catch (err) {
       setError(err);
     } finally {
@@ -45,7 +46,7 @@ export default function KeysPage() {
     try {
       await api.keys.revoke.mutate({ id });
       setError(undefined);
-      keys.reload();
+      keys.refetch();
     } catch (err) {
       setError(err);
     }
@@ -106,7 +107,7 @@ export default function KeysPage() {
         </section>
       ) : null}
 
-      {keys.loading && !keys.data ? <Loading what="keys" /> : null}
+      {keys.isPending ? <Loading what="keys" /> : null}
       <ErrorNote error={keys.error} />
       {keys.data && keys.data.length === 0 ? <Empty>No API keys yet.</Empty> : null}
       {keys.data && keys.data.length > 0 ? (

@@ -1,9 +1,9 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { Fragment } from 'react';
-import { api } from '@/app/console/_lib/trpc';
+import { useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 const URL_PATTERN = /(https?:\/\/[^\s<>"]+)/g;
 
@@ -34,7 +34,8 @@ function Linkified({ text }: { text: string }) {
 }
 
 export default function MailboxPage() {
-  const mail = useLoad(() => api.mailbox.list.query(), 'mailbox');
+  const queries = useQueryApi();
+  const mail = useQuery(queries.mailbox.list.queryOptions());
   return (
     <>
       <h1>Dev mailbox</h1>
@@ -43,11 +44,11 @@ export default function MailboxPage() {
         your team&apos;s members and to your cases&apos; subjects, newest first.
       </p>
       <div className="c-row">
-        <button type="button" className="c-button c-secondary" onClick={mail.reload}>
+        <button type="button" className="c-button c-secondary" onClick={() => mail.refetch()}>
           Refresh
         </button>
       </div>
-      {mail.loading && !mail.data ? <Loading what="mail" /> : null}
+      {mail.isPending ? <Loading what="mail" /> : null}
       <ErrorNote error={mail.error} />
       {mail.data && mail.data.length === 0 ? <Empty>No mail yet.</Empty> : null}
       {mail.data?.map((m) => (

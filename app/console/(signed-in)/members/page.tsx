@@ -1,10 +1,10 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 type Role = 'owner' | 'admin' | 'viewer';
 
@@ -16,8 +16,9 @@ const ROLE_WORDS: Record<Role, string> = {
 
 export default function MembersPage() {
   const { canManage, me } = useSession();
-  const members = useLoad(() => api.members.list.query(), 'members');
-  const invitations = useLoad(() => api.members.invitations.query(), 'invitations');
+  const queries = useQueryApi();
+  const members = useQuery(queries.members.list.queryOptions());
+  const invitations = useQuery(queries.members.invitations.queryOptions());
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const [error, setError] = useState<unknown>();
@@ -29,8 +30,8 @@ export default function MembersPage() {
       await run();
       setError(undefined);
       setNotice(message);
-      members.reload();
-      invitations.reload();
+      members.refetch();
+      invitations.refetch();
     } catch (err) {
       setNotice(null);
       setError(err);
@@ -86,7 +87,7 @@ export default function MembersPage() {
           {notice}
         </p>
       ) : null}
-      {members.loading && !members.data ? <Loading what="members" /> : null}
+      {members.isPending ? <Loading what="members" /> : null}
       <ErrorNote error={members.error} />
       {members.data ? (
         <div className="c-table-wrap">
@@ -166,7 +167,7 @@ export default function MembersPage() {
       ) : null}
       <h2>Pending invitations</h2>
       <ErrorNote error={invitations.error} />
-      {invitations.loading && !invitations.data ? <Loading what="invitations" /> : null}
+      {invitations.isPending ? <Loading what="invitations" /> : null}
       {invitations.data && invitations.data.length === 0 ? <Empty>No invitations are waiting.</Empty> : null}
       {invitations.data && invitations.data.length > 0 ? (
         <div className="c-table-wrap">

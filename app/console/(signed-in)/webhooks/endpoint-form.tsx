@@ -1,9 +1,9 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api } from '@/app/console/_lib/trpc';
+import { useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 export interface EndpointFields {
   url: string;
@@ -21,7 +21,8 @@ export function EndpointForm({
   submitLabel: string;
   onSubmit: (fields: EndpointFields) => Promise<void>;
 }) {
-  const types = useLoad(() => api.webhooks.eventTypes.query(), 'event-types');
+  const queries = useQueryApi();
+  const types = useQuery(queries.webhooks.eventTypes.queryOptions());
   const [url, setUrl] = useState(initial.url);
   const [events, setEvents] = useState<string[]>(initial.events);
   const [description, setDescription] = useState(initial.description);

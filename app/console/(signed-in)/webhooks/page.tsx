@@ -1,17 +1,18 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { EndpointForm } from './endpoint-form';
 import { SecretBox } from './secret-box';
 
 export default function WebhooksPage() {
   const { canManage } = useSession();
-  const endpoints = useLoad(() => api.webhooks.list.query(), 'endpoints');
+  const queries = useQueryApi();
+  const endpoints = useQuery(queries.webhooks.list.queryOptions());
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
 
@@ -46,12 +47,12 @@ export default function WebhooksPage() {
               const created = await api.webhooks.create.mutate(fields);
               setSecret(created.secret);
               setCreating(false);
-              endpoints.reload();
+              endpoints.refetch();
             }}
           />
         </section>
       ) : null}
-      {endpoints.loading && !endpoints.data ? <Loading what="endpoints" /> : null}
+      {endpoints.isPending ? <Loading what="endpoints" /> : null}
       <ErrorNote error={endpoints.error} />
       {endpoints.data && endpoints.data.length === 0 ? <Empty>No webhook endpoints yet.</Empty> : null}
       {endpoints.data && endpoints.data.length > 0 ? (

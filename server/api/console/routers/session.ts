@@ -1,3 +1,4 @@
+import { secondsInDay } from 'date-fns/constants';
 import { z } from 'zod';
 import { TEAM_ROLES } from '@/db/schema';
 import {
@@ -31,19 +32,25 @@ import {
   readPasswordHash,
   resolveMembership,
 } from '@/server/auth/team-members';
+import { setCookieHeader } from '@/server/platform/cookies';
 import { modeOf } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import { liveStandIns } from '@/server/platform/stand-ins';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
+/** The console's own choices (team, mode) are remembered for 365 days. */
+function consoleCookie(env: { BASE_URL: string }, name: string, value: string): string {
+  return setCookieHeader(name, value, {
+    path: '/',
+    maxAgeSeconds: 365 * secondsInDay,
+    secure: env.BASE_URL.startsWith('https:'),
+  });
+}
+
 /** Makes the console act on `teamId` from the next call on (membership is checked on every call). */
 function rememberTeam(ctx: { env: { BASE_URL: string }; responseHeaders: Headers }, teamId: string): void {
-  const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
-  ctx.responseHeaders.append(
-    'Set-Cookie',
-    `${CONSOLE_TEAM_COOKIE}=${teamId}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
-  );
+  ctx.responseHeaders.append('Set-Cookie', consoleCookie(ctx.env, CONSOLE_TEAM_COOKIE, teamId));
 }
 
 const sessionRouter = router({
@@ -75,11 +82,7 @@ const sessionRouter = router({
   chooseMode: signedInProcedure
     .input(z.object({ mode: z.enum(['live', 'test']) }))
     .mutation(({ ctx, input }) => {
-      const secure = ctx.env.BASE_URL.startsWith('https:') ? '; Secure' : '';
-      ctx.responseHeaders.append(
-        'Set-Cookie',
-        `${CONSOLE_MODE_COOKIE}=${input.mode}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000${secure}`,
-      );
+      ctx.responseHeaders.append('Set-Cookie', consoleCookie(ctx.env, CONSOLE_MODE_COOKIE, input.mode));
       return { mode: input.mode };
     }),
 

@@ -1,12 +1,12 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { LINK_MAILING_METHODS, methodLabel } from '@/server/api/console/method-vocabulary';
 
 /** How often an open case is read again, so the page follows the subject without a reload. */
@@ -118,23 +118,21 @@ const ENDED: Record<string, string> = { closed: 'Closed', failed: 'Failed', expi
 
 export default function CasePage() {
   const { id } = useParams<{ id: string }>();
-  const detail = useLoad(() => api.cases.get.query({ id }), id);
+  const queries = useQueryApi();
+  const detail = useQuery({
+    ...queries.cases.get.queryOptions({ id }),
+    refetchInterval: (query) => (query.state.data?.case.status === 'open' ? LIVE_REFRESH_MS : false),
+  });
   const data = detail.data;
   const { canManage } = useSession();
   const open = data?.case.status === 'open';
-  const { reload } = detail;
-  useEffect(() => {
-    if (!open) return;
-    const timer = setInterval(reload, LIVE_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [open, reload]);
 
   return (
     <>
       <p>
         <Link href="/console/cases">← All cases</Link>
       </p>
-      {detail.loading && !data ? <Loading what="the case" /> : null}
+      {detail.isPending ? <Loading what="the case" /> : null}
       <ErrorNote error={detail.error} />
       {data ? (
         <>
@@ -187,7 +185,7 @@ export default function CasePage() {
               <CopyButton value={data.case.verification_url} label="Copy verification link" />
             </div>
           ) : null}
-          {canManage ? <CaseActions current={data.case} onChanged={reload} /> : null}
+          {canManage ? <CaseActions current={data.case} onChanged={() => detail.refetch()} /> : null}
           {data.case.notes ? (
             <>
               <h2>Notes</h2>

@@ -1,12 +1,12 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams, useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 import { EndpointForm } from '@/app/console/(signed-in)/webhooks/endpoint-form';
 import { SecretBox } from '@/app/console/(signed-in)/webhooks/secret-box';
 
@@ -14,7 +14,8 @@ export default function EndpointPage() {
   const { id } = useParams<{ id: string }>();
   const router = useRouter();
   const { canManage } = useSession();
-  const endpoint = useLoad(() => api.webhooks.get.query({ id }), id);
+  const queries = useQueryApi();
+  const endpoint = useQuery(queries.webhooks.get.queryOptions({ id }));
   const [secret, setSecret] = useState<{ value: string; title: string } | null>(null);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | null>(null);
@@ -26,7 +27,7 @@ export default function EndpointPage() {
       await run();
       setError(undefined);
       setNotice(message);
-      endpoint.reload();
+      endpoint.refetch();
     } catch (err) {
       setNotice(null);
       setError(err);
@@ -52,7 +53,7 @@ export default function EndpointPage() {
       <p>
         <Link href="/console/webhooks">← All endpoints</Link>
       </p>
-      {endpoint.loading && !data ? <Loading what="the endpoint" /> : null}
+      {endpoint.isPending ? <Loading what="the endpoint" /> : null}
       <ErrorNote error={endpoint.error} />
       {data ? (
         <>
@@ -184,7 +185,7 @@ export default function EndpointPage() {
                 onSubmit={async (fields) => {
                   await api.webhooks.update.mutate({ id, ...fields });
                   setNotice('Saved.');
-                  endpoint.reload();
+                  endpoint.refetch();
                 }}
               />
             </>

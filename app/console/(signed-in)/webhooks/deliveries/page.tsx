@@ -1,10 +1,10 @@
 'use client';
 
+import { keepPreviousData, skipToken, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { type FormEvent, useEffect, useState } from 'react';
-import { api } from '@/app/console/_lib/trpc';
+import { useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 type Status = 'pending' | 'success' | 'failed' | 'dead_letter';
 
@@ -20,12 +20,14 @@ export default function DeliveriesPage() {
   const [endpointId, setEndpointId] = useState('');
   const [status, setStatus] = useState('');
   const [eventType, setEventType] = useState('');
-  const endpoints = useLoad(() => api.webhooks.list.query(), 'endpoints');
-  const types = useLoad(() => api.webhooks.eventTypes.query(), 'event-types');
-  const page = useLoad(
-    () => (filters ? api.webhooks.deliveries.query(filters) : Promise.resolve(null)),
-    JSON.stringify(filters),
-  );
+  const queries = useQueryApi();
+  const endpoints = useQuery(queries.webhooks.list.queryOptions());
+  const types = useQuery(queries.webhooks.eventTypes.queryOptions());
+  // Nothing is read until the filters from the link are known.
+  const page = useQuery({
+    ...queries.webhooks.deliveries.queryOptions(filters ?? skipToken),
+    placeholderData: keepPreviousData,
+  });
 
   // A link from an endpoint's page arrives with ?endpoint_id=…
   useEffect(() => {
@@ -98,7 +100,7 @@ export default function DeliveriesPage() {
           </button>
         </div>
       </form>
-      {page.loading ? <Loading what="deliveries" /> : null}
+      {page.isFetching ? <Loading what="deliveries" /> : null}
       <ErrorNote error={page.error} />
       {data && data.results.length === 0 ? <Empty>No deliveries match.</Empty> : null}
       {data && data.results.length > 0 ? (

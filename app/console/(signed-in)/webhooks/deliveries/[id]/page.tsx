@@ -1,17 +1,18 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
-import { useLoad } from '@/app/console/_lib/use-load';
 
 export default function DeliveryPage() {
   const { id } = useParams<{ id: string }>();
   const { canManage } = useSession();
-  const delivery = useLoad(() => api.webhooks.delivery.query({ id }), id);
+  const queries = useQueryApi();
+  const delivery = useQuery(queries.webhooks.delivery.queryOptions({ id }));
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState<string | null>(null);
   const data = delivery.data;
@@ -21,7 +22,7 @@ export default function DeliveryPage() {
       <p>
         <Link href="/console/webhooks/deliveries">← Delivery log</Link>
       </p>
-      {delivery.loading && !data ? <Loading what="the delivery" /> : null}
+      {delivery.isPending ? <Loading what="the delivery" /> : null}
       <ErrorNote error={delivery.error} />
       {data ? (
         <>
@@ -53,7 +54,7 @@ export default function DeliveryPage() {
             </p>
           ) : null}
           <div className="c-row">
-            <button type="button" className="c-button c-secondary" onClick={delivery.reload}>
+            <button type="button" className="c-button c-secondary" onClick={() => delivery.refetch()}>
               Refresh
             </button>
             {canManage && (data.status === 'failed' || data.status === 'dead_letter') ? (
@@ -65,7 +66,7 @@ export default function DeliveryPage() {
                     await api.webhooks.retry.mutate({ id });
                     setError(undefined);
                     setNotice('Queued for another attempt.');
-                    delivery.reload();
+                    delivery.refetch();
                   } catch (err) {
                     setError(err);
                   }
