@@ -2,8 +2,6 @@ import { eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases } from '@/db/schema';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
-import type { CreateCaseInput } from '@/server/application/cases/wire';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
 import { systemClock } from '@/server/platform/clock';
 import type { RedirectIdentityProvider } from '@/server/platform/providers/identity/identity-provider';
@@ -12,7 +10,7 @@ import { VendorError } from '@/server/platform/providers/vendor-copy';
 import { createTeam } from '@/server/teams/manage-teams';
 import { startIdentitySession, syncIdentitySession } from '@/server/verification/methods/government-id/step';
 import type { TestDatabase } from '@/test/support/database';
-import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { type InProcess, openCase, startInProcess } from '@/test/support/in-process';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
 
 let inProcess: InProcess;
@@ -43,19 +41,14 @@ afterAll(async () => {
   await inProcess?.close();
 });
 
-async function newIdCase() {
-  const prepared = await prepareCase({
-    subject_email: 's@stripe.test',
-    verification_methods: { government_id: true },
-    notes: '',
-  } as CreateCaseInput);
-  return database.db.transaction((tx) =>
-    createCase(tx, { teamId, livemode: true }, prepared, {
-      clock: systemClock,
-      jobs: inProcess.jobs,
-      caseTtlSeconds: 3600,
-      pageBase: 'https://vouch.test',
-    }),
+function newIdCase() {
+  return openCase(
+    inProcess,
+    { teamId, livemode: true },
+    {
+      subject_email: 's@stripe.test',
+      verification_methods: { government_id: true },
+    },
   );
 }
 

@@ -1,7 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caseSteps, cases, events } from '@/db/schema';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import type { CreateCaseInput } from '@/server/application/cases/wire';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
@@ -18,7 +17,7 @@ import {
   sendSmsCode,
 } from '@/server/verification/methods/sms/step';
 import type { TestDatabase } from '@/test/support/database';
-import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { type InProcess, openCase, startInProcess } from '@/test/support/in-process';
 
 let inProcess: InProcess;
 let database: TestDatabase;
@@ -39,24 +38,18 @@ afterAll(async () => {
   await inProcess?.close();
 });
 
-/** Cases without e-mail or manager: those queue mail, which needs the app's job queue (covered in e2e). */
-async function newCase(
+function newCase(
   methods: CreateCaseInput['verification_methods'],
   extra: Partial<CreateCaseInput> = {},
 ): Promise<CaseRecord> {
-  const prepared = await prepareCase({
-    subject_email: 'subject@state.test',
-    verification_methods: methods,
-    notes: '',
-    ...extra,
-  } as CreateCaseInput);
-  return database.db.transaction((tx) =>
-    createCase(tx, { teamId, livemode: true }, prepared, {
-      clock: systemClock,
-      jobs: inProcess.jobs,
-      caseTtlSeconds: 3600,
-      pageBase: 'https://vouch.test',
-    }),
+  return openCase(
+    inProcess,
+    { teamId, livemode: true },
+    {
+      subject_email: 'subject@state.test',
+      verification_methods: methods,
+      ...extra,
+    },
   );
 }
 

@@ -1,4 +1,9 @@
 import type { PgBoss } from 'pg-boss';
+import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { type CreateCaseInput, createCaseInput } from '@/server/application/cases/wire';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { type Clock, systemClock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
 import { startJobQueue } from '@/server/platform/jobs/job-queue';
 import { type JobProducer, jobProducer } from '@/server/platform/jobs/producers';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -33,4 +38,25 @@ export async function startInProcess(): Promise<InProcess> {
       await database.close();
     },
   };
+}
+
+/**
+ * Opens a case as every surface does (the body validated as the API's, then createCase in a
+ * transaction of its own), cases living an hour, their links on https://vouch.test.
+ */
+export async function openCase(
+  inProcess: InProcess,
+  scope: DataScope,
+  body: Partial<CreateCaseInput> & Pick<CreateCaseInput, 'subject_email' | 'verification_methods'>,
+  clock: Clock = systemClock,
+): Promise<CaseRecord> {
+  const prepared = await prepareCase(createCaseInput.parse(body));
+  return inProcess.database.db.transaction((tx) =>
+    createCase(tx, scope, prepared, {
+      clock,
+      jobs: inProcess.jobs,
+      caseTtlSeconds: 3600,
+      pageBase: 'https://vouch.test',
+    }),
+  );
 }

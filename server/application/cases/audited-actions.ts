@@ -1,9 +1,7 @@
-import type { Db } from '@/db/client';
-import { type AuditActor, auditedChange } from '@/server/audit/record-audit';
+import type { TeamActionContext } from '@/server/application/team-action-context';
+import { auditedChange } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
-import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
-import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
 import { cancelCase } from './cancel-case';
@@ -11,13 +9,8 @@ import { redactCase } from './redact-case';
 import { type ResendLinksInput, resendLinks } from './resend-links';
 
 /** Who acts on a case, for whom, and when: a console user or an API key, in a team and mode. */
-export interface CaseActionContext {
-  db: Db;
-  teamId: string;
+export interface CaseActionContext extends TeamActionContext {
   scope: DataScope;
-  actor: AuditActor;
-  clock: Clock;
-  jobs: JobProducer;
   rateLimiters: RateLimiters;
   /** Where the subject's pages are served (VERIFY_URL_BASE): resent links point there. */
   pageBase: string;

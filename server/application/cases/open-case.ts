@@ -1,23 +1,16 @@
-import type { Db } from '@/db/client';
-import { type AuditActor, auditedChange, recordAudit } from '@/server/audit/record-audit';
+import type { TeamActionContext } from '@/server/application/team-action-context';
+import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
-import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
-import type { JobProducer } from '@/server/platform/jobs/producers';
 import { caseAudit } from './audit-entries';
 import { createCase, prepareCase } from './create-case';
 import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
 
 /** Who opens a case, in which team and mode, and with the operator's case settings. */
-export interface CaseCreationContext {
-  db: Db;
-  teamId: string;
+export interface CaseCreationContext extends TeamActionContext {
   scope: DataScope;
-  actor: AuditActor;
-  clock: Clock;
-  jobs: JobProducer;
   caseTtlSeconds: number;
   /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
   pageBase: string;
