@@ -1,10 +1,10 @@
-import { env } from '@/server/platform/env';
-
 /**
- * The `next`/`previous` URL of a cursor-paginated list: every filter the client used is kept and
- * only the cursor is replaced. Null when there is no such page.
+ * The `next`/`previous` URL of a cursor-paginated list, on the API's base URL (BASE_URL, from the
+ * request's context): every filter the client used is kept and only the cursor is replaced. Null
+ * when there is no such page.
  */
 export function pageUrl(
+  apiBase: string,
   path: `/v1/${string}`,
   filters: Record<string, string | undefined>,
   cursor: string | null,
@@ -15,5 +15,5 @@ export function pageUrl(
     if (key !== 'cursor' && value !== undefined) params.set(key, value);
   }
   params.set('cursor', cursor);
-  return `${env().BASE_URL}${path}?${params.toString()}`;
+  return `${apiBase}${path}?${params.toString()}`;
 }

@@ -67,8 +67,8 @@ export const casesRouter = router({
       const at = wireContext(ctx);
       const page = await listCases(ctx.db, ctx.scope, input, at.now);
       return {
-        next: pageUrl('/v1/cases/', input, page.nextCursor),
-        previous: pageUrl('/v1/cases/', input, page.previousCursor),
+        next: pageUrl(ctx.env.BASE_URL, '/v1/cases/', input, page.nextCursor),
+        previous: pageUrl(ctx.env.BASE_URL, '/v1/cases/', input, page.previousCursor),
         results: page.results.map((record) => toCaseWire(record, at)),
       };
     }),

@@ -22,8 +22,8 @@ export const eventsRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await listEvents(ctx.db, ctx.scope, input);
       return {
-        next: pageUrl('/v1/events/', input, page.nextCursor),
-        previous: pageUrl('/v1/events/', input, page.previousCursor),
+        next: pageUrl(ctx.env.BASE_URL, '/v1/events/', input, page.nextCursor),
+        previous: pageUrl(ctx.env.BASE_URL, '/v1/events/', input, page.previousCursor),
         results: page.results,
       };
     }),

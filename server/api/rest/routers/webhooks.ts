@@ -166,8 +166,8 @@ export const webhooksRouter = router({
     .query(async ({ ctx, input }) => {
       const page = await listDeliveries(ctx.db, ctx.scope, input);
       return {
-        next: pageUrl('/v1/webhooks/deliveries/', input, page.nextCursor),
-        previous: pageUrl('/v1/webhooks/deliveries/', input, page.previousCursor),
+        next: pageUrl(ctx.env.BASE_URL, '/v1/webhooks/deliveries/', input, page.nextCursor),
+        previous: pageUrl(ctx.env.BASE_URL, '/v1/webhooks/deliveries/', input, page.previousCursor),
         results: page.results.map(toDeliveryWire),
       };
     }),
