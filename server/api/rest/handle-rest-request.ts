@@ -34,14 +34,16 @@ function carriesInput(method: string): boolean {
  */
 function operationInput(request: Request, bytes: Uint8Array): string {
   const text = new TextDecoder().decode(bytes);
-  if (text.trim() === '' && !request.headers.get('content-type')) return '{}';
-  if (!request.headers.get('content-type')?.startsWith('application/json')) {
+  const empty = text.trim() === '';
+  const contentType = request.headers.get('content-type');
+  if (empty && !contentType) return '{}';
+  if (!contentType?.startsWith('application/json')) {
     throw new TRPCError({
       code: 'UNSUPPORTED_MEDIA_TYPE',
       message: 'Send the body as JSON with "Content-Type: application/json".',
     });
   }
-  if (text.trim() === '') return '{}';
+  if (empty) return '{}';
   let value: unknown;
   try {
     value = JSON.parse(text);
