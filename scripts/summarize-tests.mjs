@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 
 const [dir, ...stages] = process.argv.slice(2);
 // TEST_EXPECTATIONS points the summary's own tests at expectations of their own.
@@ -21,6 +22,19 @@ const expectations = JSON.parse(
   ),
 );
 
+/**
+ * The first lines of a failure's message, indented under its name: CI shows only the end of the
+ * run's output, so the summary is where a failure's reason must be read.
+ */
+function why(message) {
+  if (!message) return '';
+  const lines = stripVTControlCharacters(message)
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, 6);
+  return lines.map((line) => `\n      ${line.trim().slice(0, 240)}`).join('');
+}
+
 /** vitest's JSON report: every assertion result of every file. */
 function fromVitest(report) {
   const tally = { passed: 0, failed: 0, skipped: 0, intentional: 0, failures: [] };
@@ -30,7 +44,9 @@ function fromVitest(report) {
       if (test.status === 'passed') tally.passed += 1;
       else if (test.status === 'failed') {
         tally.failed += 1;
-        tally.failures.push(`${path.relative(process.cwd(), file.name)} > ${test.fullName}`);
+        tally.failures.push(
+          `${path.relative(process.cwd(), file.name)} > ${test.fullName}${why(test.failureMessages?.[0])}`,
+        );
       } else tally.skipped += 1;
     }
     // A file can fail outside its tests: it did not load, or a hook (`beforeAll`, `afterAll`,
@@ -69,7 +85,8 @@ function fromPlaywright(report) {
           }
         } else {
           tally.failed += 1;
-          tally.failures.push(name);
+          const error = test.results?.at(-1)?.error?.message;
+          tally.failures.push(`${name}${why(error)}`);
         }
       }
     }

@@ -85,6 +85,26 @@ describe('the run summary', () => {
     expect(code).toBe(1);
   });
 
+  it('prints the first lines of each failure’s reason under its name, without colour codes', () => {
+    const file = vitestFile('failed', ['passed']);
+    file.assertionResults.push({
+      status: 'failed',
+      fullName: 'test 1',
+      failureMessages: ['\u001b[31mAssertionError: expected 401 to be 200\u001b[39m\n\n    at a.test.ts:9:3'],
+    } as never);
+    const pwFailed = pwTest('b.spec.ts', 'desktop', 'unexpected');
+    (pwFailed.tests[0] as Record<string, unknown>).results = [{ error: { message: 'Timed out 10000ms' } }];
+    const { code, out } = summarize({
+      'vitest.json': vitest(file),
+      'playwright.json': playwright(pwFailed, ...designedSkips),
+    });
+    expect(out).toContain(
+      'failed: test/integration/a.test.ts > test 1\n      AssertionError: expected 401 to be 200\n      at a.test.ts:9:3',
+    );
+    expect(out).toContain('failed: [desktop] desktop unexpected\n      Timed out 10000ms');
+    expect(code).toBe(1);
+  });
+
   it('fails a stage that passed fewer tests than its floor', () => {
     const { code, out } = summarize({
       'vitest.json': vitest(vitestFile('passed', ['passed'])),
