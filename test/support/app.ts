@@ -4,16 +4,42 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { watchApp } from './openapi-conformance';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds `port` (0: any) on the loopback for a moment; the port it got, or null if taken. */
+function probePort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * Ports of the test worker's own block, below Linux's ephemeral range (32768 and up). A port the
+ * kernel hands out for port 0 comes from the range every worker and every outgoing connection
+ * draws from: between one worker's probe and its app binding the port, another worker's probe
+ * could get the same port, and that worker's readiness check would then reach the wrong app.
+ * Blocks of 400 ports per vitest worker (VITEST_POOL_ID) cannot meet; the starting point moves
+ * with the process so that consecutive files of one worker do not retry the same ports first.
+ */
+const BLOCK_SIZE = 400;
+const poolId = Number(process.env.VITEST_POOL_ID);
+let nextInBlock = process.pid % BLOCK_SIZE;
+
+export async function freePort(): Promise<number> {
+  if (Number.isInteger(poolId) && poolId > 0 && poolId <= 30) {
+    const blockStart = 20_000 + (poolId - 1) * BLOCK_SIZE;
+    for (let tries = 0; tries < BLOCK_SIZE; tries += 1) {
+      const port = blockStart + (nextInBlock++ % BLOCK_SIZE);
+      if ((await probePort(port)) !== null) return port;
+    }
+  }
+  const port = await probePort(0);
+  if (!port) throw new Error('no free port on 127.0.0.1');
+  return port;
 }
 
 /** Whether a process still runs (signal 0 checks without signalling). */
