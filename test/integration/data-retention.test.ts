@@ -55,8 +55,6 @@ beforeAll(async () => {
       EVENT_RETENTION_DAYS: '3',
     },
   });
-  // The redaction runs in this process (driven by the test's clock) and builds cases' URLs.
-  process.env.BASE_URL = app.baseUrl;
   const a = await createTeam(database.db, { name: 'Forgets', adminEmail: 'admin@forgets.test' }, systemClock);
   const b = await createTeam(database.db, { name: 'Keeps', adminEmail: 'admin@keeps.test' }, systemClock);
   forgettingTeamId = a.team.id;

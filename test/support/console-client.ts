@@ -121,8 +121,10 @@ export type ConsoleClient = ReturnType<typeof consoleClient>;
 
 /** Runs the operator CLI against a database and returns its JSON answer (the last stdout line). */
 export async function runCli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  // vitest sets BASE_URL to "/" in its workers; an operator's shell does not.
+  const { BASE_URL: _vitestBaseUrl, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    env: { ...inherited, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
