@@ -3,7 +3,7 @@ import { type CaseWire, expect, expectAccessible, linkIn, test, uniqueEmail } fr
 
 /**
  * The subject's and the manager's pages after the team acts on a case (decisions: "Case lifecycle
- * and data protection"), at desktop and phone width, checked with axe: a canceled case says so in
+ * and data protection"), at phone width, checked with axe: a canceled case says so in
  * plain words on every link and offers nothing to do; after a resend the old link says it was
  * replaced and the new one works.
  */

@@ -17,9 +17,6 @@ import {
 // Each step drives several pages, the CLI and a webhook round trip; on two busy cores that can
 // take longer than the config's default minute.
 test.describe.configure({ mode: 'serial', timeout: 180_000 });
-// One run of the flow is enough: phone width is checked explicitly below instead of repeating
-// the whole flow (and its app) in the phone project.
-test.skip(({ isMobile }) => isMobile, 'the console flow runs in the desktop project');
 
 const OWNER_PASSWORD = 'owner-password-e2e-1';
 
