@@ -5,6 +5,7 @@ import { takeUncheckedStatuses } from '../support/api-client';
 import {
   checkNodeHttpAnswer,
   conformanceCheckingFetch,
+  forgetWatchedApps,
   takeConformanceViolations,
 } from '../support/openapi-conformance';
 
@@ -75,6 +76,7 @@ function expectConformingAnswers(): void {
   ).toEqual([]);
 }
 
+forgetWatchedApps();
 afterEach(expectConformingAnswers);
 // Answers to requests a test left running arrive after it ended.
 afterAll(expectConformingAnswers);

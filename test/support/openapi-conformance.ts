@@ -48,6 +48,18 @@ export function watchApp(baseUrl: string): void {
   loadDocument(url.origin, uncheckedFetch).catch(() => {});
 }
 
+/**
+ * Forgets the apps watched so far and the validators compiled from their documents: each test file
+ * starts its own apps, and the files of a worker share this module (isolate: false), so an answer
+ * or a webhook must not be checked against an earlier file's app.
+ */
+export function forgetWatchedApps(): void {
+  watchedPorts.clear();
+  watchedOrigins.length = 0;
+  documents.clear();
+  webhookValidators.clear();
+}
+
 /** The running test expects answers of 500 or more (an outage, an overload): they do not fail it. */
 export function expectServerErrors(): void {
   serverErrorsExpected = true;
