@@ -39,6 +39,11 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb('response_body'),
     /** The case the request created, so that its redaction finds the record. */
     caseId: uuid('case_id'),
+    /**
+     * The cases a batch created: the redaction of any of them scrubs that person's values from the
+     * stored answer (the other items' answers stay replayable).
+     */
+    caseIds: uuid('case_ids').array(),
     /** Set while the first request runs; a crashed request's lock is taken over once stale. */
     lockedAt: timestamptz('locked_at'),
     createdAt: createdAt(),
@@ -49,6 +54,7 @@ export const idempotencyKeys = pgTable(
     index('idempotency_keys_created_idx').on(t.createdAt),
     // A case's redaction erases its record.
     index('idempotency_keys_case_idx').on(t.caseId).where(sql`${t.caseId} is not null`),
+    index('idempotency_keys_batch_cases_idx').using('gin', t.caseIds).where(sql`${t.caseIds} is not null`),
   ],
 );
 

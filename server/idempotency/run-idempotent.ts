@@ -57,8 +57,12 @@ export interface IdempotencyScope<T> {
   request: unknown;
   /** HTTP status of a success, stored with the body for the record. */
   status: number;
-  /** The case a success created, kept on the record so that the case's redaction erases it. */
-  caseIdOf: (body: T) => string;
+  /**
+   * The cases a success created, kept on the record so that a case's redaction erases it: one case
+   * (`caseId`: its redaction erases the whole answer, a repeat answers the case as it now is), or a
+   * batch's (`caseIds`: a redaction scrubs that person's values from the answer).
+   */
+  casesOf: (body: T) => { caseId: string } | { caseIds: string[] };
 }
 
 /**
@@ -152,7 +156,7 @@ export async function runIdempotent<T>(
         .set({
           responseBody: JSON.parse(JSON.stringify(result)),
           responseStatus: scope.status,
-          caseId: scope.caseIdOf(result),
+          ...scope.casesOf(result),
           lockedAt: null,
         })
         .where(where);

@@ -52,7 +52,7 @@ export async function openIdempotentCase(
       operation: 'cases.create',
       request: input,
       status: 201,
-      caseIdOf: (created) => created.id,
+      casesOf: (created) => ({ caseId: created.id }),
     },
     ctx.clock,
     async (tx) => {

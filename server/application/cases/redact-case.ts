@@ -1,4 +1,4 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { and, arrayContains, eq, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { auditLog, caseSteps, cases, devMailbox, events, idempotencyKeys, mailOutbox } from '@/db/schema';
 import { caseEventData } from '@/server/cases/case-event-data';
@@ -142,6 +142,15 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
     .update(idempotencyKeys)
     .set({ requestHash: null, responseBody: null })
     .where(eq(idempotencyKeys.caseId, record.id));
+  // A batch's answer holds other people's cases too: only this person's values leave it, as they
+  // leave the events, and its request (the HMAC of every item) is erased.
+  await tx
+    .update(idempotencyKeys)
+    .set({
+      requestHash: null,
+      responseBody: sql`${withoutPersonalValues(sql`${idempotencyKeys.responseBody}::text`, erasures)}::jsonb`,
+    })
+    .where(arrayContains(idempotencyKeys.caseIds, [record.id]));
   await tx.delete(mailOutbox).where(eq(mailOutbox.caseId, record.id));
   await tx.delete(devMailbox).where(eq(devMailbox.caseId, record.id));
   await tx

@@ -1,0 +1,2 @@
+ALTER TABLE "idempotency_keys" ADD COLUMN "case_ids" uuid[];--> statement-breakpoint
+CREATE INDEX "idempotency_keys_batch_cases_idx" ON "idempotency_keys" USING gin ("case_ids") WHERE "idempotency_keys"."case_ids" is not null;
