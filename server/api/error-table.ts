@@ -118,3 +118,14 @@ export function toWireError(error: unknown): WireError {
   }
   return wire('INTERNAL_ERROR');
 }
+
+/**
+ * The wire error of a failure the client's own input caused (a body that fails its schema, a
+ * refusal such as INSUFFICIENT_ALLOWANCE), or null for any other failure: a batch answers the
+ * first as that item's result, while the second fails the whole request.
+ */
+export function clientWireError(error: unknown): WireError | null {
+  if (!(error instanceof ZodError) && !appErrorIn(error)) return null;
+  const wired = toWireError(error);
+  return wired.status < 500 ? wired : null;
+}

@@ -254,3 +254,90 @@ export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): 
     redacted_at: record.redactedAt?.toISOString() ?? null,
   };
 }
+
+/** The most cases one batch request may create. */
+export const CASE_BATCH_MAX = 100;
+
+/**
+ * A batch's items as the document shows them: each is exactly the body of a single create. The
+ * schema checks only that there are 1 to 100; each item is parsed alone afterwards, so that a bad
+ * item is that item's error and never its neighbours'.
+ */
+const CREATE_BODY_DOCUMENT = z.toJSONSchema(createCaseInput, { io: 'input', unrepresentable: 'any' });
+delete CREATE_BODY_DOCUMENT.$schema;
+
+export const caseBatchInput = z.strictObject({
+  cases: z
+    .array(
+      z.unknown().meta({
+        override: ({ jsonSchema }) => Object.assign(jsonSchema, CREATE_BODY_DOCUMENT),
+      }),
+    )
+    .min(1)
+    .max(CASE_BATCH_MAX)
+    .meta({
+      description: `1 to ${CASE_BATCH_MAX} cases, each exactly the body of a single create.`,
+      examples: [
+        [
+          { subject_email: EXAMPLE_CASE.subjectEmail, verification_methods: { email: true } },
+          { subject_email: 'sam@acme.example', verification_methods: { email: true, sms: true } },
+        ],
+      ],
+    }),
+});
+
+export type CaseBatchInput = z.infer<typeof caseBatchInput>;
+
+const BATCH_ITEM_ERROR_EXAMPLE = {
+  error: 'validation_error',
+  detail: 'subject_email: must be an e-mail address, such as jane@acme.example',
+  code: 'VALIDATION_ERROR',
+};
+
+const itemError = z
+  .strictObject({
+    error: z.string().meta({ description: 'The code in lower case.', examples: ['insufficient_allowance'] }),
+    detail: z.string().meta({
+      description: 'What went wrong with this item, in words a person can act on.',
+      examples: ['subject_email: must be an e-mail address, such as jane@acme.example'],
+    }),
+    code: z.string().meta({
+      description:
+        'As a single create would answer it: VALIDATION_ERROR, TRIAL_EXPIRED, INSUFFICIENT_ALLOWANCE.',
+      examples: ['INSUFFICIENT_ALLOWANCE'],
+    }),
+  })
+  .meta({
+    description: "The item's error, in the API's error shape.",
+    examples: [BATCH_ITEM_ERROR_EXAMPLE],
+  });
+
+export const caseBatchOutput = z.strictObject({
+  results: z
+    .array(
+      z.union([
+        z.strictObject({
+          case: caseOutput.meta({
+            description: 'The case this item created.',
+            examples: [EXAMPLE_CASE_WIRE],
+          }),
+        }),
+        z.strictObject({
+          error: itemError,
+          status: z
+            .number()
+            .int()
+            .meta({
+              description: 'The HTTP status a single create would have answered this item with.',
+              examples: [422],
+            }),
+        }),
+      ]),
+    )
+    .meta({
+      description: 'One result per item, in the order given: the case created, or the item’s error.',
+      examples: [[{ case: EXAMPLE_CASE_WIRE }, { error: BATCH_ITEM_ERROR_EXAMPLE, status: 422 }]],
+    }),
+});
+
+export type CaseBatchResult = z.infer<typeof caseBatchOutput>['results'][number];

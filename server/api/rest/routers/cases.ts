@@ -1,12 +1,17 @@
+import { clientWireError } from '@/server/api/error-table';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
 import { auditedCaseActions } from '@/server/application/cases/audited-actions';
 import { listCases } from '@/server/application/cases/list-cases';
 import { openIdempotentCase } from '@/server/application/cases/open-case';
+import { openCaseBatch } from '@/server/application/cases/open-case-batch';
 import { RESEND_LIMITS, resendLinksInput } from '@/server/application/cases/resend-links';
 import { simulateCase, simulateCaseInput } from '@/server/application/cases/simulate-case';
 import {
+  CASE_BATCH_MAX,
+  caseBatchInput,
+  caseBatchOutput,
   caseIdInput,
   caseListOutput,
   caseOutput,
@@ -47,6 +52,39 @@ export const casesRouter = router({
       );
       if (replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
       ctx.responseHeaders.set('Location', `${ctx.env.BASE_URL}/v1/cases/${body.id}/`);
+      return body;
+    }),
+
+  createBatch: apiKeyProcedure
+    .use(({ ctx, next }) =>
+      next({ ctx: { idempotencyKey: parseIdempotencyKey(ctx.requestHeaders.get('idempotency-key')) } }),
+    )
+    .meta({
+      idempotent: true,
+      openapi: {
+        method: 'POST',
+        path: '/cases/batch/',
+        tags: ['Cases'],
+        summary: 'Create up to 100 cases',
+        description: `Opens 1 to ${CASE_BATCH_MAX} cases in one request, each item exactly the body of a single create. Answers 200 with one result per item, in the order given: \`{"case": …}\`, or \`{"error": …, "status": …}\` with the error a single create would have answered. Items succeed or fail alone; each case is charged, evented and mailed as if created alone. The request counts once against the write budget. An Idempotency-Key covers the whole batch.`,
+        successDescription: 'One result per item, in order (200 even when items failed).',
+      },
+    })
+    .input(caseBatchInput)
+    .output(caseBatchOutput)
+    .mutation(async ({ ctx, input }) => {
+      const { body, replayed } = await openCaseBatch(
+        {
+          ...ctx,
+          caseTtlSeconds: ctx.env.CASE_TTL_SECONDS,
+          itemError: (error) => {
+            const wired = clientWireError(error);
+            return wired && { error: wired.body, status: wired.status };
+          },
+        },
+        input,
+      );
+      if (replayed) ctx.responseHeaders.set('Idempotent-Replayed', 'true');
       return body;
     }),
 
