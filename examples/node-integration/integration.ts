@@ -5,7 +5,8 @@
  *   2. an endpoint subscribed to `case.closed`, pointing at it;
  *   3. a test case, created with an Idempotency-Key;
  *   4. its steps completed with `simulate` (a test key's shortcut for the subject's clicks);
- *   5. the `case.closed` webhook received and verified, and the case read back as closed.
+ *   5. a hiring wave's batch: several cases in one request, each item answered alone;
+ *   6. the `case.closed` webhook received and verified, and the case read back as closed.
  *
  * Types: `npm run example:types` (openapi-typescript, from VOUCH_URL/v1/openapi.json) writes
  * vouch-api.d.ts; calls go through openapi-fetch, so a path, a field or a status the document
@@ -127,7 +128,28 @@ try {
     console.log(`simulated ${method}: the case is ${after.status}`);
   }
 
-  // 5. The webhook, then the case as the API reads it.
+  // 5. A hiring wave: up to 100 cases in one request, each item answered alone (here the second
+  // item's address is not one, and only that item fails).
+  const wave = dataOf(
+    await vouch.POST('/v1/cases/batch/', {
+      params: { header: { 'Idempotency-Key': `example-wave-${Date.now()}` } },
+      body: {
+        cases: [
+          { subject_email: 'ana.lima@acme.example', verification_methods: { email: true } },
+          { subject_email: 'not-an-address', verification_methods: { email: true } },
+        ],
+      },
+    }),
+  );
+  for (const [index, result] of wave.results.entries()) {
+    console.log(
+      'case' in result
+        ? `batch item ${index}: case ${result.case.id} for ${result.case.subject_email}`
+        : `batch item ${index}: ${result.status} ${result.error.code}`,
+    );
+  }
+
+  // 6. The webhook, then the case as the API reads it.
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(() => reject(new Error('no case.closed webhook within 30 s')), 30_000).unref(),
   );

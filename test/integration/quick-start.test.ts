@@ -99,7 +99,11 @@ describe('the /docs quick start', () => {
     const read = await client.get<{ status: string; livemode: boolean }>(`/v1/cases/${caseId}/`);
     expect(read.status, read.text).toBe(200);
     expect(read.body).toMatchObject({ status: 'closed', livemode: false });
-    // What the blocks printed last: the closed case, then its events, case.closed among them.
+    // What the blocks printed: the closed case, then its events, case.closed among them; then
+    // the batch's two results, a case and the second item's error.
     expect(run.stdout).toContain('"case.closed"');
+    expect(run.stdout).toMatch(
+      /created [0-9a-f-]{36}\n422 VALIDATION_ERROR: subject_email: must be an e-mail/,
+    );
   });
 });
