@@ -116,6 +116,36 @@ export function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod
   return { charges, balanceCents: balance };
 }
 
+/** A case priced against the locked team, or why it cannot be paid. */
+export type PricedCase = { locked: LockedTeam; priced: MethodCharges } | { refused: AppError };
+
+/**
+ * Prices several cases under one lock, in order, each seeing the units and cents the ones before
+ * it spent: the items of a batch are charged exactly as the same creations one after another. An
+ * item that cannot be paid is refused alone (INSUFFICIENT_ALLOWANCE); the items after it are still
+ * priced, against what was left. Each priced case carries the team as its charge leaves it, so
+ * its chargeStatements write the running balance.
+ */
+export function priceCasesInOrder(locked: LockedTeam, methodsOfEach: VerificationMethod[][]): PricedCase[] {
+  let current = locked;
+  return methodsOfEach.map((methods) => {
+    let priced: MethodCharges;
+    try {
+      priced = priceCaseMethods(current, methods);
+    } catch (error) {
+      if (error instanceof AppError) return { refused: error };
+      throw error;
+    }
+    const charged = { locked: current, priced };
+    const used = new Map(current.used);
+    for (const charge of priced.charges) {
+      used.set(charge.method, (used.get(charge.method) ?? 0) + charge.included);
+    }
+    current = { ...current, team: { ...current.team, topupBalanceCents: priced.balanceCents }, used };
+    return charged;
+  });
+}
+
 /**
  * The statements that record the charges. They are returned unsent so the caller can pipeline
  * them with the rest of its writes; they must run inside the transaction that holds the lock.

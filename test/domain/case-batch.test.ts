@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, cases, events, idempotencyKeys, mailOutbox, webhookDeliveries } from '@/db/schema';
+import { auditLog, cases, events, idempotencyKeys, mailOutbox, teams, webhookDeliveries } from '@/db/schema';
 import { clientWireError } from '@/server/api/error-table';
 import { type CaseBatchContext, openCaseBatch } from '@/server/application/cases/open-case-batch';
 import { redactCase } from '@/server/application/cases/redact-case';
@@ -15,7 +15,7 @@ import type { CaseBatchResult } from '@/server/application/cases/wire';
 import { readUsage } from '@/server/billing/read-account';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
-import { createTeam } from '@/server/teams/manage-teams';
+import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
@@ -151,6 +151,35 @@ describe('a batch of cases', () => {
     const usage = await readUsage(database.db, scope, clock());
     expect(usage.usage.email.includedUsed).toBe(50);
     expect(await database.db.select().from(cases).where(eq(cases.teamId, scope.teamId))).toHaveLength(50);
+  });
+
+  it('pays past the allowance from the top-up balance in order, each item seeing what the ones before it spent', async () => {
+    // 50 e-mail checks in the trial, then 10 cents each from a balance of 25: two more, then none.
+    const scope = await newTeam('Topup');
+    await updateTeam(database.db, scope.teamId, { topupBalanceCents: 25 });
+    const { body } = await openCaseBatch(context(scope), {
+      cases: Array.from({ length: 54 }, (_, n) => person(n)),
+    });
+    expect(createdIds(body.results)).toHaveLength(52);
+    expect(body.results.slice(52).map((item) => 'error' in item && item.error.code)).toEqual([
+      'INSUFFICIENT_ALLOWANCE',
+      'INSUFFICIENT_ALLOWANCE',
+    ]);
+    const usage = await readUsage(database.db, scope, clock());
+    expect(usage.usage.email).toMatchObject({ includedUsed: 50, topupUsed: 2, topupCostCents: 20 });
+    const [team] = await database.db.select().from(teams).where(eq(teams.id, scope.teamId));
+    expect(team?.topupBalanceCents).toBe(5);
+  });
+
+  it('refuses every item of a team whose trial is over, as a single create would', async () => {
+    const scope = await newTeam('Expired');
+    await updateTeam(database.db, scope.teamId, { trialEndsAt: new Date('2026-11-01T00:00:00Z') });
+    const { body } = await openCaseBatch(context(scope), { cases: [person(1), person(2)] });
+    expect(body.results.map((item) => 'error' in item && item.error.code)).toEqual([
+      'TRIAL_EXPIRED',
+      'TRIAL_EXPIRED',
+    ]);
+    expect(await database.db.select().from(cases).where(eq(cases.teamId, scope.teamId))).toEqual([]);
   });
 
   it('rolls the whole batch back on a failure that is not an item’s', async () => {

@@ -7,13 +7,14 @@ import {
   type LockedTeam,
   lockTeamForCharges,
   type MethodCharges,
-  priceCaseMethods,
+  priceCasesInOrder,
 } from '@/server/billing/charge-case-methods';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { insertCase, insertSteps, readTeamName } from '@/server/cases/queries';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
+import type { AppError } from '@/server/platform/errors';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordEvent } from '@/server/platform/outbox/record-events';
@@ -42,16 +43,56 @@ export async function createCase(
   prepared: PreparedCase,
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
+  const now = deps.clock();
+  const { teamName, charges } = await chargeCases(tx, scope, [prepared], now);
+  const [charge] = charges;
+  if (charge && 'refused' in charge) throw charge.refused;
+  return writeCase(tx, scope, prepared, { charge: charge ?? null, teamName, now }, deps);
+}
+
+/** A case's charge as chargeCases decided it: null in test mode, which charges nothing. */
+export type CaseCharge = { locked: LockedTeam; priced: MethodCharges } | null;
+
+/**
+ * The charges of several cases of one team, decided under one lock: live mode locks the team's
+ * row for the rest of the transaction, checks the subscription (TRIAL_EXPIRED refuses them all)
+ * and prices each case in order against what the ones before it spent (an unpaid one is refused
+ * alone). Test mode takes no lock and charges nothing. Also the team's name, which the mails carry.
+ */
+export async function chargeCases(
+  tx: Tx,
+  scope: DataScope,
+  prepared: PreparedCase[],
+  now: Date,
+): Promise<{ teamName: string; charges: Array<CaseCharge | { refused: AppError }> }> {
+  if (!scope.livemode) {
+    return { teamName: await readTeamName(tx, scope.teamId), charges: prepared.map(() => null) };
+  }
+  const locked = await lockTeamForCharges(tx, scope.teamId, now);
+  assertMayCreateCases(locked.team, now);
+  return {
+    teamName: locked.team.name,
+    charges: priceCasesInOrder(
+      locked,
+      prepared.map((item) => item.methods),
+    ),
+  };
+}
+
+/**
+ * A case's writes once its charge is decided (chargeCases): the charge itself, the case and its
+ * steps, `case.created` with its deliveries, and the mails, pipelined in one round trip.
+ */
+export async function writeCase(
+  tx: Tx,
+  scope: DataScope,
+  prepared: PreparedCase,
+  decided: { charge: CaseCharge; teamName: string; now: Date },
+  deps: CreateCaseDeps,
+): Promise<CaseRecord> {
   const { input, methods, settings } = prepared;
   const { teamId, livemode } = scope;
-  const now = deps.clock();
-  let charge: { locked: LockedTeam; priced: MethodCharges } | null = null;
-  if (livemode) {
-    const locked = await lockTeamForCharges(tx, teamId, now);
-    assertMayCreateCases(locked.team, now);
-    charge = { locked, priced: priceCaseMethods(locked, methods) };
-  }
-  const teamName = charge ? charge.locked.team.name : await readTeamName(tx, teamId);
+  const { charge, teamName, now } = decided;
 
   // Every id is chosen here so that all the writes go out together, in this order: the steps
   // follow the case they reference and the deliveries their event.

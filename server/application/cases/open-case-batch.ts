@@ -1,8 +1,7 @@
-import type { Tx } from '@/db/client';
 import { recordAudit } from '@/server/audit/record-audit';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import { caseAudit } from './audit-entries';
-import { createCase, type PreparedCase, prepareCase } from './create-case';
+import { chargeCases, type PreparedCase, prepareCase, writeCase } from './create-case';
 import type { CaseCreationContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
@@ -24,10 +23,11 @@ type Prepared = { prepared: PreparedCase } | { failed: unknown };
 /**
  * An API key opens up to 100 cases in one request (an HR system's hiring wave). Each item is
  * parsed, charged, evented, mailed and audited exactly as a single create would be, and succeeds
- * or fails alone: it runs in a savepoint of the batch's one transaction, so a refused item (an
- * invalid body, its allowance spent) leaves nothing behind while its neighbours commit. The one
- * transaction takes the team's charge lock once and commits once for the whole batch, where
- * single creates queue on the lock one commit at a time. An Idempotency-Key covers the batch.
+ * or fails alone: an invalid body is refused before the transaction, an unpaid one when the
+ * batch is priced under the team's lock, in order, before anything is written. The one
+ * transaction takes the lock once and commits once for the whole batch, where single creates
+ * queue on the lock one commit at a time. A failure that is not an item's (the database gone)
+ * fails the request, and nothing of the batch stays. An Idempotency-Key covers the batch.
  */
 export async function openCaseBatch(
   ctx: CaseBatchContext,
@@ -61,11 +61,38 @@ export async function openCaseBatch(
     },
     ctx.clock,
     async (tx) => {
+      const now = ctx.clock();
+      const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+      // One lock and one pricing pass for the batch: an item refused for its charge is refused
+      // here, before anything is written, so the writes below expect no failure of an item's
+      // own and need no savepoint (100 subtransactions would overflow PostgreSQL's per-backend
+      // cache of them and slow every snapshot).
+      const { teamName, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
+        // TRIAL_EXPIRED refuses every item alike.
+        if (!ctx.itemError(error)) throw error;
+        return { teamName: '', charges: valid.map(() => ({ refused: error })) };
+      });
       const results: CaseBatchResult[] = [];
+      let next = 0;
       for (const item of items) {
-        results.push(
-          'failed' in item ? failedItem(ctx, item.failed) : await createItem(ctx, tx, item.prepared),
-        );
+        if ('failed' in item) {
+          results.push(failedItem(ctx, item.failed));
+          continue;
+        }
+        const charge = charges[next++];
+        if (charge === undefined) throw new Error('a batch item went unpriced');
+        if (charge && 'refused' in charge) {
+          results.push(failedItem(ctx, charge.refused));
+          continue;
+        }
+        const record = await writeCase(tx, ctx.scope, item.prepared, { charge, teamName, now }, ctx);
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          at: now,
+          ...caseAudit('case.created')(record),
+        });
+        results.push({ case: toCaseWire(record, { now, pageBase: ctx.pageBase }) });
       }
       return { results };
     },
@@ -74,29 +101,6 @@ export async function openCaseBatch(
   // of erasing it), so a repeat always has a body to replay.
   if (!result.body) throw new Error('a batch was replayed without its stored answer');
   return { body: result.body, replayed: result.replayed };
-}
-
-async function createItem(ctx: CaseBatchContext, tx: Tx, prepared: PreparedCase): Promise<CaseBatchResult> {
-  try {
-    const record = await tx.transaction(async (savepoint) => {
-      const created = await createCase(savepoint, ctx.scope, prepared, {
-        clock: ctx.clock,
-        jobs: ctx.jobs,
-        caseTtlSeconds: ctx.caseTtlSeconds,
-        pageBase: ctx.pageBase,
-      });
-      await recordAudit(savepoint, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        at: ctx.clock(),
-        ...caseAudit('case.created')(created),
-      });
-      return created;
-    });
-    return { case: toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase }) };
-  } catch (error) {
-    return failedItem(ctx, error);
-  }
 }
 
 function failedItem(ctx: CaseBatchContext, error: unknown): BatchItemError {
