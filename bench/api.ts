@@ -25,7 +25,14 @@ import { explainReads } from './explain';
 import { closedLoop, closedLoopOf, type LoadResult, openLoop, type Target } from './load';
 import { CLOCK_TICK_MS, childNamed, descendants, processCpuMs, treeCpuMs, treeMemory } from './process-cpu';
 import { type SeededDataset, seedDataset, TEAM_COUNT } from './seed';
-import { floorTarget, getTarget, listTarget, postTarget } from './workloads';
+import {
+  batchOneTeamTarget,
+  floorTarget,
+  getTarget,
+  listTarget,
+  postOneTeamTarget,
+  postTarget,
+} from './workloads';
 
 process.env.NEXT_DIST_DIR = '.next-bench';
 const DIST_DIR = '.next-bench';
@@ -548,6 +555,39 @@ async function main(): Promise<void> {
       target: postTarget(large, `${run}c`),
     }),
   );
+  // One team's hiring wave: single creates from 16 and 64 connections, and batches of 100.
+  const oneTeam = await measure('POST /v1/cases/ one team', human(LARGE), 'closed c=16', pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: 16,
+      warmupMs: 1000,
+      durationMs: 10_000,
+      target: postOneTeamTarget(large, `${run}t`),
+    }),
+  );
+  const oneTeamBurst = await measure('POST /v1/cases/ one team', human(LARGE), 'closed c=64', pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: 64,
+      warmupMs: 1000,
+      durationMs: 5000,
+      target: postOneTeamTarget(large, `${run}u`),
+    }),
+  );
+  const batches = await measure(
+    'POST /v1/cases/batch/ one team (100 a batch)',
+    human(LARGE),
+    'closed c=4',
+    pids,
+    () =>
+      closedLoop({
+        endpoint,
+        concurrency: 4,
+        warmupMs: 1000,
+        durationMs: 10_000,
+        target: batchOneTeamTarget(large, `${run}b`),
+      }),
+  );
   await measure(FLOOR_SCENARIO, '-', 'closed c=16', pids, () =>
     closedLoop({
       endpoint,
@@ -614,6 +654,10 @@ async function main(): Promise<void> {
     `  ${verdict(listRatio50 <= 1.3 && listRatio99 <= 1.3)}  GET list  ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(listRatio50, 2)}x, p99 ${fmt(listRatio99, 2)}x)`,
     `  ${verdict(getRatio50 <= 1.3 && getRatio99 <= 1.3)}  GET by id ${human(LARGE)}/${human(SMALL)} within 1.3x (p50 ${fmt(getRatio50, 2)}x, p99 ${fmt(getRatio99, 2)}x)`,
     `  ${verdict(sustained >= 400 && postOpen.p99 < 100 && postOpen.errors === 0)}  POST: ${fmt(postOpen.throughput, 0)} cases/s at ${WRITE_RATE}/s offered (p99 ${fmt(postOpen.p99, 2)} < 100 ms), ${fmt(postMax.throughput, 0)} cases/s max (closed loop, p99 ${fmt(postMax.p99, 2)} ms)`,
+    `  ${verdict(postMax.throughput >= 1000 && postMax.errors === 0)}  POST spread over ${TEAM_COUNT} teams: ${fmt(postMax.throughput, 0)} >= 1,000 cases/s (c=16)`,
+    `  ${verdict(oneTeam.throughput >= 1000 && oneTeam.p99 < 100 && oneTeam.errors === 0)}  POST one team, c=16: ${fmt(oneTeam.throughput, 0)} >= 1,000 cases/s, p99 ${fmt(oneTeam.p99, 2)} < 100 ms, ${oneTeam.errors} errors`,
+    `  ${verdict(oneTeamBurst.p99 < 250 && oneTeamBurst.errors === 0)}  POST one team, c=64: p99 ${fmt(oneTeamBurst.p99, 2)} < 250 ms, ${oneTeamBurst.errors} errors (${fmt(oneTeamBurst.throughput, 0)} cases/s)`,
+    `  ${verdict(batches.throughput * 100 >= 2000 && batches.p99 < 500 && batches.errors === 0)}  batches of 100, one team, c=4: ${fmt(batches.throughput * 100, 0)} >= 2,000 cases/s, p99 per batch ${fmt(batches.p99, 2)} < 500 ms`,
     `  ${verdict(memory.every((m) => m.rssMb < 400) && totalRss < 1024)}  RSS: largest process ${fmt(Math.max(...memory.map((m) => m.rssMb)), 0)} MB < 400 MB, all ${fmt(totalRss, 0)} MB < 1 GB`,
     '',
     `Total bench time ${fmt((performance.now() - started) / 1000, 0)} s.`,

@@ -40,6 +40,41 @@ export function postTarget(ds: SeededDataset, run: string) {
 }
 
 /**
+ * One employer's hiring wave: every creation for the same team (the first seeded one), which is
+ * the shape that queues on one team's charge lock, unlike creations spread over the teams.
+ */
+export function postOneTeamTarget(ds: SeededDataset, run: string) {
+  const team = ds.teams[0];
+  if (!team) throw new Error('no seeded team');
+  return (i: number): Target => ({
+    method: 'POST',
+    path: '/v1/cases/',
+    headers: { ...auth(team.token), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      subject_email: `wave-${run}-${i}@bench.example`,
+      verification_methods: { email: true },
+    }),
+  });
+}
+
+/** The same wave sent as POST /v1/cases/batch/, `size` cases a request. */
+export function batchOneTeamTarget(ds: SeededDataset, run: string, size = 100) {
+  const team = ds.teams[0];
+  if (!team) throw new Error('no seeded team');
+  return (i: number): Target => ({
+    method: 'POST',
+    path: '/v1/cases/batch/',
+    headers: { ...auth(team.token), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      cases: Array.from({ length: size }, (_, n) => ({
+        subject_email: `batch-${run}-${i}-${n}@bench.example`,
+        verification_methods: { email: true },
+      })),
+    }),
+  });
+}
+
+/**
  * The framework's floor: the same POST, to a route handler of this app that answers at once (the
  * OpenAPI document's JSON 405). What Next.js alone costs per request, before any of our code.
  */
