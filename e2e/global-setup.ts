@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import { migrateDatabase } from '../db/client';
-import { type RunningApp, startApp } from '../test/support/app';
+import { buildProcesses, type RunningApp, startApp } from '../test/support/app';
 import { makeCertificate, type Receiver, startReceiver } from '../test/support/https-receiver';
 import { type SmtpInbox, startSmtpInbox } from '../test/support/smtp-inbox';
 import { startTwilioStandIn, type TwilioStandIn } from '../test/support/twilio-stand-in';
@@ -65,6 +65,8 @@ export default async function globalSetup() {
   const receiver = await startReceiver(certificate);
   const inspector = await startInspector(smtp, twilio, receiver);
   let app: RunningApp;
+  // The service's processes as `npm run build` builds them: fresh for the code under test.
+  buildProcesses();
   try {
     app = await startApp({
       databaseUrl,

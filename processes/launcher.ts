@@ -9,6 +9,12 @@
  *   finish the requests in flight, the worker the jobs in hand), then the database, then the
  *   launcher: nothing is left running. A process whose launcher is killed outright stops too.
  *
+ * The launcher is a supervisor and nothing more, so it stays small (about 53 MB): it never loads
+ * the configuration's validator, the database driver or the service's code; a child validates
+ * the configuration (processes/check-config.ts) and another migrates (processes/migrate.ts).
+ * `npm start` runs it with V8's `--lite-mode` (no optimizing compiler: 62 -> 53 MB), which costs
+ * nothing to a process that only waits for its children.
+ *
  * Why separate processes sharing the port with SO_REUSEPORT rather than node's cluster module: a
  * web process here is exactly what `npm run web` runs in a container, with nothing in between
  * (the cluster primary would accept every connection and pass it on), and the kernel spreads the
@@ -18,32 +24,63 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { migrateDatabase } from '@/db/client';
+import { fileURLToPath } from 'node:url';
 import { logger } from '@/server/platform/logger';
-import { checkedConfig, refuseToStart, usingDatabase } from './process-kit';
+import type { LauncherSettings } from './launcher-settings';
 
 const STOP_TIMEOUT_MS = 30_000;
 const BACKOFF_MAX_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 
-const config = checkedConfig();
+/** Where this launcher and the processes it starts were built to (it runs from there). */
+const BUILT_PROCESSES = path.dirname(fileURLToPath(import.meta.url));
+
+/** Stops the launcher at start-up with one line saying why (its own reasons; a child logs its own). */
+function refuseToStart(reason: string): never {
+  logger.error('refusing to start', { reason });
+  process.exit(1);
+}
+
+/** The configuration, validated in a process of its own (processes/check-config.ts). */
+function checkConfig(): Promise<LauncherSettings> {
+  const checker = spawn(
+    process.execPath,
+    ['--enable-source-maps', path.join(BUILT_PROCESSES, 'check-config.mjs')],
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  return new Promise((resolve) => {
+    checker.on('message', (message: { type?: string; settings?: LauncherSettings }) => {
+      if (message?.type === 'config' && message.settings) resolve(message.settings);
+    });
+    // It has logged why; a check that passed has sent the settings before it exits.
+    checker.once('exit', (code) => {
+      if (code !== 0) process.exit(1);
+    });
+  });
+}
+
+const config = await checkConfig();
 const webProcesses = config.WEB_PROCESSES ?? availableParallelism();
 
-/** The node arguments a child runs with: the serve script's memory settings, tsx, the entry. */
+/**
+ * The node arguments a child runs with: the serve script's memory settings and the entry, built
+ * beside this launcher (scripts/build-processes.mjs writes them all to dist/processes).
+ */
 function childArguments(entry: string): string[] {
   return [
     '--max-old-space-size=512',
     '--max-semi-space-size=16',
-    '--import',
-    'tsx',
-    path.resolve('processes', entry),
+    '--enable-source-maps',
+    path.join(BUILT_PROCESSES, `${entry}.mjs`),
     '--launched',
   ];
 }
 
-function run(command: string, args: string[]): Promise<void> {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'inherit' });
+    const child = spawn(command, args, { stdio: 'inherit', env });
     child.once('error', reject);
     child.once('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`)),
@@ -138,7 +175,7 @@ if (!(await portIsFree(config.PORT, config.HOST))) refuseToStart(`port ${config.
 function startEmbeddedDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
   const keeper = spawn(
     process.execPath,
-    ['--import', 'tsx', path.resolve('processes', 'embedded-database.ts')],
+    ['--enable-source-maps', path.join(BUILT_PROCESSES, 'embedded-database.mjs')],
     {
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -172,17 +209,23 @@ if (!databaseUrl) {
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => void stopAll(signal, stopDatabase));
 }
-await usingDatabase(config, migrateDatabase(databaseUrl));
+// Migrated once, here, before any process starts (processes/migrate.ts: it says why when it cannot).
+await run(process.execPath, childArguments('migrate'), { ...process.env, DATABASE_URL: databaseUrl }).catch(
+  async () => {
+    await stopDatabase();
+    process.exit(1);
+  },
+);
 
 const childEnv = { ...process.env, DATABASE_URL: databaseUrl };
 for (let i = 1; i <= webProcesses; i++) {
   supervised.push({
     name: `web-${i}`,
-    entry: 'web.ts',
+    entry: 'web',
     env: { ...childEnv, RUN_WORKERS: 'false' },
     startedAt: 0,
     backoffMs: 1000,
   });
 }
-supervised.push({ name: 'worker', entry: 'worker.ts', env: childEnv, startedAt: 0, backoffMs: 1000 });
+supervised.push({ name: 'worker', entry: 'worker', env: childEnv, startedAt: 0, backoffMs: 1000 });
 for (const unit of supervised) start(unit);

@@ -23,7 +23,7 @@ unchanged_by() {
 
 echo "== type-check" && next typegen && tsc --noEmit
 echo "== lint and format" && biome check .
-echo "== build" && next build
+echo "== build" && next build && node scripts/build-processes.mjs
 unchanged_by "the type-check or the build"
 
 failed_stages=()

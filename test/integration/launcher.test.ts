@@ -5,7 +5,7 @@
  * everything: nothing is left running.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { connectDatabase } from '@/db/client';
 import { embeddedDatabaseUrl } from '@/db/embedded';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
-import { freePort, processAlive } from '@/test/support/app';
+import { freePort, processAlive, serveCommandArguments } from '@/test/support/app';
 import { eventually } from '@/test/support/https-receiver';
 
 interface Launched {
@@ -50,7 +50,7 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     LOG_LEVEL: 'debug',
   };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'processes/launcher.ts'], {
+  const child = spawn(process.execPath, serveCommandArguments('launch'), {
     env,
     detached: ownGroup,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,7 +94,7 @@ async function launch(ownGroup: boolean): Promise<Launched> {
       if (child.exitCode !== null) throw new Error(`the launcher exited with ${child.exitCode}:\n${output}`);
       return lines().some((l) => l.message === 'vouch is ready');
       // A first start makes the data directory (initdb, its password) and starts three processes
-      // of tsx and Next.js: over a minute on this 2-core machine when other work shares it.
+      // of Next.js: over a minute on this 2-core machine when other work shares it.
     }, 120_000);
   } catch (error) {
     // A launcher that never got ready (no build, say) must not outlive the test with its processes.
@@ -204,6 +204,17 @@ describe('the launcher', () => {
         .map((l) => Number(l.pid)),
     );
     expect(served).toEqual(new Set(launched.webPids()));
+  });
+
+  it('runs built JavaScript: every process it starts is a dist/processes entry, none through tsx', async () => {
+    const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    const running = [launched.process.pid ?? 0, ...launched.webPids(), ...launched.workerPids()].map(
+      commandLine,
+    );
+    expect(running[0]).toMatch(/dist\/processes\/launcher\.mjs/);
+    for (const line of running.slice(1))
+      expect(line).toMatch(/dist\/processes\/(web|worker)\.mjs --launched$/);
+    for (const line of running) expect(line).not.toMatch(/tsx|\.ts\b/);
   });
 
   it("has its processes reach the embedded database over the server's Unix socket", async () => {

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { migrateDatabase } from '@/db/client';
+import { buildProcesses } from '@/test/support/app';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -86,6 +87,9 @@ async function startServer(): Promise<SharedServer> {
  * file then copies it (`CREATE DATABASE … TEMPLATE`), which is fast and fully isolated.
  */
 export default async function setup(project: TestProject) {
+  // The black-box suite runs the service's built processes: built here (half a second) so that
+  // they are never older than the code under test, as `next build` output can be.
+  if (project.name === 'integration') buildProcesses();
   shared.__vouchTestServer ??= startServer();
   const server = await shared.__vouchTestServer;
   server.users += 1;

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -42,6 +42,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** The service's processes as `npm run build` builds them (scripts/build-processes.mjs), in `cwd`. */
+export function buildProcesses(cwd = process.cwd()): void {
+  execFileSync(process.execPath, [path.join(cwd, 'scripts', 'build-processes.mjs')], {
+    cwd,
+    stdio: 'inherit',
+  });
+}
+
 /** Whether a process still runs (signal 0 checks without signalling). */
 export function processAlive(pid: number): boolean {
   try {
@@ -62,6 +70,8 @@ export interface RunningApp {
 }
 
 const distDir = process.env.NEXT_DIST_DIR || '.next';
+/** What `npm run serve` runs (scripts/build-processes.mjs builds it; the tests' global setup does too). */
+const BUILT_WEB_PROCESS = 'dist/processes/web.mjs';
 
 /**
  * The arguments `npm run serve` gives node (the server's V8 settings, then the web process), read
@@ -77,7 +87,7 @@ export function serveCommandArguments(script = 'serve', cwd = process.cwd()): st
   const [program, ...args] = command.replace(/^exec\s+/, '').split(/\s+/);
   if (program !== 'node') throw new Error(`the ${script} script must run node: ${command}`);
   return args.map((arg) =>
-    arg.startsWith('node_modules/') || arg.endsWith('.ts') ? path.resolve(cwd, arg) : arg,
+    arg.startsWith('node_modules/') || arg.startsWith('dist/') ? path.resolve(cwd, arg) : arg,
   );
 }
 
@@ -96,9 +106,9 @@ export async function startApp(options: {
 }): Promise<RunningApp> {
   const cwd = options.cwd ?? process.cwd();
   const dist = options.env?.NEXT_DIST_DIR ?? distDir;
-  if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID'))) {
+  if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID')) || !existsSync(path.resolve(cwd, BUILT_WEB_PROCESS))) {
     throw new Error(
-      `no build in ${path.resolve(cwd, dist)}: run "npm run build" (npm test does) before the integration tests`,
+      `no build in ${path.resolve(cwd, dist)} and dist/processes: run "npm run build" (npm test does) before the integration tests`,
     );
   }
   const port = await freePort();
