@@ -67,7 +67,7 @@ export function childNamed(command: string): number | null {
 
 export interface ProcessMemory {
   pid: number;
-  /** What the process runs: its entry file (web.ts, worker.ts, launcher.ts) or its command. */
+  /** What the process runs: its entry file (web.mjs, worker.mjs, launcher.mjs) or its command. */
   role: string;
   rssMb: number;
   peakMb: number;
@@ -81,7 +81,7 @@ export function treeMemory(root: number): ProcessMemory[] {
       const kb = (field: string) =>
         Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? Number.NaN);
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const entry = argv.find((arg) => /\.(ts|js)$/.test(arg));
+      const entry = argv.find((arg) => /\.(ts|m?js)$/.test(arg));
       const role = entry ? (entry.split('/').pop() ?? entry) : (argv[0] ?? String(pid));
       return [{ pid, role, rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }];
     } catch {
