@@ -32,6 +32,18 @@ function parseRetentionDays(value: string | undefined): number | null | undefine
     .parse(value);
 }
 
+/** A team's API budget per minute, or `default` (null: the configured one). */
+function parseBudget(flag: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  return z.coerce
+    .number({ error: `--${flag} must be a number of requests a minute or default` })
+    .int({ error: `--${flag} must be a whole number of requests a minute or default` })
+    .min(1, { error: `--${flag} must be at least 1 (or default)` })
+    .max(1_000_000, { error: `--${flag} must be at most 1000000 (or default)` })
+    .parse(value);
+}
+
 /**
  * The service's URL for the links a command prints: BASE_URL when this shell sets it, else the
  * one the service's web processes recorded (this shell does not know their PORT), else the default.
@@ -90,6 +102,8 @@ const RUNS: Record<CommandName, Run> = {
           ? undefined
           : new Date(z.iso.datetime({ offset: true }).parse(values['trial-ends-at'])),
       retentionDays: parseRetentionDays(values['retention-days']),
+      rateLimitReadPerMinute: parseBudget('rate-limit-read', values['rate-limit-read']),
+      rateLimitWritePerMinute: parseBudget('rate-limit-write', values['rate-limit-write']),
     });
     return {
       team_id: team.id,
@@ -98,6 +112,9 @@ const RUNS: Record<CommandName, Run> = {
       topup_balance_cents: team.topupBalanceCents,
       trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
       retention_days: team.retentionDays,
+      // Null: the configured defaults.
+      rate_limit_read_per_minute: team.rateLimitReadPerMinute,
+      rate_limit_write_per_minute: team.rateLimitWritePerMinute,
     };
   },
   'keys create': async (values, db) => {

@@ -22,6 +22,8 @@ export const TEAM_UPDATE_FLAGS = [
   'topup-cents',
   'trial-ends-at',
   'retention-days',
+  'rate-limit-read',
+  'rate-limit-write',
 ] as const;
 
 export const COMMANDS = {
@@ -34,10 +36,11 @@ export const COMMANDS = {
   },
   'teams update': {
     synopsis:
-      '--team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO] [--retention-days N|none]',
+      '--team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO] [--retention-days N|none] [--rate-limit-read N|default] [--rate-limit-write N|default]',
     description:
-      "Changes a team's plan, subscription status, top-up balance (cents), trial end, or case retention\n" +
-      '(ended cases older than N days are redacted; none keeps them). Give at least one.',
+      "Changes a team's plan, subscription status, top-up balance (cents), trial end, case retention\n" +
+      '(ended cases older than N days are redacted; none keeps them), or its API budgets: read and write\n' +
+      'requests a minute (default: the configured RATE_LIMIT_READ/WRITE_PER_MINUTE). Give at least one.',
     options: ['team', ...TEAM_UPDATE_FLAGS],
   },
   'keys create': {

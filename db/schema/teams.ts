@@ -20,12 +20,23 @@ export const teams = pgTable(
     billingAnchor: timestamptz('billing_anchor').notNull().defaultNow(),
     /** Ended cases older than this many days are redacted by the daily retention job; null: kept. */
     retentionDays: integer('retention_days'),
+    /**
+     * The team's API budgets per minute, as an operator raised (or lowered) them with
+     * `teams update --rate-limit-read/--rate-limit-write`; null: the configured defaults
+     * (RATE_LIMIT_READ_PER_MINUTE, RATE_LIMIT_WRITE_PER_MINUTE: the contract's 120 and 30).
+     */
+    rateLimitReadPerMinute: integer('rate_limit_read_per_minute'),
+    rateLimitWritePerMinute: integer('rate_limit_write_per_minute'),
     createdAt: createdAt(),
   },
   (t) => [
     check('teams_subscription_status_check', oneOf(t.subscriptionStatus, SUBSCRIPTION_STATUSES)),
     check('teams_retention_days_positive', sql`${t.retentionDays} is null or ${t.retentionDays} > 0`),
     check('teams_topup_balance_nonnegative', sql`${t.topupBalanceCents} >= 0`),
+    check(
+      'teams_rate_limits_positive',
+      sql`coalesce(${t.rateLimitReadPerMinute}, 1) > 0 and coalesce(${t.rateLimitWritePerMinute}, 1) > 0`,
+    ),
   ],
 );
 

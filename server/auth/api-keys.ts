@@ -80,6 +80,8 @@ export interface AuthenticatedKey {
   keyId: string;
   /** The key's team and mode: everything the request reads or writes is within it. */
   scope: DataScope;
+  /** The team's own read and write budgets per minute; null: the configured defaults. */
+  budgets: { read: number | null; write: number | null };
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -110,7 +112,11 @@ export async function authenticateApiKey(
         and(eq(apiKeys.id, row.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore))),
       );
   }
-  return { keyId: row.id, scope: { teamId: row.teamId, livemode: row.livemode } };
+  return {
+    keyId: row.id,
+    scope: { teamId: row.teamId, livemode: row.livemode },
+    budgets: { read: row.rateLimitRead, write: row.rateLimitWrite },
+  };
 }
 
 /** What names a key in lists and audit entries (never the secret). */

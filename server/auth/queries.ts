@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { reusableQuery } from '@/db/reusable-query';
-import { apiKeys } from '@/db/schema';
+import { apiKeys, teams } from '@/db/schema';
 
 /**
  * The auth domain's hot statements, each built once per process (`reusableQuery`): drizzle spent
@@ -15,8 +15,12 @@ export const keyLookup = reusableQuery((db) =>
       teamId: apiKeys.teamId,
       livemode: apiKeys.livemode,
       lastUsedAt: apiKeys.lastUsedAt,
+      // The team's own budgets, in the same round trip (null: the configured defaults).
+      rateLimitRead: teams.rateLimitReadPerMinute,
+      rateLimitWrite: teams.rateLimitWritePerMinute,
     })
     .from(apiKeys)
+    .innerJoin(teams, eq(teams.id, apiKeys.teamId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
     .limit(1)
     .prepare('api_key_by_hash'),

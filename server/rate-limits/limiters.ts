@@ -47,8 +47,11 @@ export interface AccountAttempt {
  * one atomic upsert per request), so every app process draws on the same budget.
  */
 export interface RateLimiters {
-  /** Spends one point; throws RATE_LIMITED (with Retry-After) when none is left. */
-  consume: (bucket: RateLimitBucket, key: string) => Promise<RateLimitResult>;
+  /**
+   * Spends one point; throws RATE_LIMITED (with Retry-After) when none is left. `points` sets
+   * this key's own budget per window instead of the bucket's (a team's raised API budgets).
+   */
+  consume: (bucket: RateLimitBucket, key: string, points?: number | null) => Promise<RateLimitResult>;
   /**
    * Spends one point in each bucket, in order, or none: when one refuses, the points already
    * spent are given back, and its RATE_LIMITED is thrown.
@@ -213,9 +216,36 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
     ]),
   ) as Record<RateLimitBucket, PreparedRateLimiterDrizzle>;
 
+  /**
+   * A bucket's limiter with another budget: the same window and the same counters (keyPrefix), so
+   * a team whose budget an operator changes keeps what it spent in the current minute. One per
+   * budget in use, built on first use.
+   */
+  const withBudget = new Map<string, PreparedRateLimiterDrizzle>();
+  function limiterFor(
+    bucket: RateLimitBucket,
+    points: number | null | undefined,
+  ): PreparedRateLimiterDrizzle {
+    const standard = byBucket[bucket];
+    if (points === null || points === undefined || points === standard.points) return standard;
+    const id = `${bucket}:${points}`;
+    let limiter = withBudget.get(id);
+    if (!limiter) {
+      limiter = new PreparedRateLimiterDrizzle({
+        storeClient: db,
+        schema: rateLimits,
+        keyPrefix: standard.keyPrefix,
+        points,
+        duration: standard.duration,
+      });
+      withBudget.set(id, limiter);
+    }
+    return limiter;
+  }
+
   const limiters: RateLimiters = {
-    async consume(bucket, rawKey) {
-      const limiter = byBucket[bucket];
+    async consume(bucket, rawKey, points) {
+      const limiter = limiterFor(bucket, points);
       const key = normalizedKey(bucket, rawKey);
       const headersFor = (res: RateLimiterRes): Record<string, string> => {
         return {

@@ -73,6 +73,9 @@ export async function updateTeam(
     trialEndsAt?: Date | null;
     /** Days ended cases are kept before the retention job redacts them; null keeps them. */
     retentionDays?: number | null;
+    /** The team's API budgets per minute; null returns to the configured defaults. */
+    rateLimitReadPerMinute?: number | null;
+    rateLimitWritePerMinute?: number | null;
   },
 ) {
   if (changes.planCode !== undefined) await findPlan(db, changes.planCode);
@@ -84,6 +87,12 @@ export async function updateTeam(
       ...(changes.topupBalanceCents !== undefined ? { topupBalanceCents: changes.topupBalanceCents } : {}),
       ...(changes.trialEndsAt !== undefined ? { trialEndsAt: changes.trialEndsAt } : {}),
       ...(changes.retentionDays !== undefined ? { retentionDays: changes.retentionDays } : {}),
+      ...(changes.rateLimitReadPerMinute !== undefined
+        ? { rateLimitReadPerMinute: changes.rateLimitReadPerMinute }
+        : {}),
+      ...(changes.rateLimitWritePerMinute !== undefined
+        ? { rateLimitWritePerMinute: changes.rateLimitWritePerMinute }
+        : {}),
     })
     .where(eq(teams.id, teamId))
     .returning();

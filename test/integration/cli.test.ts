@@ -150,6 +150,8 @@ describe('operator CLI', { timeout: 180_000 }, () => {
       topup_balance_cents: 1500,
       trial_ends_at: '2030-01-02T03:04:05.000Z',
       retention_days: null,
+      rate_limit_read_per_minute: null,
+      rate_limit_write_per_minute: null,
     });
     const account = await apiClient(app.baseUrl, apiKey).get('/v1/account/');
     expect(account.body).toMatchObject({
@@ -245,6 +247,7 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     for (const command of ['teams create', 'teams update', 'keys create', 'keys revoke', 'db migrate']) {
       expect(result.stdout).toContain(`\n  ${command}`);
     }
+    expect(result.stdout).toContain('[--rate-limit-read N|default] [--rate-limit-write N|default]');
   });
 
   it.concurrent.each([

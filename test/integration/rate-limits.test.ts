@@ -1,9 +1,12 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { teams } from '@/db/schema';
 import { createApiKey } from '@/server/auth/api-keys';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { type ApiResponse, apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
+import { runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
 
@@ -30,6 +33,12 @@ afterAll(async () => {
   await Promise.all(apps.map((app) => app.stop()));
   await database?.close();
 });
+
+async function teamIdOf(name: string): Promise<string> {
+  const [team] = await database.db.select({ id: teams.id }).from(teams).where(eq(teams.name, name));
+  if (!team) throw new Error(`no team ${name}`);
+  return team.id;
+}
 
 /** A team with two keys, each talking to a different app process. */
 async function teamOnBothApps(name: string) {
@@ -115,6 +124,57 @@ describe('rate limits', () => {
     const res = await quiet.get('/v1/account/');
     expect(res.status).toBe(200);
     expectLimitHeaders(res, READS, READS - 1);
+  });
+
+  it('an operator sets one team’s budgets with the CLI, on every process at once; default gives the configured ones back', async () => {
+    const [one, two] = await teamOnBothApps('raised');
+    const [other] = await teamOnBothApps('unraised');
+    const teamId = await teamIdOf('raised');
+    const raised = await runCli(
+      [
+        'teams',
+        'update',
+        '--team',
+        teamId,
+        '--rate-limit-write',
+        String(WRITES * 3),
+        '--rate-limit-read',
+        '2',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    expect(raised).toMatchObject({ rate_limit_write_per_minute: WRITES * 3, rate_limit_read_per_minute: 2 });
+
+    // Three times the writes, through either process, then 429 naming the team's own budget.
+    for (let i = 0; i < WRITES * 3; i++) {
+      const res = await (i % 2 === 0 ? one : two).post('/v1/cases/', body);
+      expect(res.status, res.text).toBe(201);
+      expectLimitHeaders(res, WRITES * 3, WRITES * 3 - i - 1);
+    }
+    const limited = await two.post('/v1/cases/', body);
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect((limited.body as { detail: string }).detail).toContain(`${WRITES * 3} writes per minute`);
+    // A lowered read budget holds too.
+    expect((await one.get('/v1/cases/')).status).toBe(200);
+    expect((await two.get('/v1/cases/')).status).toBe(200);
+    expectError(await one.get('/v1/cases/'), 429, 'RATE_LIMITED');
+    // Another team keeps the configured budgets.
+    const untouched = await other.post('/v1/cases/', body);
+    expectLimitHeaders(untouched, WRITES, WRITES - 1);
+
+    // Back to the configured budget, keeping what was spent this minute.
+    const reset = await runCli(['teams', 'update', '--team', teamId, '--rate-limit-write', 'default'], {
+      DATABASE_URL: database.url,
+    });
+    expect(reset).toMatchObject({ rate_limit_write_per_minute: null, rate_limit_read_per_minute: 2 });
+    const after = await one.post('/v1/cases/', body);
+    expectError(after, 429, 'RATE_LIMITED');
+    expect(after.headers.get('x-ratelimit-limit')).toBe(String(WRITES));
+    await expect(
+      runCli(['teams', 'update', '--team', teamId, '--rate-limit-write', '0'], {
+        DATABASE_URL: database.url,
+      }),
+    ).rejects.toThrow(/--rate-limit-write must be at least 1/);
   });
 
   it('the budget is back once the window has passed', async () => {

@@ -124,7 +124,11 @@ export const apiKeyProcedure = procedure
         UNAUTHORIZED_HEADERS,
       );
     }
-    const limit = await ctx.rateLimiters.consume(type === 'query' ? 'read' : 'write', budgetKey(key.scope));
+    const limit = await ctx.rateLimiters.consume(
+      type === 'query' ? 'read' : 'write',
+      budgetKey(key.scope),
+      type === 'query' ? key.budgets.read : key.budgets.write,
+    );
     applyHeaders(ctx, limit.headers);
     if (ctx.clientGone.aborted) throw new ClientGoneError();
     // What the key changes is audited like a console user's changes, the key named as the actor.
