@@ -207,7 +207,8 @@ describe('the launcher', () => {
   });
 
   it('runs built JavaScript: every process it starts is a dist/processes entry, none through tsx', async () => {
-    const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    const commandLine = (pid: number) =>
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
     const running = [launched.process.pid ?? 0, ...launched.webPids(), ...launched.workerPids()].map(
       commandLine,
     );
