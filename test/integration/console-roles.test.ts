@@ -328,6 +328,7 @@ describe('roles are enforced by the server', () => {
       [
         'GET /v1/ping',
         'POST /v1/cases/',
+        'POST /v1/cases/batch/',
         'GET /v1/cases/',
         'GET /v1/cases/{id}/',
         'POST /v1/cases/{id}/simulate/',
