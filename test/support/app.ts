@@ -70,8 +70,6 @@ export interface RunningApp {
 }
 
 const distDir = process.env.NEXT_DIST_DIR || '.next';
-/** What `npm run serve` runs (scripts/build-processes.mjs builds it; the tests' global setup does too). */
-const BUILT_WEB_PROCESS = 'dist/processes/web.mjs';
 
 /**
  * The arguments `npm run serve` gives node (the server's V8 settings, then the web process), read
@@ -87,7 +85,9 @@ export function serveCommandArguments(script = 'serve', cwd = process.cwd()): st
   const [program, ...args] = command.replace(/^exec\s+/, '').split(/\s+/);
   if (program !== 'node') throw new Error(`the ${script} script must run node: ${command}`);
   return args.map((arg) =>
-    arg.startsWith('node_modules/') || arg.startsWith('dist/') ? path.resolve(cwd, arg) : arg,
+    arg.startsWith('node_modules/') || arg.startsWith('dist/') || arg.endsWith('.ts')
+      ? path.resolve(cwd, arg)
+      : arg,
   );
 }
 
@@ -106,7 +106,10 @@ export async function startApp(options: {
 }): Promise<RunningApp> {
   const cwd = options.cwd ?? process.cwd();
   const dist = options.env?.NEXT_DIST_DIR ?? distDir;
-  if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID')) || !existsSync(path.resolve(cwd, BUILT_WEB_PROCESS))) {
+  const args = serveCommandArguments(options.script, cwd);
+  // The script's entry: a built process (dist/processes), or the TypeScript an older checkout ran.
+  const entry = args.find((arg) => /\.(mjs|ts)$/.test(arg));
+  if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID')) || !entry || !existsSync(entry)) {
     throw new Error(
       `no build in ${path.resolve(cwd, dist)} and dist/processes: run "npm run build" (npm test does) before the integration tests`,
     );
@@ -114,7 +117,7 @@ export async function startApp(options: {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   let output = '';
-  const child = spawn(process.execPath, serveCommandArguments(options.script, cwd), {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: {
       ...process.env,
