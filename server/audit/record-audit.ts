@@ -35,20 +35,31 @@ export async function recordAudit(
   db: Queryable,
   entry: AuditEntry & { teamId: string; actor: AuditActor; at: Date },
 ): Promise<void> {
-  await db.insert(auditLog).values({
-    // The clock's instant (milliseconds), not the database's now() (microseconds): the log's
-    // page cursor carries a JS Date, which would fall between entries of the same millisecond
-    // and skip them.
-    createdAt: entry.at,
-    teamId: entry.teamId,
-    actorUserId: entry.actor.userId,
-    actorEmail: entry.actor.email,
-    action: entry.action,
-    target: entry.target ?? null,
-    details: entry.details ?? {},
-    ipAddress: entry.actor.ipAddress,
-    userAgent: entry.actor.userAgent,
-  });
+  await recordAudits(db, [entry]);
+}
+
+/** Several entries in one statement (a batch of cases, each audited as if created alone). */
+export async function recordAudits(
+  db: Queryable,
+  entries: ReadonlyArray<AuditEntry & { teamId: string; actor: AuditActor; at: Date }>,
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.insert(auditLog).values(
+    entries.map((entry) => ({
+      // The clock's instant (milliseconds), not the database's now() (microseconds): the log's
+      // page cursor carries a JS Date, which would fall between entries of the same millisecond
+      // and skip them.
+      createdAt: entry.at,
+      teamId: entry.teamId,
+      actorUserId: entry.actor.userId,
+      actorEmail: entry.actor.email,
+      action: entry.action,
+      target: entry.target ?? null,
+      details: entry.details ?? {},
+      ipAddress: entry.actor.ipAddress,
+      userAgent: entry.actor.userAgent,
+    })),
+  );
 }
 
 /** What a change says of itself in the log; who made it comes from the request. */

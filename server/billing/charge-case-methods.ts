@@ -147,25 +147,35 @@ export function priceCasesInOrder(locked: LockedTeam, methodsOfEach: Verificatio
 }
 
 /**
- * The statements that record the charges. They are returned unsent so the caller can pipeline
- * them with the rest of its writes; they must run inside the transaction that holds the lock.
+ * The statements that record the charges of one case or of several priced in order
+ * (priceCasesInOrder): one usage upsert per method with their sums, and the balance the last of
+ * them leaves. They are returned unsent so the caller can pipeline them with the rest of its
+ * writes; they must run inside the transaction that holds the lock.
  */
-export function chargeStatements(tx: Tx, locked: LockedTeam, priced: MethodCharges): PromiseLike<unknown>[] {
-  const { team, period } = locked;
-  const writes: PromiseLike<unknown>[] = priced.charges.map((charge) => {
-    const topupUsed = charge.topupCents > 0 ? 1 : 0;
-    return addUsage(tx).execute({
-      teamId: team.id,
-      periodStart: period.start,
-      method: charge.method,
-      included: charge.included,
-      topupUsed,
-      topupCents: charge.topupCents,
-    });
-  });
-  if (priced.balanceCents !== team.topupBalanceCents) {
+export function chargeStatements(
+  tx: Tx,
+  charged: ReadonlyArray<{ locked: LockedTeam; priced: MethodCharges }>,
+): PromiseLike<unknown>[] {
+  const first = charged[0];
+  const last = charged.at(-1);
+  if (!first || !last) return [];
+  const { team, period } = first.locked;
+  const sums = new Map<VerificationMethod, { included: number; topupUsed: number; topupCents: number }>();
+  for (const { priced } of charged) {
+    for (const charge of priced.charges) {
+      const sum = sums.get(charge.method) ?? { included: 0, topupUsed: 0, topupCents: 0 };
+      sum.included += charge.included;
+      sum.topupUsed += charge.topupCents > 0 ? 1 : 0;
+      sum.topupCents += charge.topupCents;
+      sums.set(charge.method, sum);
+    }
+  }
+  const writes: PromiseLike<unknown>[] = [...sums].map(([method, sum]) =>
+    addUsage(tx).execute({ teamId: team.id, periodStart: period.start, method, ...sum }),
+  );
+  if (last.priced.balanceCents !== team.topupBalanceCents) {
     writes.push(
-      tx.update(teams).set({ topupBalanceCents: priced.balanceCents }).where(eq(teams.id, team.id)),
+      tx.update(teams).set({ topupBalanceCents: last.priced.balanceCents }).where(eq(teams.id, team.id)),
     );
   }
   return writes;

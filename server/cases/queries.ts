@@ -1,6 +1,6 @@
 import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Queryable } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import {
   type CaseStatus,
@@ -233,6 +233,75 @@ export function insertSteps(count: number) {
     stepInserts.set(count, insert);
   }
   return insert;
+}
+
+/** A new case's row, as insertCases takes it. */
+export type NewCaseRow = {
+  id: string;
+  teamId: string;
+  livemode: boolean;
+  publicId: string;
+  subjectEmail: string;
+  subjectName: string | null;
+  notes: string;
+  now: Date;
+  expiresAt: Date;
+};
+
+/**
+ * New cases, open: one through its prepared insert (a single create, the hot path), several in
+ * one statement (a batch). Their rows come back in the order given.
+ */
+export async function insertCases(tx: Tx, rows: readonly NewCaseRow[]) {
+  const [only] = rows;
+  if (rows.length === 0) return [];
+  if (rows.length === 1 && only) return insertCase(tx).execute({ ...only });
+  const inserted = await tx
+    .insert(cases)
+    .values(
+      rows.map(({ now, ...row }) => ({ ...row, status: 'open' as const, createdAt: now, updatedAt: now })),
+    )
+    .returning();
+  const byId = new Map(inserted.map((row) => [row.id, row]));
+  return rows.map((row) => {
+    const found = byId.get(row.id);
+    if (!found) throw new Error(`case ${row.id} was not inserted`);
+    return found;
+  });
+}
+
+/** A new case's steps, as insertCaseSteps takes them. */
+export interface NewStepRows {
+  caseId: string;
+  now: Date;
+  steps: ReadonlyArray<{ method: VerificationMethod; settings: Record<string, unknown> }>;
+}
+
+/**
+ * The steps of new cases: one case's through the prepared insert for its number of steps,
+ * several cases' in one statement. The steps come back per case, in the order given.
+ */
+export async function insertCaseSteps(tx: Tx, cases: readonly NewStepRows[]) {
+  const [only] = cases;
+  if (cases.length === 1 && only) {
+    const steps = await insertSteps(only.steps.length)(tx).execute({
+      caseId: only.caseId,
+      now: only.now,
+      ...Object.fromEntries(
+        only.steps.flatMap((step, index) => [
+          [`method${index}`, step.method],
+          [`settings${index}`, step.settings],
+        ]),
+      ),
+    });
+    return [steps];
+  }
+  const rows = cases.flatMap(({ caseId, now, steps }) =>
+    steps.map((step) => ({ caseId, method: step.method, settings: step.settings, updatedAt: now })),
+  );
+  const inserted = rows.length === 0 ? [] : await tx.insert(caseSteps).values(rows).returning();
+  const byCase = Map.groupBy(inserted, (step) => step.caseId);
+  return cases.map(({ caseId }) => byCase.get(caseId) ?? []);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { verificationUrl } from '@/server/cases/case-record';
-import { enqueueMail } from '@/server/platform/outbox/enqueue-mail';
+import { enqueueMails, type OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
 import { newLinkToken } from './link-tokens';
 import { emailLinkMail } from './methods/email/link-mail';
 import type { LinkMail, NewCaseMailFacts } from './methods/link-mail';
@@ -56,12 +56,20 @@ export async function sendVerificationMails(
   teamName: string,
   links: VerificationLinks,
 ): Promise<void> {
-  const mails = MAILED_METHODS.flatMap((method) => {
+  await enqueueMails(tx, verificationMails(facts, teamName, links));
+}
+
+/** The subject's and the manager's link mails of a case, as sendVerificationMails queues them. */
+export function verificationMails(
+  facts: NewCaseMailFacts,
+  teamName: string,
+  links: VerificationLinks,
+): OutgoingMail[] {
+  return MAILED_METHODS.flatMap((method) => {
     const token = links.tokens[method];
     const mail = token
       ? LINK_MAILS[method](facts, teamName, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
       : null;
     return mail ? [mail] : [];
   });
-  await Promise.all(mails.map((mail) => enqueueMail(tx, mail)));
 }

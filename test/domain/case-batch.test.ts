@@ -7,7 +7,16 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, cases, events, idempotencyKeys, mailOutbox, teams, webhookDeliveries } from '@/db/schema';
+import {
+  auditLog,
+  caseSteps,
+  cases,
+  events,
+  idempotencyKeys,
+  mailOutbox,
+  teams,
+  webhookDeliveries,
+} from '@/db/schema';
 import { clientWireError } from '@/server/api/error-table';
 import { type CaseBatchContext, openCaseBatch } from '@/server/application/cases/open-case-batch';
 import { redactCase } from '@/server/application/cases/redact-case';
@@ -87,11 +96,17 @@ describe('a batch of cases', () => {
         { subject_email: 'not-an-address', verification_methods: { email: true } },
         { ...person(3), verification_methods: { email: true, manager: true } },
         person(4),
+        {
+          ...person(5),
+          verification_methods: { email: true, manager: true },
+          manager_name: 'Morgan Lead',
+          manager_email: 'lead@wave.test',
+        },
       ],
     });
     expect(replayed).toBe(false);
-    expect(body.results).toHaveLength(4);
-    const [first, second, third, fourth] = body.results;
+    expect(body.results).toHaveLength(5);
+    const [first, second, third, fourth, fifth] = body.results;
     expect(first && 'case' in first && first.case.subject_email).toBe('hire-1@wave.test');
     // The same answers a single create gives for these bodies.
     expect(second).toEqual({
@@ -110,9 +125,12 @@ describe('a batch of cases', () => {
       }),
     });
     expect(fourth && 'case' in fourth && fourth.case.subject_email).toBe('hire-4@wave.test');
+    expect(fifth && 'case' in fifth && fifth.case.verification_methods.manager.manager_email).toBe(
+      'lead@wave.test',
+    );
 
     const ids = createdIds(body.results);
-    expect(ids).toHaveLength(2);
+    expect(ids).toHaveLength(3);
     const stored = await database.db.select().from(cases).where(eq(cases.teamId, scope.teamId));
     expect(stored.map((row) => row.id).sort()).toEqual([...ids].sort());
     // Each case as if created alone: its event with its delivery, its mail, its audit entry.
@@ -124,7 +142,17 @@ describe('a batch of cases', () => {
         .from(webhookDeliveries)
         .where(eq(webhookDeliveries.eventId, event?.id ?? ''));
       expect(deliveries).toHaveLength(1);
-      expect(await database.db.select().from(mailOutbox).where(eq(mailOutbox.caseId, id))).toHaveLength(1);
+      // The subject's link mail, and the manager's where the case asks a manager.
+      const mails = await database.db.select().from(mailOutbox).where(eq(mailOutbox.caseId, id));
+      expect(mails.map((mail) => mail.to).sort()).toEqual(
+        id === ids[2]
+          ? ['hire-5@wave.test', 'lead@wave.test']
+          : [expect.stringMatching(/^hire-[14]@wave\.test$/)],
+      );
+      const steps = await database.db.select().from(caseSteps).where(eq(caseSteps.caseId, id));
+      expect(steps.map((step) => step.method).sort()).toEqual(
+        id === ids[2] ? ['email', 'manager'] : ['email'],
+      );
       const audit = await database.db
         .select()
         .from(auditLog)
@@ -132,7 +160,8 @@ describe('a batch of cases', () => {
       expect(audit.map((entry) => entry.action)).toEqual(['case.created']);
     }
     const usage = await readUsage(database.db, scope, clock());
-    expect(usage.usage.email.includedUsed).toBe(2);
+    expect(usage.usage.email.includedUsed).toBe(3);
+    expect(usage.usage.manager.includedUsed).toBe(1);
   });
 
   it('spends the allowance exactly: the items past the last unit are refused, the others charged once', async () => {

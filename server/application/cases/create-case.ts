@@ -11,16 +11,17 @@ import {
 } from '@/server/billing/charge-case-methods';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { insertCase, insertSteps, readTeamName } from '@/server/cases/queries';
+import { insertCaseSteps, insertCases, readTeamName } from '@/server/cases/queries';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import type { AppError } from '@/server/platform/errors';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
-import { recordEvent } from '@/server/platform/outbox/record-events';
+import { enqueueMails } from '@/server/platform/outbox/enqueue-mail';
+import { recordEvents } from '@/server/platform/outbox/record-events';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
-import { issueVerificationLinks, sendVerificationMails } from '@/server/verification/start-verification';
+import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
 import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {
@@ -90,77 +91,109 @@ export async function writeCase(
   decided: { charge: CaseCharge; teamName: string; now: Date },
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
-  const { input, methods, settings } = prepared;
-  const { teamId, livemode } = scope;
-  const { charge, teamName, now } = decided;
+  const [record] = await writeCases(tx, scope, [{ prepared, charge: decided.charge }], decided, deps);
+  if (!record) throw new Error('case insert returned nothing');
+  return record;
+}
 
+/**
+ * Several cases' writes, each exactly a single case's (writeCase is this with one), sent as one
+ * statement per kind of row rather than one per case: a batch's charges (summed per method), its
+ * cases, their steps, their `case.created` events with the deliveries, and their mails, all in
+ * one round trip. The records come back in the order given.
+ */
+export async function writeCases(
+  tx: Tx,
+  scope: DataScope,
+  items: ReadonlyArray<{ prepared: PreparedCase; charge: CaseCharge }>,
+  decided: { teamName: string; now: Date },
+  deps: CreateCaseDeps,
+): Promise<CaseRecord[]> {
+  if (items.length === 0) return [];
+  const { teamId, livemode } = scope;
+  const { teamName, now } = decided;
   // Every id is chosen here so that all the writes go out together, in this order: the steps
-  // follow the case they reference and the deliveries their event.
-  const id = newRowId();
-  const publicId = newPublicId();
-  const expiresAt = new Date(now.getTime() + deps.caseTtlSeconds * 1000);
-  const links = issueVerificationLinks(methods);
-  const [, [row], steps] = await pipelined(
-    () => (charge ? Promise.all(chargeStatements(tx, charge.locked, charge.priced)) : Promise.resolve([])),
+  // follow the cases they reference and the deliveries their events.
+  const planned = items.map(({ prepared }) => ({
+    prepared,
+    id: newRowId(),
+    publicId: newPublicId(),
+    expiresAt: new Date(now.getTime() + deps.caseTtlSeconds * 1000),
+    links: issueVerificationLinks(prepared.methods),
+  }));
+  const charged = items.flatMap(({ charge }) => (charge ? [charge] : []));
+  const [, rows, steps] = await pipelined(
+    () => Promise.all(chargeStatements(tx, charged)),
     () =>
-      insertCase(tx).execute({
-        id,
-        teamId,
-        livemode,
-        publicId,
-        subjectEmail: input.subject_email,
-        subjectName: input.subject_name ?? null,
-        notes: input.notes,
-        now,
-        expiresAt,
-      }),
-    () =>
-      insertSteps(methods.length)(tx).execute({
-        caseId: id,
-        now,
-        ...Object.fromEntries(
-          methods.flatMap((method, index) => [
-            [`method${index}`, method],
-            [`settings${index}`, { ...settings[method], ...links.settings[method] }],
-          ]),
-        ),
-      }),
-    () =>
-      recordEvent(tx, deps.jobs, {
-        scope,
-        type: 'case.created',
-        data: caseEventData({
-          id,
-          publicId,
-          subjectEmail: input.subject_email,
-          status: 'open',
-          createdAt: now,
-        }),
-        caseId: id,
-        now,
-      }),
-    // Every way of creating a case sends the subject's and the manager's mails with it.
-    () =>
-      sendVerificationMails(
+      insertCases(
         tx,
-        {
-          caseId: id,
-          publicId,
-          pageBase: deps.pageBase,
+        planned.map(({ prepared: { input }, id, publicId, expiresAt }) => ({
+          id,
+          teamId,
           livemode,
+          publicId,
           subjectEmail: input.subject_email,
           subjectName: input.subject_name ?? null,
+          notes: input.notes,
+          now,
           expiresAt,
-          manager: input.manager_email
-            ? { name: input.manager_name ?? '', email: input.manager_email }
-            : null,
-        },
-        teamName,
-        links,
+        })),
+      ),
+    () =>
+      insertCaseSteps(
+        tx,
+        planned.map(({ prepared: { methods, settings }, id, links }) => ({
+          caseId: id,
+          now,
+          steps: methods.map((method) => ({
+            method,
+            settings: { ...settings[method], ...links.settings[method] },
+          })),
+        })),
+      ),
+    () =>
+      recordEvents(
+        tx,
+        deps.jobs,
+        planned.map(({ prepared: { input }, id, publicId }) => ({
+          scope,
+          type: 'case.created' as const,
+          data: caseEventData({
+            id,
+            publicId,
+            subjectEmail: input.subject_email,
+            status: 'open',
+            createdAt: now,
+          }),
+          caseId: id,
+          now,
+        })),
+      ),
+    // Every way of creating a case sends the subject's and the manager's mails with it.
+    () =>
+      enqueueMails(
+        tx,
+        planned.flatMap(({ prepared: { input }, id, publicId, expiresAt, links }) =>
+          verificationMails(
+            {
+              caseId: id,
+              publicId,
+              pageBase: deps.pageBase,
+              livemode,
+              subjectEmail: input.subject_email,
+              subjectName: input.subject_name ?? null,
+              expiresAt,
+              manager: input.manager_email
+                ? { name: input.manager_name ?? '', email: input.manager_email }
+                : null,
+            },
+            teamName,
+            links,
+          ),
+        ),
       ),
   );
-  if (!row) throw new Error('case insert returned nothing');
-  return { ...row, steps };
+  return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
 }
 
 export interface PreparedCase {

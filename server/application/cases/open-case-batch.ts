@@ -1,7 +1,7 @@
-import { recordAudit } from '@/server/audit/record-audit';
+import { recordAudits } from '@/server/audit/record-audit';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import { caseAudit } from './audit-entries';
-import { chargeCases, type PreparedCase, prepareCase, writeCase } from './create-case';
+import { chargeCases, type PreparedCase, prepareCase, writeCases } from './create-case';
 import type { CaseCreationContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
@@ -72,28 +72,36 @@ export async function openCaseBatch(
         if (!ctx.itemError(error)) throw error;
         return { teamName: '', charges: valid.map(() => ({ refused: error })) };
       });
-      const results: CaseBatchResult[] = [];
+      // Each item's answer in order: its parsing or pricing error, or the case written below.
       let next = 0;
-      for (const item of items) {
-        if ('failed' in item) {
-          results.push(failedItem(ctx, item.failed));
-          continue;
-        }
+      const outcomes = items.map((item) => {
+        if ('failed' in item) return { failed: item.failed };
         const charge = charges[next++];
         if (charge === undefined) throw new Error('a batch item went unpriced');
-        if (charge && 'refused' in charge) {
-          results.push(failedItem(ctx, charge.refused));
-          continue;
-        }
-        const record = await writeCase(tx, ctx.scope, item.prepared, { charge, teamName, now }, ctx);
-        await recordAudit(tx, {
+        if (charge && 'refused' in charge) return { failed: charge.refused };
+        return { write: { prepared: item.prepared, charge } };
+      });
+      const writes = outcomes.flatMap((outcome) =>
+        'write' in outcome && outcome.write ? [outcome.write] : [],
+      );
+      // All the batch's cases in one statement per kind of row, and their audit entries in one.
+      const records = await writeCases(tx, ctx.scope, writes, { teamName, now }, ctx);
+      await recordAudits(
+        tx,
+        records.map((record) => ({
           teamId: ctx.teamId,
           actor: ctx.actor,
           at: now,
           ...caseAudit('case.created')(record),
-        });
-        results.push({ case: toCaseWire(record, { now, pageBase: ctx.pageBase }) });
-      }
+        })),
+      );
+      let written = 0;
+      const results: CaseBatchResult[] = outcomes.map((outcome) => {
+        if ('failed' in outcome) return failedItem(ctx, outcome.failed);
+        const record = records[written++];
+        if (!record) throw new Error('a batch case was not written');
+        return { case: toCaseWire(record, { now, pageBase: ctx.pageBase }) };
+      });
       return { results };
     },
   );

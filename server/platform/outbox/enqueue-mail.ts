@@ -1,4 +1,5 @@
 import type { Tx } from '@/db/client';
+import { mailOutbox } from '@/db/schema';
 import { newRowId } from '@/server/platform/ids';
 import { storableText } from '@/server/platform/storable-text';
 import { insertMail } from './queries';
@@ -25,15 +26,24 @@ export interface OutgoingMail {
  * would fail the insert and with it the change that sends the mail.
  */
 export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: string }> {
-  const id = newRowId();
-  await insertMail(tx).execute({
-    id,
+  const [queued] = await enqueueMails(tx, [mail]);
+  if (!queued) throw new Error('mail insert returned nothing');
+  return queued;
+}
+
+/** Several mails in one statement (a batch of cases); one mail goes through the prepared insert. */
+export async function enqueueMails(tx: Tx, mails: readonly OutgoingMail[]): Promise<Array<{ id: string }>> {
+  const rows = mails.map((mail) => ({
+    id: newRowId(),
     to: storableText(mail.to),
     subject: storableText(mail.subject),
     text: storableText(mail.text),
     html: mail.html === undefined ? null : storableText(mail.html),
     livemode: mail.livemode ?? true,
     caseId: mail.caseId ?? null,
-  });
-  return { id };
+  }));
+  const [only] = rows;
+  if (rows.length === 1 && only) await insertMail(tx).execute(only);
+  else if (rows.length > 1) await tx.insert(mailOutbox).values(rows);
+  return rows.map(({ id }) => ({ id }));
 }
