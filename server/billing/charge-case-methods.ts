@@ -88,7 +88,7 @@ export interface MethodCharges {
  * balance at the method's price. All or nothing: if any unit cannot be paid, the request fails
  * with INSUFFICIENT_ALLOWANCE before anything is written.
  */
-export function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod[]): MethodCharges {
+function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod[]): MethodCharges {
   const { team, includedUnits, prices, used } = locked;
   let balance = team.topupBalanceCents;
   const charges: MethodCharges['charges'] = [];
@@ -123,8 +123,8 @@ export type PricedCase = { locked: LockedTeam; priced: MethodCharges } | { refus
  * Prices several cases under one lock, in order, each seeing the units and cents the ones before
  * it spent: the items of a batch are charged exactly as the same creations one after another. An
  * item that cannot be paid is refused alone (INSUFFICIENT_ALLOWANCE); the items after it are still
- * priced, against what was left. Each priced case carries the team as its charge leaves it, so
- * its chargeStatements write the running balance.
+ * priced, against what was left. Each priced case carries the balance its charge leaves, so
+ * chargeStatements writes the last one.
  */
 export function priceCasesInOrder(locked: LockedTeam, methodsOfEach: VerificationMethod[][]): PricedCase[] {
   let current = locked;

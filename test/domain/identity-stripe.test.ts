@@ -58,6 +58,27 @@ async function current(publicId: string) {
   return found.record;
 }
 
+/** Starts the case's identity session as the subject's page does; the Stripe session's id. */
+async function startedSession(record: Awaited<ReturnType<typeof newIdCase>>): Promise<string> {
+  await startIdentitySession(database.db, inProcess.jobs, {
+    record,
+    provider,
+    returnUrl: 'http://x.test/r',
+    now: new Date(),
+  });
+  return (await current(record.publicId)).steps.find((s) => s.method === 'government_id')?.settings
+    .provider_session_id as string;
+}
+
+/** Reads the session's outcome from Stripe into the case, as the return page and the webhook do. */
+async function sync(publicId: string) {
+  return syncIdentitySession(database.db, inProcess.jobs, {
+    record: await current(publicId),
+    provider,
+    now: new Date(),
+  });
+}
+
 describe('Stripe Identity adapter (official SDK against a local stand-in)', () => {
   it('creates a document session with a matching selfie and a return URL, then resumes the same session', async () => {
     const record = await newIdCase();
@@ -87,26 +108,11 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
 
   it('a verified session verifies ID and selfie and sets the name read from the document', async () => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, inProcess.jobs, {
-      record,
-      provider,
-      returnUrl: 'http://x.test/r',
-      now: new Date(),
-    });
-    const before = await syncIdentitySession(database.db, inProcess.jobs, {
-      record: await current(record.publicId),
-      provider,
-      now: new Date(),
-    });
+    const sessionId = await startedSession(record);
+    const before = await sync(record.publicId);
     expect(before).toEqual({ outcome: 'pending' });
-    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
-      ?.settings.provider_session_id as string;
     await stripe.complete(sessionId, 'verified', 'Katherine Johnson');
-    const result = await syncIdentitySession(database.db, inProcess.jobs, {
-      record: await current(record.publicId),
-      provider,
-      now: new Date(),
-    });
+    const result = await sync(record.publicId);
     expect(result).toEqual({ outcome: 'verified', name: 'Katherine Johnson' });
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Katherine Johnson' });
@@ -116,20 +122,9 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     // The API refuses such names at its edge; a vendor's answer never went through it, and a NUL
     // failed the step's transaction on every try, leaving the case open.
     const record = await newIdCase();
-    await startIdentitySession(database.db, inProcess.jobs, {
-      record,
-      provider,
-      returnUrl: 'http://x.test/r',
-      now: new Date(),
-    });
-    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
-      ?.settings.provider_session_id as string;
+    const sessionId = await startedSession(record);
     await stripe.complete(sessionId, 'verified', 'Kathe\0rine John\u001bson');
-    await syncIdentitySession(database.db, inProcess.jobs, {
-      record: await current(record.publicId),
-      provider,
-      now: new Date(),
-    });
+    await sync(record.publicId);
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Kathe\uFFFDrine John\uFFFDson' });
   });
@@ -139,34 +134,16 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     ['reject_selfie', 'selfie_rejected'],
   ] as const)('%s fails the case with %s', async (outcome, reason) => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, inProcess.jobs, {
-      record,
-      provider,
-      returnUrl: 'http://x.test/r',
-      now: new Date(),
-    });
-    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
-      ?.settings.provider_session_id as string;
+    const sessionId = await startedSession(record);
     await stripe.complete(sessionId, outcome);
-    await syncIdentitySession(database.db, inProcess.jobs, {
-      record: await current(record.publicId),
-      provider,
-      now: new Date(),
-    });
+    await sync(record.publicId);
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'failed', failureReason: reason });
   });
 
   it('erases a session through Stripe’s redaction, which runs on at Stripe, and is refused while it processes', async () => {
     const record = await newIdCase();
-    await startIdentitySession(database.db, inProcess.jobs, {
-      record,
-      provider,
-      returnUrl: 'http://x.test/r',
-      now: new Date(),
-    });
-    const sessionId = (await current(record.publicId)).steps.find((s) => s.method === 'government_id')
-      ?.settings.provider_session_id as string;
+    const sessionId = await startedSession(record);
     const session = stripe.sessions.get(sessionId);
     if (!session) throw new Error('no session');
     // The subject's attempt is being checked: Stripe does not redact it yet, and says only why.

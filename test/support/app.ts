@@ -26,12 +26,15 @@ function probePort(port: number): Promise<number | null> {
  * with the process so that consecutive files of one worker do not retry the same ports first.
  */
 const BLOCK_SIZE = 400;
+const FIRST_BLOCK_PORT = 20_000;
+/** As many blocks as fit below the ephemeral range. */
+const BLOCKS = Math.floor((32_768 - FIRST_BLOCK_PORT) / BLOCK_SIZE);
 const poolId = Number(process.env.VITEST_POOL_ID);
 let nextInBlock = process.pid % BLOCK_SIZE;
 
 export async function freePort(): Promise<number> {
-  if (Number.isInteger(poolId) && poolId > 0 && poolId <= 30) {
-    const blockStart = 20_000 + (poolId - 1) * BLOCK_SIZE;
+  if (Number.isInteger(poolId) && poolId > 0 && poolId <= BLOCKS) {
+    const blockStart = FIRST_BLOCK_PORT + (poolId - 1) * BLOCK_SIZE;
     for (let tries = 0; tries < BLOCK_SIZE; tries += 1) {
       const port = blockStart + (nextInBlock++ % BLOCK_SIZE);
       if ((await probePort(port)) !== null) return port;

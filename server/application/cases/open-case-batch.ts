@@ -1,7 +1,7 @@
 import { recordAudits } from '@/server/audit/record-audit';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import { caseAudit } from './audit-entries';
-import { chargeCases, type PreparedCase, prepareCase, writeCases } from './create-case';
+import { type CaseCharge, chargeCases, type PreparedCase, prepareCase, writeCases } from './create-case';
 import type { CaseCreationContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
@@ -19,6 +19,7 @@ export interface CaseBatchContext extends CaseCreationContext {
 }
 
 type Prepared = { prepared: PreparedCase } | { failed: unknown };
+type CaseToWrite = { prepared: PreparedCase; charge: CaseCharge };
 
 /**
  * An API key opens up to 100 cases in one request (an HR system's hiring wave). Each item is
@@ -74,16 +75,14 @@ export async function openCaseBatch(
       });
       // Each item's answer in order: its parsing or pricing error, or the case written below.
       let next = 0;
-      const outcomes = items.map((item) => {
+      const outcomes = items.map((item): { failed: unknown } | { write: CaseToWrite } => {
         if ('failed' in item) return { failed: item.failed };
         const charge = charges[next++];
         if (charge === undefined) throw new Error('a batch item went unpriced');
         if (charge && 'refused' in charge) return { failed: charge.refused };
         return { write: { prepared: item.prepared, charge } };
       });
-      const writes = outcomes.flatMap((outcome) =>
-        'write' in outcome && outcome.write ? [outcome.write] : [],
-      );
+      const writes = outcomes.flatMap((outcome) => ('write' in outcome ? [outcome.write] : []));
       // All the batch's cases in one statement per kind of row, and their audit entries in one.
       const records = await writeCases(tx, ctx.scope, writes, { teamName, now }, ctx);
       await recordAudits(
