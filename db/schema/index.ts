@@ -3,6 +3,7 @@ export * from './auth';
 export * from './billing';
 export * from './cases';
 export * from './events';
+export * from './imports';
 export * from './mail';
 export * from './service';
 export * from './teams';

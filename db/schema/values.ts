@@ -47,3 +47,11 @@ export type VendorCopyKind = (typeof VENDOR_COPY_KINDS)[number];
 
 export const TEAM_ROLES = ['owner', 'admin', 'viewer'] as const;
 export type TeamRole = (typeof TEAM_ROLES)[number];
+
+/**
+ * A console CSV import: `draft` while its owner looks at the checked rows, `queued` once confirmed
+ * (the worker's job is queued), `running` from its first written chunk, then `succeeded` or
+ * `canceled`.
+ */
+export const CASE_IMPORT_STATUSES = ['draft', 'queued', 'running', 'succeeded', 'canceled'] as const;
+export type CaseImportStatus = (typeof CASE_IMPORT_STATUSES)[number];

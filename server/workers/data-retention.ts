@@ -3,6 +3,7 @@ import { subDays } from 'date-fns';
 import type { Db } from '@/db/client';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { purgeAudit } from '@/server/audit/purge-audit';
+import { deleteOldImports } from '@/server/case-imports/queries';
 import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';
@@ -15,8 +16,14 @@ export type RetentionPolicy = Pick<
 >;
 
 /**
+ * How long a console import keeps its rows (the addresses of refused rows, the result file): a
+ * draft never confirmed for a day, a finished import for 30 days.
+ */
+export const IMPORT_RETENTION = { draftDays: 1, finishedDays: 30 } as const;
+
+/**
  * The daily `data-retention` job: ended cases past their team's retention period are redacted,
- * then events, mails and audit entries past the operator's periods are deleted. Each part works in
+ * then events, mails, audit entries and console imports past their periods are deleted. Each part works in
  * batches that commit on their own, so the job is resumable, and safe to run on several workers at
  * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
  */
@@ -30,5 +37,9 @@ export async function applyRetention(
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
   const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS));
-  return { redactedCases, events, mails: mail.mails, devMailbox: mail.devMailbox, auditEntries };
+  const caseImports = await deleteOldImports(db, {
+    draftsBefore: before(IMPORT_RETENTION.draftDays),
+    finishedBefore: before(IMPORT_RETENTION.finishedDays),
+  });
+  return { redactedCases, events, mails: mail.mails, devMailbox: mail.devMailbox, auditEntries, caseImports };
 }

@@ -1,4 +1,5 @@
 import type { PgBoss } from 'pg-boss';
+import { resumeStrandedImports, runCaseImport } from '@/server/application/case-imports/run-case-import';
 import { eraseVendorCopies } from '@/server/cases/erase-vendor-copies';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
@@ -137,6 +138,31 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
       if (erased > 0)
         logger.info('vendor copies of a redacted case erased', { case_id: job.data.caseId, erased });
     }),
+  );
+
+  const importDeps = {
+    ...changes,
+    caseTtlSeconds: config.CASE_TTL_SECONDS,
+    pageBase: config.VERIFY_URL_BASE,
+  };
+  await boss.work<JobPayloads[typeof QUEUES.caseImport]>(
+    QUEUES.caseImport,
+    { localConcurrency: 2 },
+    failingSafely(QUEUES.caseImport, async ([job]) => {
+      if (!job) return;
+      const created = await runCaseImport(importDeps, job.data.importId);
+      logger.info('import run ended', { import_id: job.data.importId, created });
+    }),
+  );
+  await every(
+    boss,
+    QUEUES.caseImportsResume,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      const resumed = await resumeStrandedImports(importDeps);
+      if (resumed > 0) logger.warn('imports whose worker stopped were handed on', { resumed });
+    },
+    onShutdown,
   );
 
   await boss.work(

@@ -211,6 +211,14 @@ describe('roles are enforced by the server', () => {
       await viewerA.mutate('console.members.invite', { email: 'friend@acme.test', role: 'admin' }),
       await viewerA.mutate('console.members.changeRole', { user_id: 'x', role: 'owner' }),
       await viewerA.mutate('console.members.remove', { user_id: 'x' }),
+      // An import's rows carry people's addresses: a viewer neither uploads nor reads them.
+      await viewerA.mutate('console.imports.draft', {
+        file_name: 'wave.csv',
+        csv: 'email\nsneaky@acme.test\n',
+        default_methods: ['email'],
+      }),
+      await viewerA.query('console.imports.list'),
+      await viewerA.query('console.imports.result', { id: '00000000-0000-4000-8000-000000000000' }),
     ];
     for (const refused of refusals) {
       expect(refused.status).toBe(403);

@@ -6,7 +6,7 @@
  */
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog } from '@/db/schema';
+import { auditLog, caseImportRows, caseImports } from '@/db/schema';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { type Clock, systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
@@ -203,7 +203,7 @@ describe('case retention', () => {
 });
 
 describe('operational data', () => {
-  it('deletes events (with deliveries and attempts), mails and audit entries past their periods', async () => {
+  it('deletes events (with deliveries and attempts), mails, audit entries and console imports past their periods', async () => {
     await updateTeam(database.db, forgettingTeamId, { retentionDays: null });
     const endpoint = await keeping.post('/v1/webhooks/endpoints/', {
       url: 'https://127.0.0.1:9/nobody-listens',
@@ -228,6 +228,28 @@ describe('operational data', () => {
       action: 'key.created',
       createdAt: new Date(Date.now() - 400 * DAY_MS),
     });
+    // Console imports: a draft never confirmed (kept a day), and one that finished today (30 days).
+    const importOf = (status: 'draft' | 'succeeded') => ({
+      teamId: forgettingTeamId,
+      status,
+      fileName: `${status}.csv`,
+      actor: { userId: null, email: 'admin@forgets.test', ipAddress: null, userAgent: null },
+      totalRows: 1,
+      validRows: 1,
+      finishedAt: status === 'succeeded' ? new Date() : null,
+    });
+    const [, finished] = await database.db
+      .insert(caseImports)
+      .values([importOf('draft'), importOf('succeeded')])
+      .returning();
+    await database.db
+      .insert(caseImportRows)
+      .values({
+        importId: finished?.id ?? '',
+        line: 2,
+        subjectEmail: 'refused@forgets.test',
+        errorCode: 'X',
+      });
     const count = async (table: string, where = database.sql`true`) => {
       const [row] = await database.sql<{ n: number }[]>`
         select count(*)::int as n from ${database.sql(table)} where ${where}`;
@@ -248,7 +270,15 @@ describe('operational data', () => {
     // A week on: mails go, events stay; a month on: events go too. No team here keeps cases for a
     // limited time any more, so nothing is redacted.
     const week = await applyRetention({ db: database.db, clock: daysAhead(8), jobs: inProcess.jobs }, POLICY);
-    expect(week).toEqual({ redactedCases: 0, events: 0, mails, devMailbox: devMails, auditEntries: 1 });
+    expect(week).toEqual({
+      redactedCases: 0,
+      events: 0,
+      mails,
+      devMailbox: devMails,
+      auditEntries: 1,
+      caseImports: 1,
+    });
+    expect(await count('case_import_rows')).toBe(1);
     expect(await count('dev_mailbox')).toBe(0);
     expect(await count('mail_outbox')).toBe(0);
     expect(await count('events', database.sql`case_id = ${c.id}`)).toBe(3);
@@ -262,7 +292,15 @@ describe('operational data', () => {
       { db: database.db, clock: daysAhead(31), jobs: inProcess.jobs },
       POLICY,
     );
-    expect(month).toEqual({ redactedCases: 0, events, mails: 0, devMailbox: 0, auditEntries: 0 });
+    expect(month).toEqual({
+      redactedCases: 0,
+      events,
+      mails: 0,
+      devMailbox: 0,
+      auditEntries: 0,
+      caseImports: 1,
+    });
+    expect(await count('case_import_rows')).toBe(0);
     expect(await count('events', pastMonth)).toBe(0);
     expect(await count('webhook_deliveries', database.sql`team_id = ${keepingTeamId}`)).toBe(0);
     expect(await count('webhook_attempts')).toBe(0);

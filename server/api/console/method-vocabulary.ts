@@ -33,3 +33,14 @@ export const NEW_CASE_FORM = {
 
 /** A method offered in the New case form. */
 export type ChosenMethod = (typeof NEW_CASE_FORM.choices)[number]['key'];
+
+/**
+ * The methods a CSV import can give every row of a file without a methods column: those that
+ * need nothing more per person (a question's answer or a manager comes from the row's columns).
+ */
+export const IMPORT_FORM = {
+  choices: NEW_CASE_FORM.choices.filter(
+    ({ key }) => key !== NEW_CASE_FORM.asksQuestion && key !== NEW_CASE_FORM.namesManager,
+  ),
+  initial: emailMethod.key,
+};

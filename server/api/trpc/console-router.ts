@@ -1,6 +1,7 @@
 import { consoleAccountRouter } from '@/server/api/console/routers/account';
 import { consoleAuditRouter } from '@/server/api/console/routers/audit';
 import { consoleCasesRouter } from '@/server/api/console/routers/cases';
+import { consoleImportsRouter } from '@/server/api/console/routers/imports';
 import { consoleMailboxRouter } from '@/server/api/console/routers/mailbox';
 import { consoleAuthRouter } from '@/server/api/console/routers/session';
 import { consoleTeamRouter } from '@/server/api/console/routers/team';
@@ -17,6 +18,7 @@ export const consoleRouter = router({
   invitations: consoleAuthRouter.invitations,
   keys: consoleAuthRouter.keys,
   cases: consoleCasesRouter,
+  imports: consoleImportsRouter,
   account: consoleAccountRouter,
   audit: consoleAuditRouter,
   mailbox: consoleMailboxRouter,

@@ -1,7 +1,6 @@
-import { recordAudits } from '@/server/audit/record-audit';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
-import { caseAudit } from './audit-entries';
-import { type CaseCharge, chargeCases, type PreparedCase, prepareCase, writeCases } from './create-case';
+import { prepareCase } from './create-case';
+import { type CaseItem, createCasesTogether } from './create-cases-together';
 import type { CaseCreationContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
@@ -18,9 +17,6 @@ export interface CaseBatchContext extends CaseCreationContext {
   itemError: (error: unknown) => BatchItemError | null;
 }
 
-type Prepared = { prepared: PreparedCase } | { failed: unknown };
-type CaseToWrite = { prepared: PreparedCase; charge: CaseCharge };
-
 /**
  * An API key opens up to 100 cases in one request (an HR system's hiring wave). Each item is
  * parsed, charged, evented, mailed and audited exactly as a single create would be, and succeeds
@@ -36,8 +32,8 @@ export async function openCaseBatch(
 ): Promise<{ body: { results: CaseBatchResult[] }; replayed: boolean }> {
   // Parsing and hashing (a custom question's answer) happen before the transaction, as a single
   // create's do: slow work never runs while the team row is locked.
-  const items: Prepared[] = await Promise.all(
-    input.cases.map(async (item): Promise<Prepared> => {
+  const items: CaseItem[] = await Promise.all(
+    input.cases.map(async (item): Promise<CaseItem> => {
       const parsed = createCaseInput.safeParse(item);
       if (!parsed.success) return { failed: parsed.error };
       try {
@@ -62,45 +58,12 @@ export async function openCaseBatch(
     },
     ctx.clock,
     async (tx) => {
-      const now = ctx.clock();
-      const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
-      // One lock and one pricing pass for the batch: an item refused for its charge is refused
-      // here, before anything is written, so the writes below expect no failure of an item's
-      // own and need no savepoint (100 subtransactions would overflow PostgreSQL's per-backend
-      // cache of them and slow every snapshot).
-      const { teamName, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
-        // TRIAL_EXPIRED refuses every item alike.
-        if (!ctx.itemError(error)) throw error;
-        return { teamName: '', charges: valid.map(() => ({ refused: error })) };
-      });
-      // Each item's answer in order: its parsing or pricing error, or the case written below.
-      let next = 0;
-      const outcomes = items.map((item): { failed: unknown } | { write: CaseToWrite } => {
-        if ('failed' in item) return { failed: item.failed };
-        const charge = charges[next++];
-        if (charge === undefined) throw new Error('a batch item went unpriced');
-        if (charge && 'refused' in charge) return { failed: charge.refused };
-        return { write: { prepared: item.prepared, charge } };
-      });
-      const writes = outcomes.flatMap((outcome) => ('write' in outcome ? [outcome.write] : []));
-      // All the batch's cases in one statement per kind of row, and their audit entries in one.
-      const records = await writeCases(tx, ctx.scope, writes, { teamName, now }, ctx);
-      await recordAudits(
-        tx,
-        records.map((record) => ({
-          teamId: ctx.teamId,
-          actor: ctx.actor,
-          at: now,
-          ...caseAudit('case.created')(record),
-        })),
+      const outcomes = await createCasesTogether(tx, ctx, items, (error) => ctx.itemError(error) !== null);
+      const at = { now: ctx.clock(), pageBase: ctx.pageBase };
+      const results = outcomes.map(
+        (outcome): CaseBatchResult =>
+          'failed' in outcome ? failedItem(ctx, outcome.failed) : { case: toCaseWire(outcome.record, at) },
       );
-      let written = 0;
-      const results: CaseBatchResult[] = outcomes.map((outcome) => {
-        if ('failed' in outcome) return failedItem(ctx, outcome.failed);
-        const record = records[written++];
-        if (!record) throw new Error('a batch case was not written');
-        return { case: toCaseWire(record, { now, pageBase: ctx.pageBase }) };
-      });
       return { results };
     },
   );

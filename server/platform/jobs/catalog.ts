@@ -19,6 +19,10 @@ export const QUEUES = {
   dataRetention: 'data-retention',
   /** The vendors' copies of a redacted case (Stripe's session, Twilio's messages), erased through their APIs. */
   vendorErasure: 'vendor-erasure',
+  /** A console CSV import, created chunk by chunk (server/application/case-imports). */
+  caseImport: 'case-import',
+  /** Periodic: hands imports whose worker stopped mid-run to a new job. */
+  caseImportsResume: 'case-imports-resume',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -36,6 +40,8 @@ export interface JobPayloads {
   [QUEUES.idempotencyPurge]: null;
   [QUEUES.dataRetention]: null;
   [QUEUES.vendorErasure]: { caseId: string };
+  [QUEUES.caseImport]: { importId: string };
+  [QUEUES.caseImportsResume]: null;
 }
 
 /** The periodic queues: their jobs are ticks that carry nothing. */
@@ -45,6 +51,7 @@ export const TICK_QUEUES: readonly QueueName[] = [
   QUEUES.casesExpire,
   QUEUES.idempotencyPurge,
   QUEUES.dataRetention,
+  QUEUES.caseImportsResume,
 ];
 
 export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number }): Omit<Queue, 'name'> {
@@ -63,7 +70,13 @@ export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number
       // most expensive statement) and the worker a fetch and a completion per mail. Each mail's
       // retries are kept on its own row. A tick that fails just leaves the mails for the next.
       return { policy: 'short', retryLimit: 0, expireInSeconds: 600 };
+    case QUEUES.caseImport:
+      // Each chunk commits on its own, so a retry (after a crash or a lost database) continues
+      // where the last commit left off. A run is seconds long; one left `active` by a killed
+      // worker is also picked up by the resume tick long before pg-boss expires it.
+      return { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 900 };
     case QUEUES.webhookRecover:
+    case QUEUES.caseImportsResume:
     case QUEUES.casesExpire:
     case QUEUES.dataRetention:
       // A day's backlog of redactions may take a while; it commits batch by batch, so a run

@@ -14,15 +14,15 @@ export interface JobProducer {
   webhookAttempts(tx: Tx, attempts: Array<{ deliveryId: string; startAfter?: Date }>): Promise<void>;
   /** The erasure of a redacted case's copies at its vendors (server/cases/erase-vendor-copies.ts). */
   vendorErasure(tx: Tx, caseId: string): Promise<void>;
+  /** The run of a confirmed console import (server/application/case-imports/run-case-import.ts). */
+  caseImport(tx: Tx, importId: string): Promise<void>;
 }
 
 /** A producer on `queue`: pg-boss inserts through the caller's drizzle transaction. */
 export function jobProducer(queue: Pick<PgBoss, 'insert'>): JobProducer {
-  async function enqueue<Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.vendorErasure>(
-    tx: Tx,
-    name: Q,
-    jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>,
-  ): Promise<void> {
+  async function enqueue<
+    Q extends typeof QUEUES.webhookDeliver | typeof QUEUES.vendorErasure | typeof QUEUES.caseImport,
+  >(tx: Tx, name: Q, jobs: Array<{ data: JobPayloads[Q]; startAfter?: Date }>): Promise<void> {
     if (jobs.length === 0) return;
     await queue.insert(name, jobs, { db: fromDrizzle(tx, sql) });
   }
@@ -37,5 +37,6 @@ export function jobProducer(queue: Pick<PgBoss, 'insert'>): JobProducer {
         })),
       ),
     vendorErasure: (tx, caseId) => enqueue(tx, QUEUES.vendorErasure, [{ data: { caseId } }]),
+    caseImport: (tx, importId) => enqueue(tx, QUEUES.caseImport, [{ data: { importId } }]),
   };
 }

@@ -59,6 +59,9 @@ export default function CasesPage() {
             <button type="button" className="c-button" onClick={() => setCreating(true)}>
               New case
             </button>
+            <Link href="/console/cases/import" className="c-button c-secondary">
+              Import from CSV
+            </Link>
           </div>
         )
       ) : null}

@@ -1,0 +1,80 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
+import { expect, expectAccessible, signInAsNewOwner, test } from './console-fixtures';
+
+// Several pages, an upload and the worker's run on two busy cores.
+test.describe.configure({ timeout: 120_000 });
+
+const FILE = [
+  'Email,Name,Methods',
+  'ana.lopez@wave.test,Ana López,email',
+  'not-an-address,Bo Chen,email',
+  'cy.diaz@wave.test,Cy Díaz,email manager',
+  'di.evans@wave.test,Di Evans,',
+  'ed.fox@wave.test,"Fox, Ed",email',
+].join('\r\n');
+
+test('an owner imports a CSV: the rows are checked first, the import runs with a progress bar, and its result downloads', async ({
+  page,
+  world,
+}) => {
+  const team = await world.createTeamQuickly('Importer');
+  await signInAsNewOwner(page, world.app.baseUrl, team, 'importer-password-e2e-1');
+
+  await page.getByRole('link', { name: 'Cases' }).click();
+  await page.getByRole('link', { name: 'Import from CSV' }).click();
+  await expect(page.getByRole('heading', { name: 'Import cases from a CSV file' })).toBeVisible();
+  await expectAccessible(page);
+  await page.getByLabel('CSV file').setInputFiles({
+    name: 'october-hires.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from(FILE),
+  });
+  await page.getByRole('button', { name: 'Check the rows' }).click();
+
+  // The check: what will happen, row by row, and nothing created yet.
+  await expect(page.getByRole('heading', { name: 'Import of october-hires.csv' })).toBeVisible();
+  await expect(page.getByText('5 rows: 3 can become live cases, 2 refused by the check.')).toBeVisible();
+  const refused = page.getByRole('table', { name: 'Rows refused' });
+  await expect(refused.getByRole('row')).toHaveCount(3);
+  await expect(refused.getByRole('row').nth(1)).toContainText('3');
+  await expect(refused.getByRole('row').nth(1)).toContainText('subject_email');
+  await expect(refused.getByRole('row').nth(2)).toContainText('manager_email');
+  await expectAccessible(page);
+  const casesBefore = await world.database
+    .sql`select count(*)::int as n from cases where team_id = ${team.team_id}`;
+  expect(casesBefore[0]?.n).toBe(0);
+
+  await page.getByRole('button', { name: 'Create 3 cases' }).click();
+  await expect(page.getByRole('heading', { name: 'Finished' })).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByRole('status').filter({ hasText: 'created' })).toContainText('3 created of 3');
+  await expect(page.getByRole('progressbar', { name: 'Finished' })).toHaveAttribute('value', '3');
+  await expectAccessible(page);
+
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download the result (CSV)' }).click();
+  const download = await downloading;
+  expect(download.suggestedFilename()).toBe('october-hires-result.csv');
+  const result = parse(await readFile(await download.path()), { columns: true }) as Array<
+    Record<string, string>
+  >;
+  expect(result.map((row) => [row.line, row.subject_email, row.outcome])).toEqual([
+    ['2', 'ana.lopez@wave.test', 'created'],
+    ['3', 'not-an-address', 'refused'],
+    ['4', 'cy.diaz@wave.test', 'refused'],
+    ['5', 'di.evans@wave.test', 'created'],
+    ['6', 'ed.fox@wave.test', 'created'],
+  ]);
+  expect(result[0]?.verification_url).toMatch(/\/v\/[A-Za-z0-9_-]+$/);
+
+  // The cases are there, each with its mail, and the import is in the audit log.
+  await page.getByRole('link', { name: 'Cases' }).click();
+  await expect(page.getByRole('link', { name: 'ed.fox@wave.test' })).toBeVisible();
+  await page.getByRole('link', { name: 'Audit log' }).click();
+  await expect(page.getByText('case_import.started')).toBeVisible();
+  await expect(page.getByText('case_import.finished')).toBeVisible();
+  const mailed = async () =>
+    (await world.database.sql`select count(*)::int as n from dev_mailbox where "to" like '%@wave.test'`)[0]
+      ?.n;
+  await expect.poll(mailed, { timeout: 15_000 }).toBe(3);
+});

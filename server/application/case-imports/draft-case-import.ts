@@ -1,0 +1,74 @@
+import type { ZodError } from 'zod';
+import type { VerificationMethod } from '@/db/schema';
+import { prepareCase } from '@/server/application/cases/create-case';
+import { createCaseInput } from '@/server/application/cases/wire';
+import type { TeamActionContext } from '@/server/application/team-action-context';
+import { type CheckedRow, insertImport, insertImportRows, refusedRows } from '@/server/case-imports/queries';
+import { IMPORT_LIMITS, readImportCsv } from '@/server/case-imports/read-import-csv';
+import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import { type CaseImportWire, toCaseImportWire } from './case-import-wire';
+
+/** How many refused rows the check shows; the result file lists them all. */
+export const REFUSED_ROWS_SHOWN = 100;
+
+export interface CaseImportUpload {
+  fileName: string;
+  csv: string;
+  /** The methods of a row whose file has no methods column, or whose cell is empty. */
+  defaultMethods: VerificationMethod[];
+}
+
+/**
+ * An owner or admin uploads a CSV of cases: every row is checked now, against the same schema
+ * and preparation as `POST /v1/cases/`, and kept as a draft with the reason of each row refused
+ * (by its line), so the console can show what will happen before anything is created. Nothing
+ * is charged or created until the draft is started (startCaseImport). A file that cannot be read
+ * as a whole is refused with a VALIDATION_ERROR saying why.
+ */
+export async function draftCaseImport(
+  ctx: TeamActionContext & { scope: DataScope },
+  upload: CaseImportUpload,
+  describeInvalid: (error: ZodError) => string,
+): Promise<CaseImportWire> {
+  if (Buffer.byteLength(upload.csv) > IMPORT_LIMITS.bytes) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The file is larger than ${IMPORT_LIMITS.bytes / 1000} KB; split it into several files.`,
+    );
+  }
+  const file = readImportCsv(upload.csv, upload.defaultMethods);
+  if ('fileError' in file) throw new AppError('VALIDATION_ERROR', file.fileError);
+
+  const checked: CheckedRow[] = await Promise.all(
+    file.rows.map(async (row): Promise<CheckedRow> => {
+      const refuse = (detail: string): CheckedRow => ({
+        line: row.line,
+        errorCode: 'VALIDATION_ERROR',
+        errorDetail: detail,
+        subjectEmail:
+          'body' in row && typeof row.body.subject_email === 'string' ? row.body.subject_email : null,
+      });
+      if ('problem' in row) return refuse(row.problem);
+      const parsed = createCaseInput.safeParse(row.body);
+      if (!parsed.success) return refuse(describeInvalid(parsed.error));
+      const prepared = await prepareCase(parsed.data);
+      // The answer is hashed into the step's settings; the draft keeps no plain copy of it.
+      const { custom_question_answer: _hashed, ...input } = prepared.input;
+      return { line: row.line, prepared: { ...prepared, input } };
+    }),
+  );
+  const validRows = checked.filter((row) => 'prepared' in row).length;
+  return ctx.db.transaction(async (tx) => {
+    const record = await insertImport(tx, {
+      scope: ctx.scope,
+      fileName: upload.fileName,
+      actor: ctx.actor,
+      totalRows: checked.length,
+      validRows,
+      createdAt: ctx.clock(),
+    });
+    await insertImportRows(tx, record.id, checked);
+    return toCaseImportWire(record, await refusedRows(tx, record.id, REFUSED_ROWS_SHOWN));
+  });
+}

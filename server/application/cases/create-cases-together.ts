@@ -1,0 +1,66 @@
+import type { Tx } from '@/db/client';
+import { recordAudits } from '@/server/audit/record-audit';
+import type { CaseRecord } from '@/server/cases/case-record';
+import { caseAudit } from './audit-entries';
+import { type CaseCharge, chargeCases, type PreparedCase, writeCases } from './create-case';
+import type { CaseCreationContext } from './open-case';
+
+/** One case to create together with others: checked and prepared, or already refused. */
+export type CaseItem = { prepared: PreparedCase } | { failed: unknown };
+
+/** What became of an item: its case, or why it was refused. */
+export type CaseItemOutcome = { record: CaseRecord } | { failed: unknown };
+
+/**
+ * Several cases of one team in the caller's transaction, each charged, evented, mailed and
+ * audited exactly as a single create would be, each succeeding or failing alone (the API's batch,
+ * a console import's chunk). The team's lock is taken once and the batch is priced in order
+ * before anything is written, so an item refused for its charge is refused before the writes,
+ * which then expect no failure of an item's own and need no savepoint (a hundred
+ * subtransactions would overflow PostgreSQL's per-backend cache of them and slow every
+ * snapshot). `isItemFailure` says which errors of the charge are the items' own (TRIAL_EXPIRED
+ * refuses every item alike); any other error is thrown and the caller's transaction rolls back.
+ */
+export async function createCasesTogether(
+  tx: Tx,
+  ctx: CaseCreationContext,
+  items: readonly CaseItem[],
+  isItemFailure: (error: unknown) => boolean,
+): Promise<CaseItemOutcome[]> {
+  const now = ctx.clock();
+  const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+  const { teamName, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
+    if (!isItemFailure(error)) throw error;
+    return { teamName: '', charges: valid.map(() => ({ refused: error })) };
+  });
+  // Each item's charge in order: its earlier refusal, the charge's, or the case to write.
+  let next = 0;
+  const decided = items.map(
+    (item): { failed: unknown } | { write: { prepared: PreparedCase; charge: CaseCharge } } => {
+      if ('failed' in item) return { failed: item.failed };
+      const charge = charges[next++];
+      if (charge === undefined) throw new Error('a case of the batch went unpriced');
+      if (charge && 'refused' in charge) return { failed: charge.refused };
+      return { write: { prepared: item.prepared, charge } };
+    },
+  );
+  const writes = decided.flatMap((item) => ('write' in item ? [item.write] : []));
+  // All the cases in one statement per kind of row, and their audit entries in one.
+  const records = await writeCases(tx, ctx.scope, writes, { teamName, now }, ctx);
+  await recordAudits(
+    tx,
+    records.map((record) => ({
+      teamId: ctx.teamId,
+      actor: ctx.actor,
+      at: now,
+      ...caseAudit('case.created')(record),
+    })),
+  );
+  let written = 0;
+  return decided.map((item) => {
+    if ('failed' in item) return item;
+    const record = records[written++];
+    if (!record) throw new Error('a case of the batch was not written');
+    return { record };
+  });
+}
