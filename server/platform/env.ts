@@ -84,6 +84,11 @@ const envSchema = z.object({
   AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
   /** Seconds between runs of the periodic jobs (case expiry, delivery recovery). */
   JOB_TICK_SECONDS: z.coerce.number().int().min(1).default(5),
+  /**
+   * Seconds between runs of the retention job and the idempotency purge, across all workers:
+   * a day (each runs early in the UTC day). Shortened only by tests.
+   */
+  RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(86_400),
   /** Signs console session cookies; unset, a key generated once and kept in the database is used. */
   AUTH_SECRET: z.string().min(32).optional(),
   /** How SMS codes leave: `dev` logs them (no messages sent), `twilio` sends through Twilio. */

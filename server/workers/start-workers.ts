@@ -13,12 +13,17 @@ import type { Runtime } from '@/server/platform/runtime';
 import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
 import { applyRetention } from './data-retention';
 
+/** How often a worker offers the next run of a long period: a run starts this soon after its slot opens. */
+const LONGEST_OFFER_SECONDS = 60;
+
 /**
- * A job that runs every `seconds`. Every worker process queues the tick on its own timer, and
- * whichever worker is free runs it. The queue's `short` policy keeps at most one tick waiting, so
- * ticks never pile up, and nothing depends on any one process: a worker that dies mid-run leaves
- * its tick `active` (until pg-boss expires it) but holds the next one back neither by policy nor
- * by owing the send of the next (a chain of self-rescheduling runs broke there).
+ * A job that runs once every `seconds` across all the worker processes. Every worker offers the
+ * run on its own timer (so nothing depends on any one process), and pg-boss keeps one job per
+ * slot of `seconds` (a throttled send: a unique slot per queue, whoever sends first), so three
+ * workers run it once per period, not three times. Whichever worker is free runs it. A worker
+ * that dies mid-run leaves its job `active` until pg-boss expires it, but the next slot's job is
+ * created all the same (a chain of self-rescheduling runs broke there). The queue's `short`
+ * policy also keeps at most one waiting, so runs never pile up behind a slow one.
  */
 async function every(
   boss: PgBoss,
@@ -28,14 +33,14 @@ async function every(
   onShutdown: (hook: () => Promise<void>) => void,
 ): Promise<void> {
   await boss.work(queue, { pollingIntervalSeconds: 1 }, failingSafely(queue, run));
-  const tick = () => {
-    boss.send(queue, null).catch((error: unknown) => {
+  const offer = () => {
+    boss.sendThrottled(queue, null, null, seconds).catch((error: unknown) => {
       if (isDatabaseUnavailable(error)) return reportOutage();
       logger.error('could not queue a periodic job', { queue, error: String(error) });
     });
   };
-  tick();
-  const timer = setInterval(tick, seconds * 1000);
+  offer();
+  const timer = setInterval(offer, Math.min(seconds, LONGEST_OFFER_SECONDS) * 1000);
   onShutdown(async () => clearInterval(timer));
 }
 
@@ -116,14 +121,19 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     onShutdown,
   );
 
-  await boss.work(
+  // The daily purges: pg-boss cron schedules once ran them (17 and 47 past three, UTC); a
+  // database an earlier version ran on still holds those schedules, which would run them twice.
+  for (const queue of [QUEUES.idempotencyPurge, QUEUES.dataRetention]) await boss.unschedule(queue);
+  await every(
+    boss,
     QUEUES.idempotencyPurge,
-    failingSafely(QUEUES.idempotencyPurge, async () => {
+    config.RETENTION_INTERVAL_SECONDS,
+    async () => {
       const purged = await purgeIdempotencyKeys(db, clock);
       if (purged > 0) logger.info('idempotency keys past retention deleted', { purged });
-    }),
+    },
+    onShutdown,
   );
-  await boss.schedule(QUEUES.idempotencyPurge, '17 3 * * *');
 
   // Only live cases reach a vendor: test mode's stand-ins keep nothing outside the database.
   const { identity, sms } = runtime.providers.live;
@@ -165,13 +175,15 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     onShutdown,
   );
 
-  await boss.work(
+  await every(
+    boss,
     QUEUES.dataRetention,
-    failingSafely(QUEUES.dataRetention, async () => {
+    config.RETENTION_INTERVAL_SECONDS,
+    async () => {
       const done = await applyRetention(changes, config);
       if (Object.values(done).some((count) => count > 0))
         logger.info('data past retention redacted or deleted', done);
-    }),
+    },
+    onShutdown,
   );
-  await boss.schedule(QUEUES.dataRetention, '47 3 * * *');
 }

@@ -80,18 +80,90 @@ const distDir = process.env.NEXT_DIST_DIR || '.next';
  * an npm process in between (whose signals would not reach the server).
  */
 export function serveCommandArguments(script = 'serve', cwd = process.cwd()): string[] {
+  return scriptCommand(script, cwd).args;
+}
+
+/** A package.json script as node's arguments and the variables it sets first (`RUN_WORKERS=false exec node …`). */
+export function scriptCommand(script: string, cwd = process.cwd()): { env: Record<string, string>; args: string[] } {
   const manifest = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   const command = manifest.scripts[script] ?? '';
-  // `exec` makes npm's shell hand over to node, so npm's signals reach the server itself.
-  const [program, ...args] = command.replace(/^exec\s+/, '').split(/\s+/);
+  const words = command.split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0] && /^[A-Z_]+=/.test(words[0])) {
+    const [name = '', ...value] = (words.shift() ?? '').split('=');
+    env[name] = value.join('=');
+  }
+  if (words[0] === 'exec') words.shift();
+  const [program, ...args] = words;
   if (program !== 'node') throw new Error(`the ${script} script must run node: ${command}`);
-  return args.map((arg) =>
-    arg.startsWith('node_modules/') || arg.startsWith('dist/') || arg.endsWith('.ts')
-      ? path.resolve(cwd, arg)
-      : arg,
-  );
+  return {
+    env,
+    args: args.map((arg) =>
+      arg.startsWith('node_modules/') || arg.startsWith('dist/') || arg.endsWith('.ts')
+        ? path.resolve(cwd, arg)
+        : arg,
+    ),
+  };
+}
+
+export interface RunningWorker {
+  process: ChildProcess;
+  logs: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * A worker process as `npm run worker` runs it against `databaseUrl` (no HTTP: ready once it
+ * logs that it runs).
+ */
+export async function startWorkerProcess(options: {
+  databaseUrl: string;
+  env?: Record<string, string>;
+}): Promise<RunningWorker> {
+  const { env, args } = scriptCommand('worker');
+  let output = '';
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: options.databaseUrl,
+      BASE_URL: 'http://localhost:3000',
+      ...env,
+      ...options.env,
+      // The readiness line is an info entry.
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const collect = (chunk: Buffer) => {
+    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
+    output += chunk;
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('worker process running')) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker did not start within 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    process: child,
+    logs: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**
@@ -103,13 +175,13 @@ export function serveCommandArguments(script = 'serve', cwd = process.cwd()): st
 export async function startApp(options: {
   databaseUrl: string;
   env?: Record<string, string>;
-  script?: 'serve' | 'launch';
+  script?: 'serve' | 'launch' | 'web';
   /** Another checkout to run (bench/ab.ts compares two commits); this one by default. */
   cwd?: string;
 }): Promise<RunningApp> {
   const cwd = options.cwd ?? process.cwd();
   const dist = options.env?.NEXT_DIST_DIR ?? distDir;
-  const args = serveCommandArguments(options.script, cwd);
+  const { env: scriptEnv, args } = scriptCommand(options.script ?? 'serve', cwd);
   // The script's entry: a built process (dist/processes), or the TypeScript an older checkout ran.
   const entry = args.find((arg) => /\.(mjs|ts)$/.test(arg));
   if (!existsSync(path.resolve(cwd, dist, 'BUILD_ID')) || !entry || !existsSync(entry)) {
@@ -130,6 +202,7 @@ export async function startApp(options: {
       BASE_URL: baseUrl,
       DATABASE_URL: options.databaseUrl,
       LOG_LEVEL: 'warn',
+      ...scriptEnv,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,173 @@
+/**
+ * Scale-out shown, not claimed (issue 27): three `npm run web` and three `npm run worker`
+ * processes on one PostgreSQL. 10,000 webhook deliveries reach a local HTTPS receiver while one
+ * worker is killed with SIGKILL: none is lost, and none is delivered twice under different
+ * delivery ids (a retry of the same delivery keeps its id, as Standard Webhooks has receivers
+ * deduplicate on it). Every periodic job, its period shortened, runs once per period across the
+ * three workers, not once per worker.
+ */
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '@/server/platform/clock';
+import { QUEUES, TICK_QUEUES } from '@/server/platform/jobs/catalog';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, type RunningWorker, startApp, startWorkerProcess } from '@/test/support/app';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import {
+  type Certificate,
+  eventually,
+  makeCertificate,
+  type Receiver,
+  startReceiver,
+} from '@/test/support/https-receiver';
+
+const ENDPOINTS = 5;
+const CASES = 2_000;
+const BATCH = 100;
+const TICK_SECONDS = 2;
+const RETENTION_SECONDS = 3;
+
+let database: TestDatabase;
+let certificate: Certificate;
+let receiver: Receiver;
+const webs: RunningApp[] = [];
+const workers: RunningWorker[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  certificate = makeCertificate();
+  receiver = await startReceiver(certificate);
+  const env = {
+    NODE_EXTRA_CA_CERTS: certificate.certPath,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+    WEBHOOK_TIMEOUT_MS: '5000',
+    JOB_TICK_SECONDS: String(TICK_SECONDS),
+    RETENTION_INTERVAL_SECONDS: String(RETENTION_SECONDS),
+  };
+  // One after another: six processes booting at once on two cores only start slower.
+  for (let n = 0; n < 3; n++) webs.push(await startApp({ databaseUrl: database.url, script: 'web', env }));
+  for (let n = 0; n < 3; n++) workers.push(await startWorkerProcess({ databaseUrl: database.url, env }));
+}, 180_000);
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  for (const web of webs) await web.stop();
+  await receiver?.close();
+  await database?.close();
+});
+
+describe('three web and three worker processes on one database', () => {
+  it('deliver 10,000 webhooks through a killed worker: none lost, none under two delivery ids', async () => {
+    // The receiver's certificate, for this process's own check of the receiver below.
+    setDefaultCACertificates([...getCACertificates('default'), certificate.cert]);
+    const { testKey } = await createTeam(
+      database.db,
+      { name: 'Scale', adminEmail: 'owner@scale.test' },
+      systemClock,
+    );
+    const apis = webs.map((web) => apiClient(web.baseUrl, testKey.token));
+    for (let n = 0; n < ENDPOINTS; n++) {
+      const res = await apis[n % apis.length]?.post('/v1/webhooks/endpoints/', {
+        url: receiver.url(`/scale-${n}`),
+        events: ['case.created'],
+      });
+      expect(res?.status).toBe(201);
+    }
+
+    // 20 batches of 100 cases, three at a time, each to the next web process.
+    const batches = Array.from({ length: CASES / BATCH }, (_, b) =>
+      Array.from({ length: BATCH }, (_, n) => ({
+        subject_email: `hire-${b}-${n}@scale.test`,
+        verification_methods: { email: true },
+      })),
+    );
+    let next = 0;
+    await Promise.all(
+      apis.map(async () => {
+        for (let b = next++; b < batches.length; b = next++) {
+          const res = await apis[b % apis.length]?.post<{ results: unknown[] }>('/v1/cases/batch/', {
+            cases: batches[b],
+          });
+          expect(res?.status).toBe(200);
+          expect(res?.body.results.every((item) => typeof item === 'object' && item && 'case' in item)).toBe(
+            true,
+          );
+        }
+      }),
+    );
+
+    // A worker dies mid-stream, with attempts in its hands.
+    await eventually(async () => (receiver.received.length >= 1_500 ? true : undefined), 60_000);
+    const killed = workers[0];
+    killed?.process.kill('SIGKILL');
+    await new Promise((resolve) => killed?.process.once('exit', resolve));
+
+    const total = CASES * ENDPOINTS;
+    // Each message (an event at an endpoint) with the delivery ids it arrived under.
+    const deliveryIdsByMessage = new Map<string, Set<string>>();
+    let read = 0;
+    await eventually(async () => {
+      for (; read < receiver.received.length; read++) {
+        const request = receiver.received[read];
+        if (!request) break;
+        const key = `${request.path} ${(JSON.parse(request.body) as { id: string }).id}`;
+        const ids = deliveryIdsByMessage.get(key) ?? new Set<string>();
+        ids.add(String(request.headers['webhook-id']));
+        deliveryIdsByMessage.set(key, ids);
+      }
+      return deliveryIdsByMessage.size >= total ? true : undefined;
+    }, 120_000);
+    expect(deliveryIdsByMessage.size).toBe(total);
+    const underSeveralIds = [...deliveryIdsByMessage.entries()].filter(([, ids]) => ids.size > 1);
+    expect(underSeveralIds).toEqual([]);
+
+    // Every delivery recorded as delivered, the killed worker's too (recovered once its lease ended).
+    const settled = await eventually(async () => {
+      const [row] = await database.sql<{ success: number; all: number }[]>`
+        select count(*) filter (where status = 'success')::int as success, count(*)::int as all
+          from webhook_deliveries`;
+      return row && row.success === total ? row : undefined;
+    }, 90_000);
+    expect(settled.all).toBe(total);
+    // A retry after the kill reached the receiver under the same id, never as a new delivery.
+    expect(receiver.received.length).toBeGreaterThanOrEqual(total);
+    expect(receiver.received.every((request) => request.problems.length === 0)).toBe(true);
+  }, 300_000);
+
+  it('runs each periodic job once per period across all three workers', async () => {
+    const periodOf = (queue: string) =>
+      queue === QUEUES.mailSend
+        ? 1
+        : queue === QUEUES.dataRetention || queue === QUEUES.idempotencyPurge
+          ? RETENTION_SECONDS
+          : TICK_SECONDS;
+    // Long enough for several periods of each, with two workers still alive.
+    const observed = 12_000;
+    await new Promise((resolve) => setTimeout(resolve, observed));
+    for (const queue of TICK_QUEUES) {
+      const slots = await database.sql<{ slot: number | null; runs: number; completed: number }[]>`
+        select extract(epoch from singleton_on)::float8 as slot, count(*)::int as runs,
+               count(*) filter (where state = 'completed')::int as completed
+          from pgboss.job where name = ${queue} group by singleton_on order by singleton_on`;
+      // Each job belongs to a slot of the period, and no slot has two.
+      expect(
+        slots.every((slot) => slot.slot !== null),
+        queue,
+      ).toBe(true);
+      expect(
+        slots.filter((slot) => slot.runs > 1),
+        queue,
+      ).toEqual([]);
+      // And the job ran in (nearly) every slot since the workers started.
+      const first = slots[0]?.slot ?? 0;
+      const last = slots.at(-1)?.slot ?? 0;
+      const elapsedSlots = Math.round((last - first) / periodOf(queue)) + 1;
+      expect(slots.length, queue).toBeGreaterThanOrEqual(Math.max(3, Math.floor(elapsedSlots * 0.6)));
+      expect(slots.filter((slot) => slot.completed === 1).length, queue).toBeGreaterThanOrEqual(
+        slots.length - 2,
+      );
+    }
+  }, 60_000);
+});
