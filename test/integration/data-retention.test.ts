@@ -242,14 +242,12 @@ describe('operational data', () => {
       .insert(caseImports)
       .values([importOf('draft'), importOf('succeeded')])
       .returning();
-    await database.db
-      .insert(caseImportRows)
-      .values({
-        importId: finished?.id ?? '',
-        line: 2,
-        subjectEmail: 'refused@forgets.test',
-        errorCode: 'X',
-      });
+    await database.db.insert(caseImportRows).values({
+      importId: finished?.id ?? '',
+      line: 2,
+      subjectEmail: 'refused@forgets.test',
+      errorCode: 'X',
+    });
     const count = async (table: string, where = database.sql`true`) => {
       const [row] = await database.sql<{ n: number }[]>`
         select count(*)::int as n from ${database.sql(table)} where ${where}`;

@@ -84,7 +84,10 @@ export function serveCommandArguments(script = 'serve', cwd = process.cwd()): st
 }
 
 /** A package.json script as node's arguments and the variables it sets first (`RUN_WORKERS=false exec node …`). */
-export function scriptCommand(script: string, cwd = process.cwd()): { env: Record<string, string>; args: string[] } {
+export function scriptCommand(
+  script: string,
+  cwd = process.cwd(),
+): { env: Record<string, string>; args: string[] } {
   const manifest = JSON.parse(readFileSync(path.join(cwd, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
