@@ -256,6 +256,13 @@ describe('charging under concurrency', () => {
     const K = 10;
     const { team, api } = await newTeam('race', 'five');
     await updateTeam(database.db, team.id, { topupBalanceCents: K * PRICES.email });
+    // An endpoint, so each creation also fans out: its rows are written before the team's lock is
+    // taken, and a refused creation must take them back with it.
+    const endpoint = await api.post('/v1/webhooks/endpoints/', {
+      url: 'https://hooks.example.com/race',
+      events: ['case.created'],
+    });
+    expect(endpoint.status).toBe(201);
     const results = await Promise.all(
       Array.from({ length: 3 * (ALLOWED + K) }, (_, i) =>
         api.post('/v1/cases/', {
@@ -273,6 +280,12 @@ describe('charging under concurrency', () => {
     );
     const [row] = await database.sql`select count(*)::int as n from cases where team_id = ${team.id}`;
     expect(row?.n).toBe(ALLOWED + K);
+    // Exactly the created cases' events, deliveries and mails: none of a refused one's.
+    const [written] = await database.sql<{ events: number; deliveries: number; mails: number }[]>`
+      select (select count(*)::int from events where team_id = ${team.id} and type = 'case.created') as events,
+             (select count(*)::int from webhook_deliveries where team_id = ${team.id}) as deliveries,
+             (select count(*)::int from mail_outbox where "to" like 'race%@billing.test') as mails`;
+    expect(written).toEqual({ events: ALLOWED + K, deliveries: ALLOWED + K, mails: ALLOWED + K });
   });
 
   it('parallel multi-method cases: balance for exactly K cases, 3K requests, exactly K succeed', async () => {
