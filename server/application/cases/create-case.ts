@@ -37,14 +37,6 @@ export interface CreateCaseDeps {
  * steps, records `case.created` and queues the subject's and manager's mails, all in the caller's
  * transaction so that either everything happens or nothing does. A test-mode case (`scope`
  * not live) charges nothing, counts no usage and passes no billing gate: it takes no team lock.
- *
- * A live case writes its rows first and takes the team's lock last, for its charge and its
- * mails (which carry the team's name): the lock serializes a team's creations, so it is held for
- * the pricing, two small statements and the commit, not for the case, its steps, its event and
- * the event's fan-out to every webhook endpoint (each delivery with its job), which took most
- * of a creation's time. A refused charge throws, and the transaction takes the rows back with it.
- * The lock is `FOR NO KEY UPDATE`, which the KEY SHARE locks the rows' foreign keys took on the
- * team's row do not conflict with, so two creations waiting for it cannot deadlock.
  */
 export async function createCase(
   tx: Tx,
@@ -53,25 +45,10 @@ export async function createCase(
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
   const now = deps.clock();
-  if (!scope.livemode) {
-    return writeCase(
-      tx,
-      scope,
-      prepared,
-      { charge: null, teamName: await readTeamName(tx, scope.teamId), now },
-      deps,
-    );
-  }
-  const planned = planCases([prepared], now, deps);
-  const [record] = await writeCaseRows(tx, scope, planned, now, deps);
-  const locked = await lockTeamForCharges(tx, scope.teamId, now);
-  assertMayCreateCases(locked.team, now);
-  const [charge] = priceCasesInOrder(locked, [prepared.methods]);
-  if (!charge) throw new Error('a case went unpriced');
-  if ('refused' in charge) throw charge.refused;
-  await Promise.all(chargeAndMailWrites(tx, scope, planned, [charge], locked.team.name, deps));
-  if (!record) throw new Error('case insert returned nothing');
-  return record;
+  const { teamName, charges } = await chargeCases(tx, scope, [prepared], now);
+  const [charge] = charges;
+  if (charge && 'refused' in charge) throw charge.refused;
+  return writeCase(tx, scope, prepared, { charge: charge ?? null, teamName, now }, deps);
 }
 
 /** A case's charge as chargeCases decided it: null in test mode, which charges nothing. */
@@ -133,50 +110,20 @@ export async function writeCases(
   deps: CreateCaseDeps,
 ): Promise<CaseRecord[]> {
   if (items.length === 0) return [];
-  const planned = planCases(
-    items.map(({ prepared }) => prepared),
-    decided.now,
-    deps,
-  );
-  const charged = items.flatMap(({ charge }) => (charge ? [charge] : []));
-  const [records] = await pipelined(
-    () => writeCaseRows(tx, scope, planned, decided.now, deps),
-    () => Promise.all(chargeAndMailWrites(tx, scope, planned, charged, decided.teamName, deps)),
-  );
-  return records;
-}
-
-/** A case about to be written: its ids, expiry and links, chosen before any statement is sent. */
-interface PlannedCase {
-  prepared: PreparedCase;
-  id: string;
-  publicId: string;
-  expiresAt: Date;
-  links: ReturnType<typeof issueVerificationLinks>;
-}
-
-// Every id is chosen up front so that all the writes go out together, in this order: the steps
-// follow the cases they reference and the deliveries their events.
-function planCases(prepared: readonly PreparedCase[], now: Date, deps: CreateCaseDeps): PlannedCase[] {
-  return prepared.map((item) => ({
-    prepared: item,
+  const { teamId, livemode } = scope;
+  const { teamName, now } = decided;
+  // Every id is chosen here so that all the writes go out together, in this order: the steps
+  // follow the cases they reference and the deliveries their events.
+  const planned = items.map(({ prepared }) => ({
+    prepared,
     id: newRowId(),
     publicId: newPublicId(),
     expiresAt: new Date(now.getTime() + deps.caseTtlSeconds * 1000),
-    links: issueVerificationLinks(item.methods),
+    links: issueVerificationLinks(prepared.methods),
   }));
-}
-
-/** The cases, their steps, and their `case.created` events with the fan-out, pipelined. */
-async function writeCaseRows(
-  tx: Tx,
-  scope: DataScope,
-  planned: readonly PlannedCase[],
-  now: Date,
-  deps: CreateCaseDeps,
-): Promise<CaseRecord[]> {
-  const { teamId, livemode } = scope;
-  const [rows, steps] = await pipelined(
+  const charged = items.flatMap(({ charge }) => (charge ? [charge] : []));
+  const [, rows, steps] = await pipelined(
+    () => Promise.all(chargeStatements(tx, charged)),
     () =>
       insertCases(
         tx,
@@ -222,44 +169,31 @@ async function writeCaseRows(
           now,
         })),
       ),
-  );
-  return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
-}
-
-/** The charges (summed per method) and the subject's and manager's mails, sent together. */
-function chargeAndMailWrites(
-  tx: Tx,
-  scope: DataScope,
-  planned: readonly PlannedCase[],
-  charged: ReadonlyArray<Exclude<CaseCharge, null>>,
-  teamName: string,
-  deps: CreateCaseDeps,
-): Array<PromiseLike<unknown>> {
-  return [
-    ...chargeStatements(tx, charged),
     // Every way of creating a case sends the subject's and the manager's mails with it.
-    enqueueMails(
-      tx,
-      planned.flatMap(({ prepared: { input }, id, publicId, expiresAt, links }) =>
-        verificationMails(
-          {
-            caseId: id,
-            publicId,
-            pageBase: deps.pageBase,
-            livemode: scope.livemode,
-            subjectEmail: input.subject_email,
-            subjectName: input.subject_name ?? null,
-            expiresAt,
-            manager: input.manager_email
-              ? { name: input.manager_name ?? '', email: input.manager_email }
-              : null,
-          },
-          teamName,
-          links,
+    () =>
+      enqueueMails(
+        tx,
+        planned.flatMap(({ prepared: { input }, id, publicId, expiresAt, links }) =>
+          verificationMails(
+            {
+              caseId: id,
+              publicId,
+              pageBase: deps.pageBase,
+              livemode,
+              subjectEmail: input.subject_email,
+              subjectName: input.subject_name ?? null,
+              expiresAt,
+              manager: input.manager_email
+                ? { name: input.manager_name ?? '', email: input.manager_email }
+                : null,
+            },
+            teamName,
+            links,
+          ),
         ),
       ),
-    ),
-  ];
+  );
+  return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
 }
 
 export interface PreparedCase {
