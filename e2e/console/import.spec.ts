@@ -77,4 +77,17 @@ test('an owner imports a CSV: the rows are checked first, the import runs with a
     (await world.database.sql`select count(*)::int as n from dev_mailbox where "to" like '%@wave.test'`)[0]
       ?.n;
   await expect.poll(mailed, { timeout: 15_000 }).toBe(3);
+
+  // At phone width, neither the upload page nor an import's page scrolls sideways.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto(`${world.app.baseUrl}/console/cases/import`);
+  await expect(page.getByRole('link', { name: 'october-hires.csv' })).toBeVisible();
+  await page.getByRole('link', { name: 'october-hires.csv' }).click();
+  await expect(page.getByRole('heading', { name: 'Finished' })).toBeVisible();
+  for (const path of ['/console/cases/import', new URL(page.url()).pathname]) {
+    await page.goto(`${world.app.baseUrl}${path}`);
+    await expect(page.locator('main h1')).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
+  }
 });
