@@ -22,6 +22,7 @@ import { apiClient } from '@/test/support/api-client';
 import { freePort, processAlive, type RunningApp, serveCommandArguments, startApp } from '@/test/support/app';
 import { consoleClient, runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { eventually } from '@/test/support/https-receiver';
 import { jobsOf } from '@/test/support/jobs';
 import { latestSignInLink } from '@/test/support/sign-in-links';
 import { openSubjectPage } from '@/test/support/subject-page';
@@ -335,19 +336,24 @@ describe('pages', () => {
 });
 
 describe('scheduled jobs', () => {
-  it('schedules the daily idempotency-purge at 03:17 and data-retention at 03:47 in pg-boss at start-up', async () => {
-    const schedules = await database.sql<{ name: string; cron: string; timezone: string | null }[]>`
-      select name, cron, timezone from pgboss.schedule order by name`;
-    expect(schedules).toEqual([
-      { name: 'data-retention', cron: '47 3 * * *', timezone: 'UTC' },
-      { name: 'idempotency-purge', cron: '17 3 * * *', timezone: 'UTC' },
+  it('runs the daily idempotency-purge and data-retention once in the UTC day, on no cron schedule', async () => {
+    // Offered by the worker at start-up, one job each in today's slot (RETENTION_INTERVAL_SECONDS
+    // is a day here); the cron schedules earlier versions kept would have run them a second time.
+    const jobs = await eventually(async () => {
+      const rows = await database.sql<{ name: string; slot: string; today: string }[]>`
+        select name, to_char(singleton_on, 'YYYY-MM-DD HH24:MI:SS') as slot,
+               to_char(date_trunc('day', now() at time zone 'utc'), 'YYYY-MM-DD HH24:MI:SS') as today
+          from pgboss.job where name in ('data-retention', 'idempotency-purge') order by name`;
+      return rows.length === 2 ? rows : undefined;
+    });
+    expect(jobs.map(({ name, slot, today }) => ({ name, today: slot === today }))).toEqual([
+      { name: 'data-retention', today: true },
+      { name: 'idempotency-purge', today: true },
     ]);
-    const [queue] = await database.sql<{ name: string }[]>`
-      select name from pgboss.queue where name = 'idempotency-purge'`;
-    expect(queue?.name).toBe('idempotency-purge');
+    expect(await database.sql`select name from pgboss.schedule`).toEqual([]);
   });
 
-  it('the job that schedule sends purges the keys past 30 days, through the app’s own worker', async () => {
+  it('the purge job deletes the keys past 30 days, through the app’s own worker', async () => {
     const { team } = await createTeam(
       database.db,
       { name: 'Purged', adminEmail: 'owner@purged.test' },
@@ -363,12 +369,13 @@ describe('scheduled jobs', () => {
       createdAt: new Date(Date.now() - daysAgo * 86_400_000),
     });
     await database.db.insert(idempotencyKeys).values([key('old', 31), key('young', 29)]);
-    // What pg-boss's cron sends at 03:17, sent now.
+    // Another day's run of the purge, sent now.
     const boss = new PgBoss({ connectionString: database.url, schema: 'pgboss', supervise: false });
     await boss.start();
     let jobId: string | null;
     try {
-      jobId = await boss.send(QUEUES.idempotencyPurge, {});
+      // The queue keeps one job waiting: once the day's run (queued at start-up) is taken, this one.
+      jobId = await eventually(async () => (await boss.send(QUEUES.idempotencyPurge, {})) ?? undefined);
     } finally {
       await boss.stop({ graceful: false, close: true });
     }
