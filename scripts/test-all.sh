@@ -59,13 +59,15 @@ as_postgres() {
 }
 
 second_stage="2-vitest-domain-integration-pg15.json=vitest domain + integration (PostgreSQL 15)"
+# As many connections as the embedded server allows (db/embedded.ts): the scale-out test runs six
+# of the service's processes at once beside the other files' apps.
 if [ -x "$PG15_BIN/initdb" ]; then
   pg15_dir="$(mktemp -d /tmp/vouch-pg15-XXXXXX)"
   pg15_port="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
   if [ "$(id -u)" = 0 ]; then chown postgres "$pg15_dir"; fi
   if as_postgres "$PG15_BIN/initdb" -D "$pg15_dir/data" -U postgres -A trust --no-sync >"$pg15_dir/initdb.log" 2>&1 &&
     as_postgres "$PG15_BIN/pg_ctl" -D "$pg15_dir/data" -l "$pg15_dir/server.log" -w \
-      -o "-p $pg15_port -k $pg15_dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null; then
+      -o "-p $pg15_port -k $pg15_dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300" start >/dev/null; then
     TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg15_port/postgres" stage "vitest domain + integration (PostgreSQL 15)" \
       vitest run --project domain --project integration --reporter=default --reporter=json \
       --outputFile.json="$results/2-vitest-domain-integration-pg15.json"
