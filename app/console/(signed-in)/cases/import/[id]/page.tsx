@@ -109,14 +109,18 @@ export default function ImportPage() {
           </p>
           {data.status === 'draft' ? (
             <div className="c-row c-wrap">
-              <button
-                type="button"
-                className="c-button"
-                disabled={busy || data.valid_rows === 0}
-                onClick={() => act(() => api.imports.start.mutate({ id }))}
-              >
-                Create {data.valid_rows.toLocaleString()} {data.valid_rows === 1 ? 'case' : 'cases'}
-              </button>
+              {data.valid_rows > 0 ? (
+                <button
+                  type="button"
+                  className="c-button"
+                  disabled={busy}
+                  onClick={() => act(() => api.imports.start.mutate({ id }))}
+                >
+                  Create {data.valid_rows.toLocaleString()} {data.valid_rows === 1 ? 'case' : 'cases'}
+                </button>
+              ) : (
+                <p>No row of this file can become a case: correct the rows below and upload it again.</p>
+              )}
               <button
                 type="button"
                 className="c-button c-secondary"
