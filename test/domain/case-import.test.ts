@@ -108,6 +108,12 @@ describe('console CSV import', () => {
     expect(preview.refused[2]?.detail).toMatch(/fingerprint/);
     expect(await teamCases(scope)).toEqual([]);
     await expect(draft(scope, 'name\nAna\n')).rejects.toMatchObject({ appCode: 'VALIDATION_ERROR' });
+    // A file none of whose rows can become a case cannot be started.
+    const hopeless = await draft(scope, 'email\nnobody\n');
+    expect(hopeless).toMatchObject({ valid_rows: 0, rejected_rows: 1 });
+    await expect(startCaseImport(context(scope), hopeless.id)).rejects.toMatchObject({
+      appCode: 'VALIDATION_ERROR',
+    });
   });
 
   it('creates each row’s case as a single create would, audited as the uploader’s, with a result line per row', async () => {
