@@ -108,6 +108,22 @@ describe('console CSV import', () => {
     expect(preview.refused[2]?.detail).toMatch(/fingerprint/);
     expect(await teamCases(scope)).toEqual([]);
     await expect(draft(scope, 'name\nAna\n')).rejects.toMatchObject({ appCode: 'VALIDATION_ERROR' });
+    // Each custom question's answer is hashed as the file is checked: at most 500 a file.
+    const questions = (n: number) =>
+      `email,methods,custom_question_text,custom_question_answer\n${Array.from({ length: n }, (_, i) => `q${i}@corp.test,custom_question,Badge colour?,Blue`).join('\n')}\n`;
+    await expect(draft(scope, questions(501))).rejects.toMatchObject({
+      appCode: 'VALIDATION_ERROR',
+      detail: expect.stringContaining('at most 500'),
+    });
+    const asked = await draft(scope, questions(3));
+    expect(asked.valid_rows).toBe(3);
+    const [row] = await database.db
+      .select()
+      .from(caseImportRows)
+      .where(eq(caseImportRows.importId, asked.id));
+    // Kept hashed only: the draft holds no plain answer.
+    expect(JSON.stringify(row?.prepared)).not.toContain('Blue');
+    expect(JSON.stringify(row?.prepared)).toContain('answer_hash');
     // A file none of whose rows can become a case cannot be started.
     const hopeless = await draft(scope, 'email\nnobody\n');
     expect(hopeless).toMatchObject({ valid_rows: 0, rejected_rows: 1 });

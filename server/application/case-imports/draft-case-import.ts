@@ -39,6 +39,13 @@ export async function draftCaseImport(
   }
   const file = readImportCsv(upload.csv, upload.defaultMethods);
   if ('fileError' in file) throw new AppError('VALIDATION_ERROR', file.fileError);
+  const questions = file.rows.filter((row) => 'body' in row && row.body.custom_question_answer !== undefined);
+  if (questions.length > IMPORT_LIMITS.customQuestionRows) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `The file has ${questions.length.toLocaleString('en')} rows with a custom question; one import takes at most ${IMPORT_LIMITS.customQuestionRows} (each answer is hashed as the file is checked). Split it into several files.`,
+    );
+  }
 
   const checked: CheckedRow[] = await Promise.all(
     file.rows.map(async (row): Promise<CheckedRow> => {
