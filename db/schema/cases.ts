@@ -26,6 +26,8 @@ export const cases = pgTable(
     status: text('status').$type<CaseStatus>().notNull().default('open'),
     subjectEmail: text('subject_email').notNull(),
     subjectName: text('subject_name'),
+    /** The language the subject is addressed in (a supported locale), or null: the team's default then. */
+    locale: text('locale'),
     notes: text('notes').notNull().default(''),
     failureReason: text('failure_reason'),
     createdAt: createdAt(),

@@ -24,6 +24,7 @@ export type ImportCsv = { rows: ImportCsvRow[] } | { fileError: string };
 const FIELDS = [
   'subject_email',
   'subject_name',
+  'locale',
   'verification_methods',
   'notes',
   ...Object.keys(METHOD_CREATE_FIELDS),
@@ -38,6 +39,8 @@ const ALIASES: Record<string, string> = {
   full_name: 'subject_name',
   methods: 'verification_methods',
   note: 'notes',
+  language: 'locale',
+  language: 'locale',
 };
 
 function fieldOf(header: string): string {
@@ -90,7 +93,7 @@ export function readImportCsv(text: string, defaultMethods: readonly Verificatio
     if (!column) return { fileError: `Column ${index + 1} of the header row has no name.` };
     if (!FIELDS.includes(column)) {
       return {
-        fileError: `Unknown column "${header.record[index]}" in the header row. The columns are: ${FIELDS.join(', ')} (also email, name and methods).`,
+        fileError: `Unknown column "${header.record[index]}" in the header row. The columns are: ${FIELDS.join(', ')} (also email, name, language and methods).`,
       };
     }
     if (columns.indexOf(column) !== index) {

@@ -28,6 +28,7 @@ function record(overrides: Partial<CaseRecord>): CaseRecord {
     status: 'open',
     subjectEmail: 'someone@example.test',
     subjectName: null,
+    locale: null,
     notes: '',
     failureReason: null,
     createdAt: created,

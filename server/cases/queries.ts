@@ -28,6 +28,7 @@ export interface CaseRowWithSteps {
   status: CaseStatus;
   subject_email: string;
   subject_name: string | null;
+  locale: string | null;
   notes: string;
   failure_reason: string | null;
   created_at: string;
@@ -61,6 +62,7 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
     status: row.status,
     subjectEmail: row.subject_email,
     subjectName: row.subject_name,
+    locale: row.locale,
     notes: row.notes,
     failureReason: row.failure_reason,
     createdAt: new Date(row.created_at),
@@ -197,6 +199,7 @@ export const insertCase = reusableQuery((db) =>
       status: 'open',
       subjectEmail: sql.placeholder('subjectEmail'),
       subjectName: sql.placeholder('subjectName'),
+      locale: sql.placeholder('locale'),
       notes: sql.placeholder('notes'),
       createdAt: sql.placeholder('now'),
       updatedAt: sql.placeholder('now'),
@@ -243,6 +246,7 @@ export type NewCaseRow = {
   publicId: string;
   subjectEmail: string;
   subjectName: string | null;
+  locale: string | null;
   notes: string;
   now: Date;
   expiresAt: Date;

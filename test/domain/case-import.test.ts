@@ -250,6 +250,23 @@ describe('console CSV import', () => {
     });
   });
 
+  it('addresses each row’s subject in the language its column names (the supported locale a tag stands for)', async () => {
+    const scope = await newTeam('Languages');
+    const preview = await draft(
+      scope,
+      'email,language\nana@corp.test,de-AT\nbo@corp.test,\ncy@corp.test,klingon\n',
+    );
+    expect(preview).toMatchObject({ valid_rows: 2, rejected_rows: 1 });
+    expect(preview.refused[0]?.detail).toMatch(/supported locales: en, de/);
+    await startCaseImport(context(scope), preview.id);
+    await runCaseImport(runDeps(), preview.id);
+    const created = await teamCases(scope);
+    expect(Object.fromEntries(created.map((c) => [c.subjectEmail, c.locale]))).toEqual({
+      'ana@corp.test': 'de',
+      'bo@corp.test': null,
+    });
+  });
+
   it('keeps each team’s and mode’s imports apart', async () => {
     const scope = await newTeam('Owner');
     const other = await newTeam('Other');

@@ -77,6 +77,7 @@ describe('POST /v1/cases/ success', () => {
         'id',
         'is_expired',
         'livemode',
+        'locale',
         'notes',
         'public_id',
         'redacted_at',
@@ -151,6 +152,28 @@ describe('POST /v1/cases/ success', () => {
     expect(res.status).toBe(201);
     expect(res.body.subject_name).toBe('Ada Lovelace');
     expect(res.body.notes).toBe(notes);
+  });
+
+  it('keeps the locale the subject is addressed in, as the supported locale a BCP 47 tag stands for', async () => {
+    const german = await api.post<CaseBody & { locale: string | null }>('/v1/cases/', {
+      ...valid,
+      locale: 'de-AT',
+    });
+    expect(german.status).toBe(201);
+    expect(german.body.locale).toBe('de');
+    const read = await api.get<{ locale: string | null }>(`/v1/cases/${german.body.id}/`);
+    expect(read.body.locale).toBe('de');
+    const brazil = await api.post<{ locale: string | null }>('/v1/cases/', { ...valid, locale: 'pt' });
+    expect(brazil.body.locale).toBe('pt-BR');
+    const none = await api.post<{ locale: string | null }>('/v1/cases/', valid);
+    expect(none.body.locale).toBeNull();
+    for (const locale of ['sv', 'klingon!', 42]) {
+      const refused = await api.post<{ detail: string }>('/v1/cases/', { ...valid, locale });
+      expectError(refused, 422, 'VALIDATION_ERROR');
+      expect(refused.body.detail).toMatch(/locale/);
+      if (typeof locale === 'string')
+        expect(refused.body.detail).toContain('en, de, fr, es, pt-BR, it, nl, pl, ja, ko, zh-CN, ar');
+    }
   });
 
   it('accepts subject_name null', async () => {

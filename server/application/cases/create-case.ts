@@ -12,6 +12,7 @@ import {
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { insertCaseSteps, insertCases, readTeamName } from '@/server/cases/queries';
+import { supportedLocale } from '@/server/i18n/locales';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import type { AppError } from '@/server/platform/errors';
@@ -134,6 +135,7 @@ export async function writeCases(
           publicId,
           subjectEmail: input.subject_email,
           subjectName: input.subject_name ?? null,
+          locale: input.locale ? supportedLocale(input.locale) : null,
           notes: input.notes,
           now,
           expiresAt,

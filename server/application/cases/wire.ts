@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { type CaseRecord, effectiveStatus, verificationUrl } from '@/server/cases/case-record';
 import { EXAMPLE_CASE } from '@/server/cases/example-case';
+import { type Locale, SUPPORTED_LOCALES, supportedLocale } from '@/server/i18n/locales';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { createdRange, emailAddress, jsonBoolean, requiredText } from '@/server/platform/wire-fields';
 import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
@@ -19,6 +20,15 @@ export const caseIdInput = z.object({
     examples: [EXAMPLE_CASE.id],
   }),
 });
+/** A BCP 47 tag, turned into the supported locale it stands for, or refused naming them. */
+/** A BCP 47 tag that stands for a supported locale (the case keeps that locale: supportedLocale). */
+const caseLocale = z
+  .string()
+  .max(35)
+  .refine((tag) => supportedLocale(tag) !== null, {
+    error: `must be one of the supported locales: ${SUPPORTED_LOCALES.join(', ')}`,
+  });
+
 export const createCaseInput = z
   .strictObject({
     subject_email: emailAddress.meta({
@@ -33,6 +43,10 @@ export const createCaseInput = z
           'The subject’s name, as your records have it (optional, at most 200 characters); the manager’s request shows it. A passed ID check replaces it with the name on the document.',
         examples: ['Jane Doe'],
       }),
+    locale: caseLocale.nullish().meta({
+      description: `The language the subject is addressed in, as a BCP 47 tag: one of ${SUPPORTED_LOCALES.join(', ')}, or a tag that falls back to one (\`de-AT\` is \`de\`, \`pt\` is \`pt-BR\`); the Case carries the supported locale it stands for. Optional: without it, the subject's browser language, then your team's default.`,
+      examples: ['de'],
+    }),
     // A record (not an object) so that coercion is never applied and unknown keys are refused.
     verification_methods: z
       .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean, {
@@ -146,6 +160,14 @@ export const caseOutput = z
           'The name given at creation, or the name on the ID document once checked; null when none was given or after redaction.',
         examples: ['Jane Doe'],
       }),
+    locale: z
+      .enum(SUPPORTED_LOCALES)
+      .nullable()
+      .meta({
+        description:
+          'The language the subject is addressed in, as given at creation (the supported locale it stands for), or null.',
+        examples: ['de'],
+      }),
     created_at: z
       .string()
       .meta({ description: 'When the case was opened (ISO 8601, UTC).', examples: [EXAMPLE_CASE.createdAt] }),
@@ -206,6 +228,7 @@ export const EXAMPLE_CASE_WIRE: CaseWire = {
   status: 'open',
   subject_email: EXAMPLE_CASE.subjectEmail,
   subject_name: 'Jane Doe',
+  locale: null,
   created_at: EXAMPLE_CASE.createdAt,
   expires_at: EXAMPLE_CASE.expiresAt,
   is_expired: false,
@@ -242,6 +265,7 @@ export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): 
     status,
     subject_email: record.subjectEmail,
     subject_name: record.subjectName,
+    locale: (record.locale as Locale | null) ?? null,
     created_at: record.createdAt.toISOString(),
     expires_at: record.expiresAt.toISOString(),
     is_expired: status === 'expired',

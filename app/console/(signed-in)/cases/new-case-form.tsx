@@ -4,7 +4,12 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
+import { CASE_LOCALES } from '@/server/api/console/locale-vocabulary';
 import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
+
+/** A locale's name in English (the console's language). */
+const languageName = (locale: string) =>
+  new Intl.DisplayNames(['en'], { type: 'language' }).of(locale) ?? locale;
 
 /**
  * A case opened from the console, for the helpdesk: a caller asks for a password reset, the agent
@@ -21,6 +26,7 @@ export function NewCaseForm() {
   const [managerName, setManagerName] = useState('');
   const [managerEmail, setManagerEmail] = useState('');
   const [notes, setNotes] = useState('');
+  const [locale, setLocale] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const has = (method: Method) => methods.includes(method);
@@ -33,6 +39,7 @@ export function NewCaseForm() {
       const created = await api.cases.create.mutate({
         subject_email: email.trim(),
         subject_name: name.trim() || null,
+        locale: locale || null,
         verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
         notes,
         ...(has(NEW_CASE_FORM.asksQuestion)
@@ -56,6 +63,15 @@ export function NewCaseForm() {
       <input id="case-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
       <label htmlFor="case-name">Their name (optional)</label>
       <input id="case-name" maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      <label htmlFor="case-locale">Their language</label>
+      <select id="case-locale" value={locale} onChange={(e) => setLocale(e.target.value)}>
+        <option value="">Their browser’s (or your team’s default)</option>
+        {CASE_LOCALES.map((code) => (
+          <option key={code} value={code}>
+            {languageName(code)}
+          </option>
+        ))}
+      </select>
       <fieldset className="c-fieldset">
         <legend>How they prove who they are</legend>
         {NEW_CASE_FORM.choices.map(({ key: method, label }) => (

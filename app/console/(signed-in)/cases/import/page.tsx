@@ -86,9 +86,9 @@ export default function ImportCasesPage() {
           gets the methods chosen below,
         </li>
         <li>
-          <code>notes</code>, and for the methods that need them <code>manager_name</code>,{' '}
-          <code>manager_email</code>, <code>custom_question_text</code> and{' '}
-          <code>custom_question_answer</code>.
+          <code>language</code> (such as <code>de</code> or <code>pt-BR</code>), <code>notes</code>, and for
+          the methods that need them <code>manager_name</code>, <code>manager_email</code>,{' '}
+          <code>custom_question_text</code> and <code>custom_question_answer</code>.
         </li>
       </ul>
       <p className="c-small">
