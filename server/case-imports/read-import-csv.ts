@@ -40,7 +40,6 @@ const ALIASES: Record<string, string> = {
   methods: 'verification_methods',
   note: 'notes',
   language: 'locale',
-  language: 'locale',
 };
 
 function fieldOf(header: string): string {
