@@ -13,7 +13,7 @@
  * a missed target.
  */
 import { cpus, loadavg } from 'node:os';
-import postgres from 'postgres';
+import { benchDatabase } from './bench-database';
 import { buildIfNeeded } from './build';
 
 process.env.NEXT_DIST_DIR ??= '.next-bench-import';
@@ -39,8 +39,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main(): Promise<void> {
-  const { migrateDatabase } = await import('@/db/client');
-  const { embeddedDatabaseUrl, startEmbeddedPostgres } = await import('@/db/embedded');
   const { bootRuntime } = await import('@/server/platform/boot-runtime');
   const { shutdown } = await import('@/server/platform/runtime');
   const { systemClock } = await import('@/server/platform/clock');
@@ -54,35 +52,16 @@ async function main(): Promise<void> {
 
   try {
     log(`app build in ${DIST_DIR}: ${await buildIfNeeded(DIST_DIR)}`);
-    let adminUrl = process.env.BENCH_DATABASE_URL;
-    if (!adminUrl) {
-      const embedded = await startEmbeddedPostgres({
-        dataDir: EMBEDDED_DIR,
-        port: EMBEDDED_PORT,
-        database: 'postgres',
-        tcp: true,
-      });
-      cleanups.push(embedded.stop);
-      adminUrl = embedded.tcpUrl;
-    }
-    const name = `vouch_bench_import_${process.pid}`;
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    cleanups.push(async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    });
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const databaseUrl = url.toString();
-    await migrateDatabase(databaseUrl);
+    const { databaseUrl, appDatabaseUrl } = await benchDatabase(
+      'import',
+      { dir: EMBEDDED_DIR, port: EMBEDDED_PORT },
+      cleanups,
+    );
 
     const smtp = await startSmtpSink();
     cleanups.push(smtp.close);
     const app = await startApp({
-      databaseUrl: process.env.BENCH_DATABASE_URL
-        ? databaseUrl
-        : embeddedDatabaseUrl(EMBEDDED_DIR, EMBEDDED_PORT, name),
+      databaseUrl: appDatabaseUrl,
       script: 'launch',
       env: { SMTP_URL: smtp.url },
     });

@@ -25,7 +25,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
-import postgres from 'postgres';
+import { benchDatabase } from './bench-database';
 import { buildIfNeeded } from './build';
 import type { LoadResult, Target } from './load';
 
@@ -66,8 +66,6 @@ function percentile(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  const { migrateDatabase } = await import('@/db/client');
-  const { embeddedDatabaseUrl, startEmbeddedPostgres } = await import('@/db/embedded');
   const { cases, events, webhookDeliveries } = await import('@/db/schema');
   const { bootRuntime } = await import('@/server/platform/boot-runtime');
   const { shutdown } = await import('@/server/platform/runtime');
@@ -83,37 +81,18 @@ async function main(): Promise<void> {
   try {
     log(`app build in ${DIST_DIR}: ${await buildIfNeeded(DIST_DIR)}`);
 
-    let adminUrl = process.env.BENCH_DATABASE_URL;
-    if (!adminUrl) {
-      const embedded = await startEmbeddedPostgres({
-        dataDir: EMBEDDED_DIR,
-        port: EMBEDDED_PORT,
-        database: 'postgres',
-        tcp: true,
-      });
-      cleanups.push(embedded.stop);
-      adminUrl = embedded.tcpUrl;
-    }
-    const name = `vouch_bench_webhooks_${process.pid}`;
-    const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    cleanups.push(async () => {
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    });
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const databaseUrl = url.toString();
-    await migrateDatabase(databaseUrl);
+    const { databaseUrl, appDatabaseUrl } = await benchDatabase(
+      'webhooks',
+      { dir: EMBEDDED_DIR, port: EMBEDDED_PORT },
+      cleanups,
+    );
 
     const certificate = makeCertificate();
     const receiver = await startReceiver(certificate);
     cleanups.push(receiver.close);
     const app = await startApp({
       // As `npm start` does, the app's processes reach an embedded server over its Unix socket.
-      databaseUrl: process.env.BENCH_DATABASE_URL
-        ? databaseUrl
-        : embeddedDatabaseUrl(EMBEDDED_DIR, EMBEDDED_PORT, name),
+      databaseUrl: appDatabaseUrl,
       script: 'launch',
       env: {
         NODE_EXTRA_CA_CERTS: certificate.certPath,

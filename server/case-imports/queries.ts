@@ -143,6 +143,7 @@ export async function settleRows(tx: Tx, importId: string, outcomes: readonly Ro
      where r.import_id = ${importId} and r.line = v.line`);
 }
 
+/** Changes an import (adding to its counts) and returns it as it now is. */
 export async function updateImport(
   tx: Tx,
   id: string,
@@ -150,16 +151,19 @@ export async function updateImport(
     created?: number;
     failed?: number;
   },
-): Promise<void> {
+): Promise<CaseImportRecord> {
   const { created = 0, failed = 0, ...columns } = change;
-  await tx
+  const [record] = await tx
     .update(caseImports)
     .set({
       ...columns,
       createdCount: sql`${caseImports.createdCount} + ${created}`,
       failedCount: sql`${caseImports.failedCount} + ${failed}`,
     })
-    .where(eq(caseImports.id, id));
+    .where(eq(caseImports.id, id))
+    .returning();
+  if (!record) throw new Error(`import ${id} is gone`);
+  return record;
 }
 
 /** The first rows refused so far (on upload or when written), in file order. */

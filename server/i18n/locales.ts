@@ -1,22 +1,5 @@
 import { match } from '@formatjs/intl-localematcher';
-
-/** The languages the subject's pages, mails and texts are written in (decisions: "Languages and branding"). */
-export const SUPPORTED_LOCALES = [
-  'en',
-  'de',
-  'fr',
-  'es',
-  'pt-BR',
-  'it',
-  'nl',
-  'pl',
-  'ja',
-  'ko',
-  'zh-CN',
-  'ar',
-] as const;
-
-export type Locale = (typeof SUPPORTED_LOCALES)[number];
+import { type Locale, SUPPORTED_LOCALES } from './supported-locales';
 
 const NONE = 'none';
 

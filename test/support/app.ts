@@ -118,6 +118,32 @@ export interface RunningWorker {
 }
 
 /**
+ * Spawns one of the service's processes with its output kept (DEBUG_APP_OUTPUT=1 also shows it as
+ * it runs, a 500's cause, say) for the error thrown when it does not start.
+ */
+function spawnService(args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  let output = '';
+  const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const collect = (chunk: Buffer) => {
+    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
+    output += chunk;
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return { child, logs: () => output };
+}
+
+/** Stops a process the way an operator does (SIGTERM), killing it after `graceMs`. */
+async function stopService(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
  * A worker process as `npm run worker` runs it against `databaseUrl` (no HTTP: ready once it
  * logs that it runs).
  */
@@ -126,47 +152,26 @@ export async function startWorkerProcess(options: {
   env?: Record<string, string>;
 }): Promise<RunningWorker> {
   const { env, args } = scriptCommand('worker');
-  let output = '';
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: options.databaseUrl,
-      BASE_URL: 'http://localhost:3000',
-      ...env,
-      ...options.env,
-      // The readiness line is an info entry.
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { child, logs } = spawnService(args, {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: options.databaseUrl,
+    BASE_URL: 'http://localhost:3000',
+    ...env,
+    ...options.env,
+    // The readiness line is an info entry.
+    LOG_LEVEL: 'info',
   });
-  const collect = (chunk: Buffer) => {
-    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
-    output += chunk;
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
   const deadline = Date.now() + 60_000;
-  while (!output.includes('worker process running')) {
-    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${output}`);
+  while (!logs().includes('worker process running')) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${logs()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`worker did not start within 60 s:\n${output}`);
+      throw new Error(`worker did not start within 60 s:\n${logs()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    process: child,
-    logs: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return { process: child, logs, stop: () => stopService(child, 15_000) };
 }
 
 /**
@@ -194,10 +199,9 @@ export async function startApp(options: {
   }
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
-  let output = '';
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: {
+  const { child, logs } = spawnService(
+    args,
+    {
       ...process.env,
       NODE_ENV: 'production',
       PORT: String(port),
@@ -208,24 +212,14 @@ export async function startApp(options: {
       ...scriptEnv,
       ...options.env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  // DEBUG_APP_OUTPUT=1 shows the app's log as it runs (a 500's cause, say); otherwise it is kept
-  // for the error thrown when the app does not start.
-  child.stdout?.on('data', (chunk) => {
-    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    if (process.env.DEBUG_APP_OUTPUT) process.stderr.write(chunk);
-    output += chunk;
-  });
+    cwd,
+  );
 
   // next start answers in about a second, but a machine busy with other test files can take far
   // longer; the deadline stays under the integration project's 90 s hook timeout.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${logs()}`);
     try {
       const res = await fetch(`${baseUrl}/v1/ping`);
       if (res.ok) break;
@@ -234,7 +228,7 @@ export async function startApp(options: {
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`app did not answer within 60 s:\n${output}`);
+      throw new Error(`app did not answer within 60 s:\n${logs()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -244,15 +238,8 @@ export async function startApp(options: {
     baseUrl,
     port,
     process: child,
-    logs: () => output,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      // The launcher stops its processes one after another, each within its drain time.
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.script === 'launch' ? 40_000 : 10_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    logs,
+    // The launcher stops its processes one after another, each within its drain time.
+    stop: () => stopService(child, options.script === 'launch' ? 40_000 : 10_000),
   };
 }

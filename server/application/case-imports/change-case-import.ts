@@ -23,7 +23,7 @@ async function lockTeamImport(ctx: ImportActionContext, tx: Parameters<typeof lo
  */
 export async function startCaseImport(ctx: ImportActionContext, id: string): Promise<CaseImportWire> {
   return ctx.db.transaction(async (tx) => {
-    const record = await lockTeamImport(ctx, tx, id);
+    let record = await lockTeamImport(ctx, tx, id);
     if (record.status === 'draft') {
       if (record.validRows === 0) {
         throw new AppError(
@@ -32,7 +32,7 @@ export async function startCaseImport(ctx: ImportActionContext, id: string): Pro
         );
       }
       const now = ctx.clock();
-      await updateImport(tx, id, { status: 'queued', heartbeatAt: now });
+      record = await updateImport(tx, id, { status: 'queued', heartbeatAt: now });
       await ctx.jobs.caseImport(tx, id);
       await recordAudit(tx, {
         teamId: ctx.teamId,
@@ -45,8 +45,7 @@ export async function startCaseImport(ctx: ImportActionContext, id: string): Pro
     } else if (record.status === 'canceled') {
       throw new AppError('VALIDATION_ERROR', 'This import was canceled; upload the file again to import it.');
     }
-    const updated = await lockTeamImport(ctx, tx, id);
-    return toCaseImportWire(updated, await refusedRows(tx, id, REFUSED_ROWS_SHOWN));
+    return toCaseImportWire(record, await refusedRows(tx, id, REFUSED_ROWS_SHOWN));
   });
 }
 
@@ -57,10 +56,10 @@ export async function startCaseImport(ctx: ImportActionContext, id: string): Pro
  */
 export async function cancelCaseImport(ctx: ImportActionContext, id: string): Promise<CaseImportWire> {
   return ctx.db.transaction(async (tx) => {
-    const record = await lockTeamImport(ctx, tx, id);
+    let record = await lockTeamImport(ctx, tx, id);
     if (record.status !== 'succeeded' && record.status !== 'canceled') {
       const now = ctx.clock();
-      await updateImport(tx, id, { status: 'canceled', finishedAt: now });
+      record = await updateImport(tx, id, { status: 'canceled', finishedAt: now });
       await recordAudit(tx, {
         teamId: ctx.teamId,
         actor: ctx.actor,
@@ -70,7 +69,6 @@ export async function cancelCaseImport(ctx: ImportActionContext, id: string): Pr
         details: { livemode: record.livemode, created: record.createdCount, rows: record.validRows },
       });
     }
-    const updated = await lockTeamImport(ctx, tx, id);
-    return toCaseImportWire(updated, await refusedRows(tx, id, REFUSED_ROWS_SHOWN));
+    return toCaseImportWire(record, await refusedRows(tx, id, REFUSED_ROWS_SHOWN));
   });
 }

@@ -13,10 +13,16 @@ import { AppError } from '@/server/platform/errors';
 
 const importId = z.object({ id: z.string().max(100) });
 
+/** An import's id as the console sends it: anything but a UUID names no import. */
+function importIdOf(id: string): string {
+  const uuid = z.uuid().safeParse(id);
+  if (!uuid.success) throw new AppError('NOT_FOUND', 'No import with this id in your team.');
+  return uuid.data;
+}
+
 /** The import named in the console's team and mode, or NOT_FOUND. */
 async function teamImport(ctx: { db: Queryable; scope: DataScope }, id: string) {
-  const uuid = z.uuid().safeParse(id);
-  const record = uuid.success ? await findImport(ctx.db, ctx.scope, uuid.data) : null;
+  const record = await findImport(ctx.db, ctx.scope, importIdOf(id));
   if (!record) throw new AppError('NOT_FOUND', 'No import with this id in your team.');
   return record;
 }
@@ -44,15 +50,14 @@ export const consoleImportsRouter = router({
       ),
     ),
 
-  start: managerProcedure.input(importId).mutation(async ({ ctx, input }) => {
-    const record = await teamImport(ctx, input.id);
-    return startCaseImport(ctx, record.id);
-  }),
+  // The use cases lock the import and refuse one of another team or mode themselves.
+  start: managerProcedure
+    .input(importId)
+    .mutation(({ ctx, input }) => startCaseImport(ctx, importIdOf(input.id))),
 
-  cancel: managerProcedure.input(importId).mutation(async ({ ctx, input }) => {
-    const record = await teamImport(ctx, input.id);
-    return cancelCaseImport(ctx, record.id);
-  }),
+  cancel: managerProcedure
+    .input(importId)
+    .mutation(({ ctx, input }) => cancelCaseImport(ctx, importIdOf(input.id))),
 
   get: managerProcedure.input(importId).query(async ({ ctx, input }) => {
     const record = await teamImport(ctx, input.id);
