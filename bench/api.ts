@@ -332,6 +332,7 @@ async function databaseCreationCeiling(
         jobs: runtime.jobProducer,
         caseTtlSeconds: env.CASE_TTL_SECONDS,
         pageBase: env.VERIFY_URL_BASE,
+        defaultLocale: env.DEFAULT_LOCALE,
       }),
     );
   };

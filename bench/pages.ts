@@ -148,6 +148,7 @@ async function main(): Promise<void> {
         caseTtlSeconds: 172800,
         // The pages are read by public id from the app started below; no mailed link is followed.
         pageBase: 'http://localhost',
+        defaultLocale: 'en',
       }),
     );
     publicIds.push(record.publicId);

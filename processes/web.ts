@@ -33,6 +33,7 @@ import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { bodyLimitFor } from '@/server/api/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
 import { staticAssets } from '@/server/api/http/static-assets';
+import { refusedPage } from '@/server/api/pages/refused-page';
 import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
 import { bootRuntime } from '@/server/platform/boot-runtime';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
@@ -68,10 +69,27 @@ const staticAssetAt = staticAssets({
   dev,
 });
 
-/** An error answered by this process itself: the API's JSON shape on API paths, text elsewhere. */
-function refusal(pathname: string, error: AppError) {
+/**
+ * An error answered by this process itself: the API's JSON shape on API paths, a page in the
+ * reader's language under /v (a subject or a manager meets it), text elsewhere.
+ */
+function refusal(pathname: string, error: AppError, req?: IncomingMessage) {
   const wire = toWireError(error);
-  const json = surfaceOf(pathname) === 'api';
+  const surface = surfaceOf(pathname);
+  if (surface === 'verification') {
+    const headers = new Headers();
+    for (const name of ['accept-language', 'host'] as const) {
+      const value = req?.headers[name];
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    const page = refusedPage(
+      { url: `http://localhost${req?.url ?? pathname}`, headers },
+      config,
+      wire.status,
+    );
+    return { status: page.status, headers: { ...wire.headers, ...page.headers }, body: page.body };
+  }
+  const json = surface === 'api';
   return {
     status: wire.status,
     headers: {
@@ -89,7 +107,7 @@ function refuse(
   error: AppError,
   headers: Record<string, string> = {},
 ) {
-  const answer = refusal(pathname, error);
+  const answer = refusal(pathname, error, res.req);
   res.writeHead(answer.status, { ...headers, ...answer.headers });
   res.end(answer.body);
 }

@@ -34,7 +34,7 @@
       if (!current || current.dataset.state === fresh.dataset.state) continue;
       current.replaceWith(fresh);
       messages.unshift(
-        `${fresh.querySelector('h2')?.textContent ?? ''}: ${fresh.querySelector('.state')?.textContent?.replace('Status: ', '') ?? ''}`,
+        `${fresh.querySelector('h2')?.textContent ?? ''}: ${fresh.querySelector('.state-text')?.textContent ?? ''}`,
       );
     }
     // A finished case takes no more input anywhere on the page.

@@ -5,6 +5,7 @@ import { teams } from './teams';
 import {
   CASE_STATUSES,
   type CaseStatus,
+  type Locale,
   oneOf,
   STEP_STATES,
   type StepState,
@@ -27,7 +28,7 @@ export const cases = pgTable(
     subjectEmail: text('subject_email').notNull(),
     subjectName: text('subject_name'),
     /** The language the subject is addressed in (a supported locale), or null: the team's default then. */
-    locale: text('locale'),
+    locale: text('locale').$type<Locale>(),
     notes: text('notes').notNull().default(''),
     failureReason: text('failure_reason'),
     createdAt: createdAt(),

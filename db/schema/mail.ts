@@ -16,6 +16,8 @@ export const mailOutbox = pgTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
+    /** The BCP 47 tag of the language it is written in (its Content-Language), or null. */
+    language: text('language'),
     /** A test-mode case's mail never leaves: it goes to the dev mailbox whatever SMTP_URL says. */
     livemode: livemode(),
     /** The case the mail is about (a subject's or manager's link), so redaction can erase it. */
@@ -57,6 +59,7 @@ export const devMailbox = pgTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html'),
+    language: text('language'),
     createdAt: createdAt(),
   },
   (t) => [index('dev_mailbox_created_idx').on(t.createdAt), index('dev_mailbox_case_idx').on(t.caseId)],

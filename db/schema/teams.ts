@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, customType, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { plans } from './billing';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
-import { oneOf, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './values';
+import { type Locale, oneOf, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from './values';
 
 export const teams = pgTable(
   'teams',
@@ -27,18 +27,51 @@ export const teams = pgTable(
      */
     rateLimitReadPerMinute: integer('rate_limit_read_per_minute'),
     rateLimitWritePerMinute: integer('rate_limit_write_per_minute'),
+    /*
+     * How the team appears to the people it verifies (console's Branding page): the name shown
+     * instead of `name` (at most 30 characters, so that a text message stays one segment), the
+     * language their mails and pages fall back to, the primary colour (#rrggbb, checked for WCAG AA
+     * contrast when set), a support line, and the digest naming the current logo (team_logos).
+     */
+    displayName: text('display_name'),
+    defaultLocale: text('default_locale').$type<Locale>(),
+    brandColor: text('brand_color'),
+    supportLine: text('support_line'),
+    logoDigest: text('logo_digest'),
     createdAt: createdAt(),
   },
   (t) => [
     check('teams_subscription_status_check', oneOf(t.subscriptionStatus, SUBSCRIPTION_STATUSES)),
     check('teams_retention_days_positive', sql`${t.retentionDays} is null or ${t.retentionDays} > 0`),
     check('teams_topup_balance_nonnegative', sql`${t.topupBalanceCents} >= 0`),
+    check('teams_display_name_length', sql`char_length(${t.displayName}) between 1 and 30`),
+    check('teams_brand_color_hex', sql`${t.brandColor} ~ '^#[0-9a-f]{6}$'`),
     check(
       'teams_rate_limits_positive',
       sql`coalesce(${t.rateLimitReadPerMinute}, 1) > 0 and coalesce(${t.rateLimitWritePerMinute}, 1) > 0`,
     ),
   ],
 );
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/**
+ * A team's logo as the server re-encoded it (PNG, at most 1024 px a side), served from our origin
+ * at a path named by its digest, so it may be cached for good and a new logo is a new address.
+ * Only the current one is kept.
+ */
+export const teamLogos = pgTable('team_logos', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  /** SHA-256 of `image`, hex: the logo's address and its ETag. */
+  digest: text('digest').notNull(),
+  contentType: text('content_type').notNull(),
+  image: bytea('image').notNull(),
+  width: integer('width').notNull(),
+  height: integer('height').notNull(),
+  createdAt: createdAt(),
+});
 
 export const apiKeys = pgTable(
   'api_keys',

@@ -55,3 +55,23 @@ export type TeamRole = (typeof TEAM_ROLES)[number];
  */
 export const CASE_IMPORT_STATUSES = ['draft', 'queued', 'running', 'succeeded', 'canceled'] as const;
 export type CaseImportStatus = (typeof CASE_IMPORT_STATUSES)[number];
+
+/**
+ * The languages the subject's pages, mails and texts are written in (decisions: "Languages and
+ * branding"): what a case's `locale` and a team's default locale hold.
+ */
+export const SUPPORTED_LOCALES = [
+  'en',
+  'de',
+  'fr',
+  'es',
+  'pt-BR',
+  'it',
+  'nl',
+  'pl',
+  'ja',
+  'ko',
+  'zh-CN',
+  'ar',
+] as const;
+export type Locale = (typeof SUPPORTED_LOCALES)[number];

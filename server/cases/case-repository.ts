@@ -4,6 +4,7 @@ import { cases } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
 import { looksLikePublicId } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
+import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 import { caseById, caseByPublicId, lockCaseRow, readCaseRecords, teamCase, toCaseRecord } from './queries';
 
@@ -48,25 +49,33 @@ export async function findTeamCaseOrFail(
   });
 }
 
-/** A case as its subject's pages see it: with the name of the team that asks. */
+/** A case as its subject's pages see it: with how the team that asks appears (name, brand, language). */
 export interface VerificationCase {
   record: CaseRecord;
-  teamName: string;
+  team: TeamPresentation;
   /** The team's retention period: its ended cases are redacted this many days after creation; null: kept. */
   teamRetentionDays: number | null;
 }
 
 /**
- * The case behind a verification link, with the name of the team that asks. Unknown and malformed
+ * The case behind a verification link, with how the team that asks appears. Unknown and malformed
  * ids both give null, so a guessed id learns nothing, not even whether it was well-formed. One
  * round trip: this read serves every page view and every status poll.
  */
 export async function findCaseByPublicId(db: Queryable, publicId: string): Promise<VerificationCase | null> {
   if (!looksLikePublicId(publicId)) return null;
   const [row] = await caseByPublicId(db).execute({ publicId });
-  return row
-    ? { record: toCaseRecord(row), teamName: row.team_name, teamRetentionDays: row.team_retention_days }
-    : null;
+  if (!row) return null;
+  const team = presentationOf({
+    id: row.team_id,
+    name: row.team_name,
+    displayName: row.team_display_name,
+    defaultLocale: row.team_default_locale,
+    brandColor: row.team_brand_color,
+    supportLine: row.team_support_line,
+    logoDigest: row.team_logo_digest,
+  });
+  return { record: toCaseRecord(row), team, teamRetentionDays: row.team_retention_days };
 }
 
 /**

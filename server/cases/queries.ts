@@ -6,11 +6,13 @@ import {
   type CaseStatus,
   caseSteps,
   cases,
+  type Locale,
   type StepState,
   teams,
   type VerificationMethod,
 } from '@/db/schema';
 import { name, tableAs } from '@/db/sql-names';
+import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 
 /**
@@ -28,7 +30,7 @@ export interface CaseRowWithSteps {
   status: CaseStatus;
   subject_email: string;
   subject_name: string | null;
-  locale: string | null;
+  locale: Locale | null;
   notes: string;
   failure_reason: string | null;
   created_at: string;
@@ -146,15 +148,29 @@ export const caseById = caseRecordsStatement('case_by_id', (db) =>
     .where(eq(cases.id, sql.placeholder('caseId'))),
 );
 
+/** The columns of the team's row that say how it appears to subjects (server/teams/presentation.ts). */
+export interface TeamBrandRow {
+  team_name: string;
+  team_display_name: string | null;
+  team_default_locale: Locale | null;
+  team_brand_color: string | null;
+  team_support_line: string | null;
+  team_logo_digest: string | null;
+}
+
 /**
- * The case behind a verification link, with the name of the team that asks and its retention
- * period (the page says how long the ID partner keeps the pictures): one round trip.
+ * The case behind a verification link, with how the team that asks appears (its name and brand)
+ * and its retention period (the page says how long the ID partner keeps the pictures): one round
+ * trip.
  */
 export const caseByPublicId = reusableQuery((db) =>
-  prepareSql<CaseRowWithSteps & { team_name: string; team_retention_days: number | null }>(
+  prepareSql<CaseRowWithSteps & TeamBrandRow & { team_retention_days: number | null }>(
     db,
     sql`
       select c.*, ${teamRow.name} as team_name, ${teamRow.retentionDays} as team_retention_days,
+             ${teamRow.displayName} as team_display_name, ${teamRow.defaultLocale} as team_default_locale,
+             ${teamRow.brandColor} as team_brand_color, ${teamRow.supportLine} as team_support_line,
+             ${teamRow.logoDigest} as team_logo_digest,
              ${stepsOfCaseRow} as steps
       from ${tableAs(cases, caseRow)} join ${tableAs(teams, teamRow)} on ${teamRow.id} = ${caseRow.teamId}
       where ${caseRow.publicId} = ${sql.placeholder('publicId')}
@@ -173,19 +189,27 @@ export const lockCaseRow = reusableQuery((db) =>
     .prepare('lock_case'),
 );
 
-/** The name of the team that asks, for a test-mode case's mails (a live case reads it with its charge). */
-const teamNameById = reusableQuery((db) =>
+/** How the team that asks appears, for a test-mode case's mails (a live case reads it with its charge). */
+const teamBrandById = reusableQuery((db) =>
   db
-    .select({ name: teams.name })
+    .select({
+      id: teams.id,
+      name: teams.name,
+      displayName: teams.displayName,
+      defaultLocale: teams.defaultLocale,
+      brandColor: teams.brandColor,
+      supportLine: teams.supportLine,
+      logoDigest: teams.logoDigest,
+    })
     .from(teams)
     .where(eq(teams.id, sql.placeholder('teamId')))
-    .prepare('team_name'),
+    .prepare('team_brand'),
 );
 
-export async function readTeamName(db: Queryable, teamId: string): Promise<string> {
-  const [team] = await teamNameById(db).execute({ teamId });
+export async function readTeamPresentation(db: Queryable, teamId: string): Promise<TeamPresentation> {
+  const [team] = await teamBrandById(db).execute({ teamId });
   if (!team) throw new Error(`team ${teamId} not found`);
-  return team.name;
+  return presentationOf(team);
 }
 
 export const insertCase = reusableQuery((db) =>
@@ -246,7 +270,7 @@ export type NewCaseRow = {
   publicId: string;
   subjectEmail: string;
   subjectName: string | null;
-  locale: string | null;
+  locale: Locale | null;
   notes: string;
   now: Date;
   expiresAt: Date;

@@ -1,20 +1,6 @@
 /**
- * The languages the subject's pages, mails and texts are written in (decisions: "Languages and
- * branding"). A module of its own, with no dependency, so that the console's pages can list them.
+ * The languages the subject's pages, mails and texts are written in, kept with the database's
+ * other value lists (cases and teams store them). A module with no other dependency, so that the
+ * console's pages can list them.
  */
-export const SUPPORTED_LOCALES = [
-  'en',
-  'de',
-  'fr',
-  'es',
-  'pt-BR',
-  'it',
-  'nl',
-  'pl',
-  'ja',
-  'ko',
-  'zh-CN',
-  'ar',
-] as const;
-
-export type Locale = (typeof SUPPORTED_LOCALES)[number];
+export { type Locale, SUPPORTED_LOCALES } from '@/db/schema/values';

@@ -98,10 +98,10 @@ async function storeInDevMailbox(db: Db, mails: StoredMail[], sentAt: Date): Pro
          set ${name(mailOutbox.status)} = 'sent', ${name(mailOutbox.sentAt)} = ${sentAt.toISOString()}::timestamptz,
              ${name(mailOutbox.nextAttemptAt)} = null, ${name(mailOutbox.lastError)} = null
        where ${mailOutbox.id} = any(${`{${ids.join(',')}}`}::uuid[]) and ${mailOutbox.status} = 'queued'
-      returning ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.caseId)}
+      returning ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.language, mailOutbox.caseId)}
     )
-    insert into ${devMailbox} (${names(devMailbox.to, devMailbox.subject, devMailbox.text, devMailbox.html, devMailbox.caseId)})
-    select ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.caseId)} from sent
+    insert into ${devMailbox} (${names(devMailbox.to, devMailbox.subject, devMailbox.text, devMailbox.html, devMailbox.language, devMailbox.caseId)})
+    select ${names(mailOutbox.to, mailOutbox.subject, mailOutbox.text, mailOutbox.html, mailOutbox.language, mailOutbox.caseId)} from sent
   `);
   // Only ids: a mail's text holds links and tokens, and its recipient is personal data.
   logger.info('mail kept in the dev mailbox (not sent)', { mail_ids: ids });
@@ -122,6 +122,7 @@ async function sendOverSmtp(
         subject: mail.subject,
         text: mail.text,
         ...(mail.html ? { html: mail.html } : {}),
+        ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}),
       }),
     ),
   );

@@ -1,5 +1,12 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { SUPPORTED_LOCALES } from '@/db/schema/values';
+
+/**
+ * The pseudo-locale's tag (server/i18n/pseudo-locale.ts): as DEFAULT_LOCALE, every page, mail and
+ * text a case without a language produces comes out pseudo-localised. Production refuses it.
+ */
+export const PSEUDO_LOCALE_TAG = 'en-XA';
 
 const booleanString = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
@@ -50,6 +57,11 @@ const envSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   BASE_URL: z.string().url().optional(),
   VERIFY_URL_BASE: z.string().url().optional(),
+  /**
+   * The language subjects and managers are addressed in when neither the case nor the team names
+   * one (and, on pages, nor the visitor's browser): one of the supported locales.
+   */
+  DEFAULT_LOCALE: z.enum([...SUPPORTED_LOCALES, PSEUDO_LOCALE_TAG]).default('en'),
   CASE_TTL_SECONDS: z.coerce.number().int().positive().default(172800),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([30, 120, 900, 3600, 14400, 43200, 86400]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),

@@ -1,4 +1,4 @@
-import type { Env } from './env';
+import { type Env, PSEUDO_LOCALE_TAG } from './env';
 import { liveStandIns } from './stand-ins';
 
 /** The vendors' API origins: credentials and people's data travel to them. */
@@ -23,6 +23,11 @@ export function productionRefusals(config: Env): string[] {
   if (config.WEBHOOK_ALLOW_PRIVATE_NETWORKS) {
     refusals.push(
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets webhook deliveries reach loopback and private addresses (tests and local development only)',
+    );
+  }
+  if (config.DEFAULT_LOCALE === PSEUDO_LOCALE_TAG) {
+    refusals.push(
+      `DEFAULT_LOCALE=${PSEUDO_LOCALE_TAG} is the pseudo-locale, accented English for finding untranslated strings (development only)`,
     );
   }
   for (const name of VENDOR_API_BASES) {

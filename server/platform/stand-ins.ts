@@ -5,8 +5,6 @@ export interface StandIn {
   id: 'dev_mailbox' | 'dev_sms' | 'simulated_identity';
   /** Says what a person relying on it would not get, in words for an operator. */
   description: string;
-  /** The line the subject's page shows when one of the case's methods relies on it. */
-  subjectNote: string;
   /** The vendor it stands in for (a verification method declares the vendor it relies on). */
   serves: Vendor;
 }
@@ -24,7 +22,6 @@ export function liveStandIns(config: Env): StandIn[] {
     standIns.push({
       id: 'dev_mailbox',
       description: 'e-mail is not sent: it is kept in the dev mailbox (set SMTP_URL)',
-      subjectNote: 'Demo: e-mails are not sent',
       serves: 'mail',
     });
   }
@@ -32,7 +29,6 @@ export function liveStandIns(config: Env): StandIn[] {
     standIns.push({
       id: 'dev_sms',
       description: 'text messages are not sent: they are kept in the dev mailbox (set SMS_PROVIDER=twilio)',
-      subjectNote: 'Demo: text messages are not sent',
       serves: 'texts',
     });
   }
@@ -40,18 +36,20 @@ export function liveStandIns(config: Env): StandIn[] {
     standIns.push({
       id: 'simulated_identity',
       description: 'identity checks are simulated: any picture passes (set IDENTITY_PROVIDER=stripe)',
-      subjectNote: 'Demo: identity checks are simulated',
       serves: 'identity',
     });
   }
   return standIns;
 }
 
-/** What the subject's page says about the stand-ins a case relying on these vendors uses. */
-export function subjectStandInNotes(config: Env, vendors: readonly Vendor[]): string[] {
+/**
+ * The vendors of `vendors` a stand-in serves live: the subject's page says so (the catalogue's
+ * `demo.<vendor>`), since what it shows them would prove nothing.
+ */
+export function subjectStandIns(config: Env, vendors: readonly Vendor[]): Vendor[] {
   return liveStandIns(config)
     .filter((standIn) => vendors.includes(standIn.serves))
-    .map((standIn) => standIn.subjectNote);
+    .map((standIn) => standIn.serves);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { verificationUrl } from '@/server/cases/case-record';
 import { enqueueMails, type OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
+import type { TeamPresentation } from '@/server/teams/presentation';
 import { newLinkToken } from './link-tokens';
 import { emailLinkMail } from './methods/email/link-mail';
 import type { LinkMail, NewCaseMailFacts } from './methods/link-mail';
@@ -53,22 +54,22 @@ export function issueVerificationLinks(methods: readonly VerificationMethod[]): 
 export async function sendVerificationMails(
   tx: Tx,
   facts: NewCaseMailFacts,
-  teamName: string,
+  team: TeamPresentation,
   links: VerificationLinks,
 ): Promise<void> {
-  await enqueueMails(tx, verificationMails(facts, teamName, links));
+  await enqueueMails(tx, verificationMails(facts, team, links));
 }
 
 /** The subject's and the manager's link mails of a case, as sendVerificationMails queues them. */
 export function verificationMails(
   facts: NewCaseMailFacts,
-  teamName: string,
+  team: TeamPresentation,
   links: VerificationLinks,
 ): OutgoingMail[] {
   return MAILED_METHODS.flatMap((method) => {
     const token = links.tokens[method];
     const mail = token
-      ? LINK_MAILS[method](facts, teamName, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
+      ? LINK_MAILS[method](facts, team, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
       : null;
     return mail ? [mail] : [];
   });

@@ -154,6 +154,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     ...changes,
     caseTtlSeconds: config.CASE_TTL_SECONDS,
     pageBase: config.VERIFY_URL_BASE,
+    defaultLocale: config.DEFAULT_LOCALE,
   };
   await boss.work<JobPayloads[typeof QUEUES.caseImport]>(
     QUEUES.caseImport,

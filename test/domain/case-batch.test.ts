@@ -62,6 +62,7 @@ function context(scope: DataScope, overrides: Partial<CaseBatchContext> = {}): C
     jobs: inProcess.jobs,
     caseTtlSeconds: 3600,
     pageBase: 'https://vouch.test',
+    defaultLocale: 'en',
     idempotencyKey: null,
     itemError: (error) => {
       const wired = clientWireError(error);

@@ -69,6 +69,7 @@ function runDeps(): CaseImportRunDeps {
     jobs: inProcess.jobs,
     caseTtlSeconds: 3600,
     pageBase: 'https://vouch.test',
+    defaultLocale: 'en',
   };
 }
 

@@ -126,6 +126,7 @@ describe('creating a case', () => {
           jobs: inProcess.jobs,
           caseTtlSeconds: 3600,
           pageBase: 'https://vouch.test',
+          defaultLocale: 'en',
         });
         throw new Error('the caller failed after creating');
       }),

@@ -316,7 +316,13 @@ describe('sms', () => {
     const record = await newCase({ sms: true });
     const { sent, sender } = capture();
     const now = new Date();
-    const base = { caseId: record.id, livemode: true, teamName: 'State Co', sender };
+    const base = {
+      caseId: record.id,
+      livemode: true,
+      team: { name: 'State Co', defaultLocale: null, color: null, supportLine: null, logoPath: null },
+      locale: 'en' as const,
+      sender,
+    };
     expect(await sendSmsCode(database.db, inProcess.jobs, { ...base, phoneInput: '12345', now })).toEqual({
       ok: false,
       why: 'invalid_phone',
@@ -368,7 +374,8 @@ describe('sms', () => {
     await sendSmsCode(database.db, inProcess.jobs, {
       caseId: record.id,
       livemode: true,
-      teamName: 'T',
+      team: { name: 'T', defaultLocale: null, color: null, supportLine: null, logoPath: null },
+      locale: 'en',
       sender,
       phoneInput: '+447911123456',
       now,

@@ -412,7 +412,7 @@ describe('test mode', () => {
     expect(sent.headers.get('location')).toContain('n=sms-sent');
     const kept = await database.db.select().from(devMailbox);
     expect(kept.find((row) => row.to === '+447911123456')?.text).toMatch(
-      /^000000 is your Modes verification code/,
+      /^Modes: your code is 000000\. Valid 10 min\.$/,
     );
     expect(twilio.messages).toEqual([]);
     const confirmed = await postSubjectForm(`${testCase.verification_url}/sms`, page, {

@@ -57,6 +57,7 @@ export async function openCase(
       jobs: inProcess.jobs,
       caseTtlSeconds: 3600,
       pageBase: 'https://vouch.test',
+      defaultLocale: 'en',
     }),
   );
 }

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -6,6 +7,10 @@ export interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
+  /** The HTML part, when the mail has one. */
+  html: string | null;
+  /** Its Content-Language header, when it has one. */
+  language: string | null;
 }
 
 export interface SmtpInbox {
@@ -15,40 +20,20 @@ export interface SmtpInbox {
   close: () => Promise<void>;
 }
 
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, '')
-    .replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, 'latin1').toString('utf8');
-}
-
-function decodeHeader(value: string): string {
-  return value.replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_, enc: string, data: string) =>
-    enc.toUpperCase() === 'B'
-      ? Buffer.from(data, 'base64').toString('utf8')
-      : decodeQuotedPrintable(data.replace(/_/g, ' ')),
-  );
-}
-
-/** Parses the single-part text mails the app sends (headers, then a 7bit/QP/base64 body). */
-export function parseMail(raw: string, envelope: { from: string; to: string[] }): ReceivedMail {
-  const split = raw.search(/\r?\n\r?\n/);
-  const head = raw.slice(0, split).replace(/\r?\n[ \t]+/g, ' ');
-  const body = raw.slice(split).replace(/^\r?\n\r?\n/, '');
-  const header = (name: string) =>
-    head
-      .split(/\r?\n/)
-      .find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))
-      ?.slice(name.length + 1)
-      .trim() ?? '';
-  const encoding = header('Content-Transfer-Encoding').toLowerCase();
-  const text =
-    encoding === 'quoted-printable'
-      ? decodeQuotedPrintable(body)
-      : encoding === 'base64'
-        ? Buffer.from(body, 'base64').toString('utf8')
-        : body;
-  return { ...envelope, subject: decodeHeader(header('Subject')), text };
+/** A received mail as a reader's mail client sees it, parsed by mailparser (parts, encodings, headers). */
+export async function parseMail(
+  raw: Buffer,
+  envelope: { from: string; to: string[] },
+): Promise<ReceivedMail> {
+  const parsed = await simpleParser(raw);
+  const language = parsed.headers.get('content-language');
+  return {
+    ...envelope,
+    subject: parsed.subject ?? '',
+    text: parsed.text ?? '',
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    language: typeof language === 'string' ? language : null,
+  };
 }
 
 /** A real SMTP server on a free port that keeps every mail it receives. */
@@ -66,8 +51,13 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
         };
-        mails.push(parseMail(Buffer.concat(chunks).toString('utf8'), envelope));
-        callback();
+        parseMail(Buffer.concat(chunks), envelope).then(
+          (mail) => {
+            mails.push(mail);
+            callback();
+          },
+          (error: Error) => callback(error),
+        );
       });
     },
   });

@@ -10,5 +10,7 @@ declare module 'negotiator' {
      * likes equally, the first in `preferred`.
      */
     encodings(available: readonly string[], options?: { preferred?: readonly string[] }): string[];
+    /** The languages of `Accept-Language`, most wanted first, without those refused (q=0). */
+    languages(): string[];
   }
 }

@@ -1,30 +1,33 @@
 import { openCasePage, readCaseProgress } from '@/server/application/verification/open-case-page';
 import { renderCasePage } from './case-page';
 import { noticeFor } from './notices';
-import { answerPage, csrfFor } from './page-request';
+import { answerPage, csrfFor, pageFrame } from './page-request';
 import { htmlResponse, notFoundPage } from './respond';
 
-/** GET /v/<id>: the subject's verification page. */
+/** GET /v/<id>: the subject's verification page, in their language. */
 export function showCasePage(request: Request, params: { publicId: string }): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const view = await openCasePage(ctx, params.publicId);
-    if (!view) return notFoundPage();
+    if (!view) return notFoundPage(pageFrame(ctx, 'subject', null));
+    const frame = pageFrame(ctx, 'subject', view.found);
     const csrf = csrfFor(request, view.found);
+    if (csrf.setCookie) frame.cookies.push(csrf.setCookie);
     const query = new URL(request.url).searchParams;
-    const body = renderCasePage({
+    const page = renderCasePage({
       ...view,
+      frame,
       csrf: csrf.token,
-      notice: noticeFor(query.get('n'), query.get('l')),
+      notice: noticeFor(frame.t, query.get('n'), query.get('l')),
     });
-    return htmlResponse(body, { setCookie: csrf.setCookie });
+    return htmlResponse(page);
   });
 }
 
 const statusHeaders = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 /** GET /v/<id>/status: what the page's live script polls. */
-export function showCaseProgress(params: { publicId: string }): Promise<Response> {
-  return answerPage(async (ctx) => {
+export function showCaseProgress(request: Request, params: { publicId: string }): Promise<Response> {
+  return answerPage(request, async (ctx) => {
     const progress = await readCaseProgress(ctx, params.publicId);
     if (!progress) return Response.json({ error: 'not_found' }, { status: 404, headers: statusHeaders });
     return Response.json(progress, { headers: statusHeaders });

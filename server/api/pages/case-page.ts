@@ -1,32 +1,48 @@
 import { type CasePageView, caseVersion } from '@/server/application/verification/open-case-page';
 import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
+import type { MessageKey } from '@/server/i18n/catalogues';
+import type { Translator } from '@/server/i18n/translator';
 import { type Html, html } from '@/server/platform/html';
+import type { Vendor } from '@/server/platform/stand-ins';
+import { ID_PARTNER_NAME } from '@/server/verification/methods/government-id/page-section';
 import { pageSectionsOf } from '@/server/verification/methods/page-sections';
-import { failureText, takesPictures } from '@/server/verification/methods/registry';
+import { FAILURE_REASONS, takesPictures } from '@/server/verification/methods/registry';
 import { stepOf } from '@/server/verification/step-settings';
-import { documentHtml } from './respond';
+import type { Notice } from './notices';
+import { documentHtml, type PageFrame, type RenderedPage } from './respond';
 import { testModeBanner } from './test-mode';
 
 export interface CasePageInput extends CasePageView {
+  frame: PageFrame;
   csrf: string;
-  notice: { text: string; error: boolean } | null;
+  notice: Notice | null;
 }
 
-function summary(status: string, found: VerificationCase): Html {
-  const team = found.teamName;
+const STAND_IN_NOTES: Record<Vendor, MessageKey> = {
+  mail: 'demo.mail',
+  texts: 'demo.texts',
+  identity: 'demo.identity',
+};
+
+/** What the page says a failure reason means: `case.failed.<reason>` (a missing one fails the type check). */
+function failedKey(reason: string | null): MessageKey {
+  const known = FAILURE_REASONS.find((r) => r === reason);
+  return known ? (`case.failed.${known}` satisfies MessageKey) : 'case.failed.other';
+}
+
+function summary(t: Translator, status: string, found: VerificationCase): Html {
+  const team = found.team.name;
+  const said = (key: MessageKey) => html`<p class="summary">${t.text(key, { team })}</p>`;
   switch (status) {
     case 'closed':
-      return html`<p class="summary">All steps are done. ${team} has been told. You can close this page.</p>`;
+      return said('case.summary.closed');
     case 'failed':
-      return html`<p class="summary">Verification could not be completed: ${failureText(found.record.failureReason) ?? 'a step failed'}. Please contact ${team}.</p>`;
+      return said(failedKey(found.record.failureReason));
     case 'expired':
-      if (found.record.canceledAt) {
-        return html`<p class="summary">${team} canceled this verification, so there is nothing left for you to do. If you did not expect that, contact ${team}.</p>`;
-      }
-      return html`<p class="summary">This verification link has expired. Please ask ${team} for a new one.</p>`;
+      return said(found.record.canceledAt ? 'case.summary.canceled' : 'case.summary.expired');
     default:
-      return html`<p class="summary">Complete each step below. Your progress is saved as you go.</p>`;
+      return said('case.summary.open');
   }
 }
 
@@ -35,11 +51,19 @@ function summary(status: string, found: VerificationCase): Html {
  * asks, or by its retention period, which the daily job applies to ended cases created that many
  * days ago (server/application/cases/redact-past-retention.ts).
  */
-function erasureTime(found: VerificationCase): string {
-  const team = found.teamName;
+function erasureText(t: Translator, found: VerificationCase, flow: 'partner' | 'upload'): string {
   const days = found.teamRetentionDays;
-  if (days === null) return `when ${team} asks for it (${team} has set no time for this to happen by itself)`;
-  return `once ${days} ${days === 1 ? 'day has' : 'days have'} passed since this verification started (${team}’s setting), or sooner if ${team} asks`;
+  const values = { team: found.team.name, days: days ?? 0 };
+  if (flow === 'partner') {
+    return t.text(
+      days === null ? 'pictures.partnerErasureOnRequest' : 'pictures.partnerErasureAfterDays',
+      values,
+    );
+  }
+  return t.text(
+    days === null ? 'pictures.uploadErasureOnRequest' : 'pictures.uploadErasureAfterDays',
+    values,
+  );
 }
 
 /**
@@ -50,27 +74,29 @@ function erasureTime(found: VerificationCase): string {
  * (server/cases/erase-vendor-copies.ts). Vouch keeps the result and the name read from the
  * document; redaction erases the name.
  */
-function picturesNotice(input: CasePageInput): Html | null {
+function picturesNotice(t: Translator, input: CasePageInput): Html | null {
   const { found } = input;
   const { record } = found;
   if (!takesPictures(record.steps.map((step) => step.method))) return null;
-  const stripe = input.identityFlow === 'redirect';
+  const partner = input.identityFlow === 'redirect';
+  const values = { partner: ID_PARTNER_NAME };
   let text: Html;
   if (record.redactedAt) {
-    text = html`<p>This verification’s personal data has been erased${stripe ? ', and Vouch has asked Stripe to erase its copy of your pictures' : ''}. Vouch keeps only the result of the check.</p>`;
-  } else if (stripe) {
-    text = html`<p>Vouch never receives your pictures. Stripe, our ID partner, keeps the pictures of your ID document and your selfie, and what it read from them, until Vouch asks Stripe to erase them.</p>
-<p>Vouch asks when it erases this verification’s personal data: ${erasureTime(found)}. Vouch keeps the result of the check and the name read from your document until then, and afterwards only the result.</p>`;
+    text = html`<p>${t.text(partner ? 'pictures.erasedPartner' : 'pictures.erased', values)}</p>`;
+  } else if (partner) {
+    text = html`<p>${t.text('pictures.partner', values)}</p>
+<p>${erasureText(t, found, 'partner')}</p>`;
   } else {
-    text = html`<p>Your pictures are checked as they arrive and then discarded: neither Vouch nor anyone else keeps them.</p>
-<p>Vouch keeps the result of the check and the name read from your document until it erases this verification’s personal data, ${erasureTime(found)}; afterwards only the result.</p>`;
+    text = html`<p>${t.text('pictures.upload')}</p>
+<p>${erasureText(t, found, 'upload')}</p>`;
   }
-  return html`<section class="pictures" aria-labelledby="pictures-heading"><h2 id="pictures-heading">Your pictures</h2>
+  return html`<section class="pictures" aria-labelledby="pictures-heading"><h2 id="pictures-heading">${t.text('pictures.heading')}</h2>
 ${text}</section>`;
 }
 
-export function renderCasePage(input: CasePageInput): string {
-  const { found, now } = input;
+export function renderCasePage(input: CasePageInput): RenderedPage {
+  const { found, now, frame } = input;
+  const { t } = frame;
   const { record } = found;
   const status = effectiveStatus(record, now);
   const open = status === 'open';
@@ -78,18 +104,18 @@ export function renderCasePage(input: CasePageInput): string {
   const steps = pageSectionsOf(record.steps.map((step) => step.method)).map(([method, section]) => {
     const stored = stepOf(record, method)?.state ?? 'pending';
     const state = !open && stored === 'pending' ? 'ended' : stored;
-    return section({ found, csrf: input.csrf, identityFlow: input.identityFlow, state, base, open });
+    return section({ t, found, csrf: input.csrf, identityFlow: input.identityFlow, state, base, open });
   });
   const notice = input.notice;
   const body = html`<main id="main" data-status="${status}" data-version="${caseVersion(found, now)}" data-live="${open ? `${base}/status` : ''}">
-<h1>Verify your identity for ${found.teamName}</h1>
-${testModeBanner(found.record)}
-${input.standInNotes.map((note) => html`<p class="demo">${note}.</p>`)}
-<div id="case-summary">${summary(status, found)}</div>
+<h1>${t.text('case.heading', { team: found.team.name })}</h1>
+${testModeBanner(t, found.record)}
+${input.standIns.map((vendor) => html`<p class="demo">${t.text(STAND_IN_NOTES[vendor])}</p>`)}
+<div id="case-summary">${summary(t, status, found)}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
-<ol class="steps" aria-label="Verification steps">${steps}</ol>
-${picturesNotice(input)}
+<ol class="steps" aria-label="${t.text('case.stepsLabel')}">${steps}</ol>
+${picturesNotice(t, input)}
 <div id="live" class="visually-hidden" role="status" aria-live="polite"></div>
 </main>`;
-  return documentHtml({ title: 'Verify your identity', body, live: open });
+  return documentHtml({ title: t.text('case.title'), body, live: open, frame });
 }

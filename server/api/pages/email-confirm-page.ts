@@ -2,7 +2,8 @@ import type { VerificationCase } from '@/server/cases/case-repository';
 import { html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
 import { maskEmail } from '@/server/verification/methods/page-section';
-import { documentHtml } from './respond';
+import type { Notice } from './notices';
+import { documentHtml, type PageFrame, type RenderedPage } from './respond';
 import { testModeBanner } from './test-mode';
 
 /**
@@ -10,21 +11,29 @@ import { testModeBanner } from './test-mode';
  * previews open links too); the one button confirms the address.
  */
 export function renderEmailConfirmPage(input: {
+  frame: PageFrame;
   found: VerificationCase;
   action: string;
   csrf: string;
-  notice: { text: string; error: boolean } | null;
-}): string {
-  const { record, teamName } = input.found;
+  notice: Notice | null;
+}): RenderedPage {
+  const { frame } = input;
+  const { t } = frame;
+  const { record, team } = input.found;
+  const intro = t.rich(
+    'emailConfirm.intro',
+    { team: team.name, email: maskEmail(record.subjectEmail) },
+    { strong: (content) => html`<strong>${content}</strong>` },
+  );
   const body = html`<main id="main">
-<h1>Confirm your e-mail address</h1>
-${testModeBanner(record)}
+<h1>${t.text('emailConfirm.title')}</h1>
+${testModeBanner(t, record)}
 <div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
-<p>${teamName} is verifying your identity. Confirm that <strong>${maskEmail(record.subjectEmail)}</strong> is your e-mail address.</p>
+<p>${intro}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrf}">
-<button type="submit">Confirm my e-mail address</button>
+<button type="submit">${t.text('emailConfirm.button')}</button>
 </form>
 </main>`;
-  return documentHtml({ title: 'Confirm your e-mail address', body });
+  return documentHtml({ title: t.text('emailConfirm.title'), body, frame });
 }

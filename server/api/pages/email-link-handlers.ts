@@ -2,7 +2,7 @@ import { confirmEmailAddress, openEmailLink } from '@/server/application/verific
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
 import { renderEmailConfirmPage } from './email-confirm-page';
 import { noticeFor, withNotice } from './notices';
-import { answerPage, csrfFor, readProtectedForm } from './page-request';
+import { answerPage, csrfFor, pageFrame, readProtectedForm } from './page-request';
 import { htmlResponse, notFoundPage, seeOther } from './respond';
 
 type LinkParams = { publicId: string; token: string };
@@ -13,28 +13,31 @@ type LinkParams = { publicId: string; token: string };
  * which says why.
  */
 export function showEmailLink(request: Request, { publicId, token }: LinkParams): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const link = await openEmailLink(ctx, publicId, token);
-    if (!link) return notFoundPage();
+    if (!link) return notFoundPage(pageFrame(ctx, 'subject', null));
     const back = `/v/${publicId}`;
     if (link.state === 'invalid') return seeOther(withNotice(back, 'email-invalid'));
     if (link.state !== 'confirmable') return seeOther(back);
+    const frame = pageFrame(ctx, 'subject', link.found);
     const csrf = csrfFor(request, link.found);
-    const body = renderEmailConfirmPage({
+    if (csrf.setCookie) frame.cookies.push(csrf.setCookie);
+    const page = renderEmailConfirmPage({
+      frame,
       found: link.found,
       action: `/v/${publicId}/email/${token}`,
       csrf: csrf.token,
-      notice: noticeFor(new URL(request.url).searchParams.get('n'), null),
+      notice: noticeFor(frame.t, new URL(request.url).searchParams.get('n'), null),
     });
-    return htmlResponse(body, { setCookie: csrf.setCookie });
+    return htmlResponse(page);
   });
 }
 
 /** POST /v/<id>/email/<token>: the button on that page. */
 export function postEmailLink(request: Request, { publicId, token }: LinkParams): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const found = await findSubjectCase(ctx.db, publicId);
-    if (!found) return notFoundPage();
+    if (!found) return notFoundPage(pageFrame(ctx, 'subject', null));
     const back = `/v/${publicId}`;
     const form = await readProtectedForm(request, { ctx, found }, `/v/${publicId}/email/${token}`);
     if (form instanceof Response) return form;

@@ -10,7 +10,7 @@ import {
 import { identityFlowOf } from '@/server/application/verification/subject-deps';
 import { MAX_IMAGE_BYTES } from '@/server/verification/methods/government-id/step';
 import { withNotice } from './notices';
-import { answerCaseStep, readProtectedUpload } from './page-request';
+import { answerCaseStep, pageFrame, readProtectedUpload } from './page-request';
 import { seeOther, uploadsBusyPage } from './respond';
 
 /**
@@ -18,14 +18,20 @@ import { seeOther, uploadsBusyPage } from './respond';
  * memory, checked and dropped.
  */
 export function postIdentityUpload(request: Request, params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(params.publicId, async (req) => {
+  return answerCaseStep(request, params.publicId, async (req) => {
     const { ctx, found, back } = req;
     if (identityFlowOf(ctx, found.record.livemode) !== 'upload') return seeOther(back);
     const tooLarge = seeOther(withNotice(back, 'identity-too-large'));
     if (Number(request.headers.get('content-length') ?? 0) > 2 * MAX_IMAGE_BYTES + 64 * 1024) return tooLarge;
     // The pictures are held from the first byte read until the check is done.
     const release = takeIdentityUploadSlot();
-    if (!release) return uploadsBusyPage(back, IDENTITY_UPLOAD_RETRY_AFTER_SECONDS);
+    if (!release) {
+      return uploadsBusyPage(
+        pageFrame(ctx, 'subject', found, back),
+        back,
+        IDENTITY_UPLOAD_RETRY_AFTER_SECONDS,
+      );
+    }
     try {
       const files = await readProtectedUpload(request, req, { maxFileBytes: MAX_IMAGE_BYTES, tooLarge });
       if (files instanceof Response) return files;
@@ -49,8 +55,8 @@ export function postIdentityUpload(request: Request, params: { publicId: string 
  * vendor's session. A plain link, not a form: it changes nothing on our side but the stored
  * session id.
  */
-export function startIdentity(params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(params.publicId, async ({ ctx, found, back }) => {
+export function startIdentity(request: Request, params: { publicId: string }): Promise<Response> {
+  return answerCaseStep(request, params.publicId, async ({ ctx, found, back }) => {
     const started = await startIdentityCheck(ctx, found);
     if (started.outcome === 'vendor_failed') return seeOther(withNotice(back, 'identity-unavailable'));
     return seeOther((started.outcome === 'started' && started.url) || back);
@@ -58,8 +64,8 @@ export function startIdentity(params: { publicId: string }): Promise<Response> {
 }
 
 /** GET /v/<id>/identity/return: where the vendor sends the subject back. */
-export function returnFromIdentity(params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(params.publicId, async ({ ctx, found, back }) => {
+export function returnFromIdentity(request: Request, params: { publicId: string }): Promise<Response> {
+  return answerCaseStep(request, params.publicId, async ({ ctx, found, back }) => {
     const result = await returnFromIdentityCheck(ctx, found);
     if (result === null) return seeOther(back);
     switch (result.outcome) {

@@ -1,35 +1,41 @@
 import { decideAsManager, findManagerCase } from '@/server/application/verification/manager-decision';
 import { renderManagerPage } from './manager-page';
 import { noticeFor, withNotice } from './notices';
-import { answerPage, csrfFor, field, readProtectedForm } from './page-request';
+import { answerPage, csrfFor, field, pageFrame, readProtectedForm } from './page-request';
 import { htmlResponse, notFoundPage, seeOther } from './respond';
 
 type LinkParams = { publicId: string; token: string };
 
-/** GET /v/<id>/manager/<token>: the manager's page; a wrong token looks exactly like an unknown case. */
+/**
+ * GET /v/<id>/manager/<token>: the manager's page, in the manager's language (the case's locale
+ * is the subject's, so it does not count); a wrong token looks exactly like an unknown case.
+ */
 export function showManagerPage(request: Request, { publicId, token }: LinkParams): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const found = await findManagerCase(ctx, publicId, token);
-    if (!found) return notFoundPage();
+    if (!found) return notFoundPage(pageFrame(ctx, 'approver', null));
+    const frame = pageFrame(ctx, 'approver', found);
     const csrf = csrfFor(request, found);
-    const body = renderManagerPage({
+    if (csrf.setCookie) frame.cookies.push(csrf.setCookie);
+    const page = renderManagerPage({
+      frame,
       found,
       action: `/v/${publicId}/manager/${token}`,
       csrf: csrf.token,
-      notice: noticeFor(new URL(request.url).searchParams.get('n'), null),
+      notice: noticeFor(frame.t, new URL(request.url).searchParams.get('n'), null),
       now: ctx.clock(),
     });
-    return htmlResponse(body, { setCookie: csrf.setCookie });
+    return htmlResponse(page);
   });
 }
 
 /** POST /v/<id>/manager/<token>: the manager confirms or declines. */
 export function postManagerDecision(request: Request, { publicId, token }: LinkParams): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const found = await findManagerCase(ctx, publicId, token);
-    if (!found) return notFoundPage();
+    if (!found) return notFoundPage(pageFrame(ctx, 'approver', null));
     const back = `/v/${publicId}/manager/${token}`;
-    const form = await readProtectedForm(request, { ctx, found }, back);
+    const form = await readProtectedForm(request, { ctx, found }, back, 'approver');
     if (form instanceof Response) return form;
     const decision = field(form, 'decision');
     if (decision !== 'confirm' && decision !== 'decline') return seeOther(back);

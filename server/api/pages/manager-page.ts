@@ -5,45 +5,52 @@ import { CSRF_FIELD } from '@/server/verification/csrf';
 import { managerContact } from '@/server/verification/methods/manager/contact';
 import { managerMethod } from '@/server/verification/methods/manager/definition';
 import { stepOf } from '@/server/verification/step-settings';
-import { documentHtml } from './respond';
+import type { Notice } from './notices';
+import { documentHtml, type PageFrame, type RenderedPage } from './respond';
 import { testModeBanner } from './test-mode';
 
 /** The page the manager's e-mail link opens: who asks, on whose behalf, and confirm or decline. */
 export function renderManagerPage(input: {
+  frame: PageFrame;
   found: VerificationCase;
   action: string;
   csrf: string;
-  notice: { text: string; error: boolean } | null;
+  notice: Notice | null;
   now: Date;
-}): string {
-  const { found, now } = input;
-  const { record, teamName } = found;
+}): RenderedPage {
+  const { found, now, frame } = input;
+  const { t } = frame;
+  const { record } = found;
+  const team = found.team.name;
   const managerName = managerContact(record)?.name ?? '';
   const state = stepOf(record, managerMethod.key)?.state ?? 'pending';
   const status = effectiveStatus(record, now);
-  const who = record.subjectName ? `${record.subjectName} (${record.subjectEmail})` : record.subjectEmail;
+  const who = record.subjectName
+    ? t.text('person.withEmail', { name: record.subjectName, email: record.subjectEmail })
+    : record.subjectEmail;
 
-  let content = record.canceledAt
-    ? html`<p>${teamName} canceled this verification: there is nothing for you to do.</p>`
-    : html`<p>This request can no longer be answered.</p>`;
-  if (state === 'verified') content = html`<p>You confirmed this person. Thank you.</p>`;
-  else if (state === 'failed') content = html`<p>You declined this request.</p>`;
+  let content = html`<p>${t.text(record.canceledAt ? 'managerPage.canceled' : 'managerPage.closed', { team })}</p>`;
+  if (state === 'verified') content = html`<p>${t.text('managerPage.confirmed')}</p>`;
+  else if (state === 'failed') content = html`<p>${t.text('managerPage.declined')}</p>`;
   else if (status === 'open') {
     content = html`<form method="post" action="${input.action}">
 <input type="hidden" name="${CSRF_FIELD}" value="${input.csrf}">
-<fieldset><legend>Do you know this person, and do they work with you?</legend>
-<button type="submit" name="decision" value="confirm">Yes, confirm ${record.subjectName ?? record.subjectEmail}</button>
-<button type="submit" name="decision" value="decline" class="danger">No, decline</button>
+<fieldset><legend>${t.text('managerPage.question')}</legend>
+<button type="submit" name="decision" value="confirm">${t.text('managerPage.confirm', { person: record.subjectName ?? record.subjectEmail })}</button>
+<button type="submit" name="decision" value="decline" class="danger">${t.text('managerPage.decline')}</button>
 </fieldset></form>`;
   }
 
+  const greeting = managerName
+    ? t.text('managerPage.greeting', { name: managerName, team })
+    : t.text('managerPage.greetingUnnamed', { team });
   const body = html`<main id="main">
-<h1>Please confirm a person for ${teamName}</h1>
-${testModeBanner(record)}
+<h1>${t.text('managerPage.heading', { team })}</h1>
+${testModeBanner(t, record)}
 <div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
-<p>Hello ${managerName}. ${teamName} is verifying the identity of:</p>
-<dl><dt>Person</dt><dd>${who}</dd><dt>Asked by</dt><dd>${teamName}</dd><dt>Request expires</dt><dd>${record.expiresAt.toUTCString()}</dd></dl>
+<p>${greeting}</p>
+<dl><dt>${t.text('managerPage.person')}</dt><dd>${who}</dd><dt>${t.text('managerPage.askedBy')}</dt><dd>${team}</dd><dt>${t.text('managerPage.expires')}</dt><dd>${t.text('managerPage.expiresAt', { expires: record.expiresAt })}</dd></dl>
 ${content}
 </main>`;
-  return documentHtml({ title: 'Confirm a person', body });
+  return documentHtml({ title: t.text('managerPage.title'), body, frame });
 }

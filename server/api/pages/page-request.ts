@@ -20,16 +20,18 @@ import {
   sameOriginRequest,
 } from './form-protection';
 import { withNotice } from './notices';
-import { bodyTooLargePage, notFoundPage, seeOther, unavailablePage } from './respond';
+import { pageLanguage, type Reader } from './page-language';
+import { bodyTooLargePage, notFoundPage, type PageFrame, seeOther, unavailablePage } from './respond';
 
 /** What a page handler hands its use case, taken from the process's runtime once per request. */
 export interface PageContext extends SubjectStepDeps {
   config: Env;
   /** Where the subject's pages are served (VERIFY_URL_BASE). */
   pageBase: string;
+  request: Request;
 }
 
-async function pageContext(): Promise<PageContext> {
+async function pageContext(request: Request): Promise<PageContext> {
   const rt = await runtime();
   return {
     db: rt.database.db,
@@ -38,6 +40,27 @@ async function pageContext(): Promise<PageContext> {
     providers: rt.providers,
     config: rt.env,
     pageBase: rt.env.VERIFY_URL_BASE,
+    request,
+  };
+}
+
+/**
+ * The frame of a page for `reader` about `found` (or, with null, for no known case): its
+ * language, as pageLanguage chooses it, and the team's brand. `path` is where the language switch
+ * leads, the page itself unless given.
+ */
+export function pageFrame(
+  ctx: PageContext,
+  reader: Reader,
+  found: VerificationCase | null,
+  path = new URL(ctx.request.url).pathname,
+): PageFrame {
+  const language = pageLanguage(ctx.request, ctx.config, reader, found);
+  return {
+    t: language.t,
+    team: found?.team ?? null,
+    path,
+    cookies: language.setCookie ? [language.setCookie] : [],
   };
 }
 
@@ -45,11 +68,17 @@ async function pageContext(): Promise<PageContext> {
  * Every page under /v: while the database cannot be reached, the subject gets a plain "try again
  * in a moment" page (503 with Retry-After) instead of an error.
  */
-export async function answerPage(handler: (ctx: PageContext) => Promise<Response>): Promise<Response> {
+export async function answerPage(
+  request: Request,
+  handler: (ctx: PageContext) => Promise<Response>,
+): Promise<Response> {
+  const ctx = await pageContext(request);
   try {
-    return await handler(await pageContext());
+    return await handler(ctx);
   } catch (error) {
-    if (isDatabaseUnavailable(error)) return unavailablePage(DATABASE_RETRY_AFTER_SECONDS);
+    if (isDatabaseUnavailable(error)) {
+      return unavailablePage(pageFrame(ctx, 'subject', null), DATABASE_RETRY_AFTER_SECONDS);
+    }
     throw error;
   }
 }
@@ -64,12 +93,13 @@ export interface CaseRequest {
 
 /** A step under /v/<id>: unknown and malformed ids get the same not-found page before it runs. */
 export function answerCaseStep(
+  request: Request,
   publicId: string,
   handler: (req: CaseRequest) => Promise<Response>,
 ): Promise<Response> {
-  return answerPage(async (ctx) => {
+  return answerPage(request, async (ctx) => {
     const found = await findSubjectCase(ctx.db, publicId);
-    if (!found) return notFoundPage();
+    if (!found) return notFoundPage(pageFrame(ctx, 'subject', null));
     return handler({ ctx, found, back: `/v/${publicId}` });
   });
 }
@@ -120,11 +150,12 @@ export async function readProtectedForm(
   request: Request,
   { ctx, found }: Pick<CaseRequest, 'ctx' | 'found'>,
   back: string,
+  reader: Reader = 'subject',
 ): Promise<FormData | Response> {
   const origins = allowedOrigins(ctx.config);
   if (!sameOriginRequest(request, origins)) return formExpired(back);
   const form = await readForm(request, API_BODY_LIMIT_BYTES);
-  if (form === 'too-large') return bodyTooLargePage(back);
+  if (form === 'too-large') return bodyTooLargePage(pageFrame(ctx, reader, found, back), back);
   if (!(form instanceof FormData)) return formExpired(back);
   const ids = { caseId: found.record.id, publicId: found.record.publicId };
   if (!csrfValid(request, form, ids, origins)) return formExpired(back);
@@ -151,7 +182,7 @@ export async function readProtectedUpload(
     maxTotalBytes: UPLOAD_BODY_LIMIT_BYTES,
   });
   if (upload.ok) return upload.files;
-  if (upload.why === 'body_too_large') return bodyTooLargePage(back);
+  if (upload.why === 'body_too_large') return bodyTooLargePage(pageFrame(ctx, 'subject', found, back), back);
   return upload.why === 'part_too_large' ? options.tooLarge : formExpired(back);
 }
 

@@ -1,28 +1,37 @@
+import type { Translator } from '@/server/i18n/translator';
 import { Html, html } from '@/server/platform/html';
-import { PAGE_CSS, PAGE_CSS_HASH } from './styles';
+import type { TeamPresentation } from '@/server/teams/presentation';
+import { LANGUAGE_NAMES, LANGUAGE_PARAM } from './page-language';
+import { brandStylesheet, PAGE_CSS, PAGE_CSS_HASH } from './styles';
 
 /** The live-update script: same origin, no inline code, so `script-src 'self'` is the whole policy. */
 export const LIVE_SCRIPT_PATH = '/verify-live.js';
 
 /**
- * Strict policy: nothing loads from anywhere else, no inline script at all, the one inline
- * stylesheet by hash, forms post only back to us, and the pages cannot be framed.
+ * Strict policy: nothing loads from anywhere else, no inline script at all, the inline
+ * stylesheets by hash (ours, and the one line that sets a team's colour), forms post only back to
+ * us, and the pages cannot be framed.
  */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  `style-src '${PAGE_CSS_HASH}'`,
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function pageCsp(styleHashes: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src ${[PAGE_CSS_HASH, ...styleHashes].map((hash) => `'${hash}'`).join(' ')}`,
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
-export function pageHeaders(extra: Record<string, string> = {}): Headers {
+export function pageHeaders(
+  extra: Record<string, string> = {},
+  styleHashes: readonly string[] = [],
+): Headers {
   return new Headers({
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': PAGE_CSP,
+    'Content-Security-Policy': pageCsp(styleHashes),
     // Links carry tokens in their paths: never hand them to another site.
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
@@ -33,21 +42,71 @@ export function pageHeaders(extra: Record<string, string> = {}): Headers {
   });
 }
 
-export function documentHtml(input: { title: string; body: Html; live?: boolean }): string {
-  return html`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · Vouch</title><style>${new Html(PAGE_CSS)}</style>${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
-<body><a class="skip" href="#main">Skip to content</a><header class="site">Vouch</header>
+/** What every page is framed by: its language, and the team that asks (none on a wrong link). */
+export interface PageFrame {
+  t: Translator;
+  team: TeamPresentation | null;
+  /** The path the language switch's links point at (the page itself, without its query). */
+  path: string;
+  /** Set-Cookie lines the page's answer carries (the remembered language, the form token). */
+  cookies: string[];
+}
+
+/** A page ready to send: its HTML, its language, and the colour's stylesheet hash its CSP must allow. */
+export interface RenderedPage {
+  html: string;
+  language: string;
+  styleHashes: string[];
+  cookies: string[];
+}
+
+function languageSwitch(frame: PageFrame): Html {
+  const current = frame.t.locale;
+  return html`<nav class="languages" aria-label="${frame.t.text('page.languages')}"><ul>${LANGUAGE_NAMES.map(
+    ({ locale, name }) =>
+      html`<li><a href="${frame.path}?${LANGUAGE_PARAM}=${locale}" hreflang="${locale}" lang="${locale}"${locale === current ? html` aria-current="true"` : ''}>${name}</a></li>`,
+  )}</ul></nav>`;
+}
+
+function siteHeader(frame: PageFrame): Html {
+  const team = frame.team;
+  if (!team)
+    return html`<header class="site"><span class="brand-name">Vouch</span>${languageSwitch(frame)}</header>`;
+  const logo = team.logoPath
+    ? html`<img class="logo" src="${team.logoPath}" alt="${frame.t.text('page.logoAlt', { team: team.name })}">`
+    : '';
+  return html`<header class="site">${logo}<span class="brand-name">${team.name}</span>${languageSwitch(frame)}</header>`;
+}
+
+export function documentHtml(input: {
+  title: string;
+  body: Html;
+  live?: boolean;
+  frame: PageFrame;
+}): RenderedPage {
+  const { frame } = input;
+  const { t, team } = frame;
+  const colour = team?.color ? brandStylesheet(team.color) : null;
+  const page = html`<!DOCTYPE html>
+<html lang="${t.lang}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · ${team?.name ?? 'Vouch'}</title><style>${new Html(PAGE_CSS)}</style>${colour ? html`<style>${new Html(colour.css)}</style>` : ''}${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
+<body><a class="skip" href="#main">${t.text('page.skipToContent')}</a>${siteHeader(frame)}
 ${input.body}
-<footer><p>Vouch verifies identities for the organisations you work with.</p></footer></body></html>`.value;
+<footer>${team?.supportLine ? html`<p class="support">${team.supportLine}</p>` : ''}<p>${t.text('page.footer')}</p></footer></body></html>`;
+  return {
+    html: page.value,
+    language: t.lang,
+    styleHashes: colour ? [colour.hash] : [],
+    cookies: frame.cookies,
+  };
 }
 
 export function htmlResponse(
-  body: string,
-  init: { status?: number; headers?: Record<string, string>; setCookie?: string } = {},
+  page: RenderedPage,
+  init: { status?: number; headers?: Record<string, string> } = {},
 ): Response {
-  const headers = pageHeaders(init.headers);
-  if (init.setCookie) headers.append('Set-Cookie', init.setCookie);
-  return new Response(body, { status: init.status ?? 200, headers });
+  const headers = pageHeaders({ 'Content-Language': page.language, ...init.headers }, page.styleHashes);
+  for (const cookie of page.cookies) headers.append('Set-Cookie', cookie);
+  return new Response(page.html, { status: init.status ?? 200, headers });
 }
 
 /** Post/redirect/get: a form's result shows on the page it came from, and a reload never re-posts. */
@@ -55,40 +114,52 @@ export function seeOther(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location, 'Cache-Control': 'no-store' } });
 }
 
-export function notFoundPage(): Response {
-  const body = html`<main id="main"><h1>This link is not valid</h1>
-<p>Check that you opened the whole link from your message. If it still does not work, ask the organisation that sent it for a new one.</p></main>`;
-  return htmlResponse(documentHtml({ title: 'Link not valid', body }), { status: 404 });
+export function notFoundPage(frame: PageFrame): Response {
+  const { t } = frame;
+  const body = html`<main id="main"><h1>${t.text('notFound.heading')}</h1>
+<p>${t.text('notFound.body')}</p></main>`;
+  return htmlResponse(documentHtml({ title: t.text('notFound.title'), body, frame }), { status: 404 });
+}
+
+function backLink(back: string): Record<string, (content: Html) => Html> {
+  return { back: (content) => html`<a href="${back}">${content}</a>` };
 }
 
 /**
  * A form whose body passed its limit (1 MB, or 25 MB for the pictures), which no form of ours
  * sends: refused with 413 and a way back, nothing done.
  */
-export function bodyTooLargePage(back: string): Response {
-  const body = html`<main id="main"><h1>That was too much to send</h1>
-<p>Nothing was saved. <a href="${back}">Go back to your verification</a> and try again.</p></main>`;
-  return htmlResponse(documentHtml({ title: 'Too much to send', body }), { status: 413 });
+export function bodyTooLargePage(frame: PageFrame, back: string): Response {
+  return htmlResponse(tooLargeDocument(frame, back), { status: 413 });
+}
+
+export function tooLargeDocument(frame: PageFrame, back: string): RenderedPage {
+  const { t } = frame;
+  const body = html`<main id="main"><h1>${t.text('tooLarge.heading')}</h1>
+<p>${t.rich('tooLarge.body', {}, backLink(back))}</p></main>`;
+  return documentHtml({ title: t.text('tooLarge.title'), body, frame });
 }
 
 /**
  * The identity upload while the process has as many in progress as it takes: refused before any
  * of it is read (503 with Retry-After), with a way back to send the pictures again.
  */
-export function uploadsBusyPage(back: string, retryAfterSeconds: number): Response {
-  const body = html`<main id="main"><h1>Please send your pictures again in a moment</h1>
-<p>Many pictures are being checked right now, and yours were not sent. Nothing was saved. <a href="${back}">Go back to your verification</a> and send them again in a few seconds.</p></main>`;
-  return htmlResponse(documentHtml({ title: 'Try again shortly', body }), {
+export function uploadsBusyPage(frame: PageFrame, back: string, retryAfterSeconds: number): Response {
+  const { t } = frame;
+  const body = html`<main id="main"><h1>${t.text('uploadsBusy.heading')}</h1>
+<p>${t.rich('uploadsBusy.body', {}, backLink(back))}</p></main>`;
+  return htmlResponse(documentHtml({ title: t.text('uploadsBusy.title'), body, frame }), {
     status: 503,
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
 }
 
 /** While the database cannot be reached: a plain page that says to try again, never a 500. */
-export function unavailablePage(retryAfterSeconds: number): Response {
-  const body = html`<main id="main"><h1>Please try again in a moment</h1>
-<p>This page cannot be shown right now. Nothing is lost: reload it in a few seconds.</p></main>`;
-  return htmlResponse(documentHtml({ title: 'Try again shortly', body }), {
+export function unavailablePage(frame: PageFrame, retryAfterSeconds: number): Response {
+  const { t } = frame;
+  const body = html`<main id="main"><h1>${t.text('unavailable.heading')}</h1>
+<p>${t.text('unavailable.body')}</p></main>`;
+  return htmlResponse(documentHtml({ title: t.text('unavailable.title'), body, frame }), {
     status: 503,
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });

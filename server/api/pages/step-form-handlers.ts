@@ -15,7 +15,7 @@ const SEND_REFUSALS: Record<Extract<SendCodeResult, { ok: false }>['why'], Notic
 
 /** POST /v/<id>/sms: send (or resend) a code to a phone number, or check a code the subject typed. */
 export function postSmsForm(request: Request, params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(params.publicId, async (req) => {
+  return answerCaseStep(request, params.publicId, async (req) => {
     const { ctx, found, back } = req;
     const form = await readProtectedForm(request, req, back);
     if (form instanceof Response) return form;
@@ -25,7 +25,9 @@ export function postSmsForm(request: Request, params: { publicId: string }): Pro
       const sent = await requestSmsCode(
         ctx,
         found,
-        action === 'resend' ? { resend: true } : { resend: false, phone: field(form, 'phone') },
+        action === 'resend'
+          ? { resend: true, defaultLocale: ctx.config.DEFAULT_LOCALE }
+          : { resend: false, phone: field(form, 'phone'), defaultLocale: ctx.config.DEFAULT_LOCALE },
       );
       return seeOther(withNotice(back, sent.ok ? 'sms-sent' : SEND_REFUSALS[sent.why]));
     }
@@ -51,7 +53,7 @@ export function postSmsForm(request: Request, params: { publicId: string }): Pro
 
 /** POST /v/<id>/question: the subject's answer to the team's question. */
 export function postQuestionForm(request: Request, params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(params.publicId, async (req) => {
+  return answerCaseStep(request, params.publicId, async (req) => {
     const { ctx, found, back } = req;
     const form = await readProtectedForm(request, req, back);
     if (form instanceof Response) return form;

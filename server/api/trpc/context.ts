@@ -1,4 +1,5 @@
 import type { Db } from '@/db/client';
+import type { MessageLocale } from '@/server/i18n/translator';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
@@ -18,6 +19,8 @@ export interface RequestContext {
   jobs: JobProducer;
   /** Where the subject's pages are served (VERIFY_URL_BASE): case links point there. */
   pageBase: string;
+  /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
+  defaultLocale: MessageLocale;
   rateLimiters: RateLimiters;
   requestHeaders: Headers;
   responseHeaders: Headers;
@@ -49,6 +52,7 @@ export function createRequestContext(runtime: Runtime, request: Request): Reques
     clock: runtime.clock,
     jobs: runtime.jobProducer,
     pageBase: runtime.env.VERIFY_URL_BASE,
+    defaultLocale: runtime.env.DEFAULT_LOCALE,
     rateLimiters,
     requestHeaders: request.headers,
     responseHeaders: new Headers(),

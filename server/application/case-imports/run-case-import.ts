@@ -11,6 +11,7 @@ import {
   settleRows,
   updateImport,
 } from '@/server/case-imports/queries';
+import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
 import { appErrorIn } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
@@ -27,6 +28,8 @@ export interface CaseImportRunDeps {
   jobs: JobProducer;
   caseTtlSeconds: number;
   pageBase: string;
+  /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
+  defaultLocale: MessageLocale;
 }
 
 /** A refusal that is the row's own (its charge): anything else is the worker's, and retried. */

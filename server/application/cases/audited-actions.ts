@@ -1,6 +1,7 @@
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { auditedChange } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
+import type { MessageLocale } from '@/server/i18n/translator';
 import type { DataScope } from '@/server/platform/data-scope';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { caseAudit } from './audit-entries';
@@ -14,6 +15,8 @@ export interface CaseActionContext extends TeamActionContext {
   rateLimiters: RateLimiters;
   /** Where the subject's pages are served (VERIFY_URL_BASE): resent links point there. */
   pageBase: string;
+  /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
+  defaultLocale: MessageLocale;
 }
 
 /**
@@ -31,6 +34,7 @@ export const auditedCaseActions = {
           clock: ctx.clock,
           limits: ctx.rateLimiters,
           pageBase: ctx.pageBase,
+          defaultLocale: ctx.defaultLocale,
         }),
       caseAudit('case.links_resent'),
     ),

@@ -11,8 +11,9 @@ import {
 } from '@/server/billing/charge-case-methods';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { insertCaseSteps, insertCases, readTeamName } from '@/server/cases/queries';
+import { insertCaseSteps, insertCases, readTeamPresentation } from '@/server/cases/queries';
 import { supportedLocale } from '@/server/i18n/locales';
+import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import type { AppError } from '@/server/platform/errors';
@@ -20,6 +21,7 @@ import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { enqueueMails } from '@/server/platform/outbox/enqueue-mail';
 import { recordEvents } from '@/server/platform/outbox/record-events';
+import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
@@ -31,6 +33,8 @@ export interface CreateCaseDeps {
   caseTtlSeconds: number;
   /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
   pageBase: string;
+  /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
+  defaultLocale: MessageLocale;
 }
 
 /**
@@ -46,10 +50,10 @@ export async function createCase(
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
   const now = deps.clock();
-  const { teamName, charges } = await chargeCases(tx, scope, [prepared], now);
+  const { team, charges } = await chargeCases(tx, scope, [prepared], now);
   const [charge] = charges;
   if (charge && 'refused' in charge) throw charge.refused;
-  return writeCase(tx, scope, prepared, { charge: charge ?? null, teamName, now }, deps);
+  return writeCase(tx, scope, prepared, { charge: charge ?? null, team, now }, deps);
 }
 
 /** A case's charge as chargeCases decided it: null in test mode, which charges nothing. */
@@ -59,21 +63,22 @@ export type CaseCharge = { locked: LockedTeam; priced: MethodCharges } | null;
  * The charges of several cases of one team, decided under one lock: live mode locks the team's
  * row for the rest of the transaction, checks the subscription (TRIAL_EXPIRED refuses them all)
  * and prices each case in order against what the ones before it spent (an unpaid one is refused
- * alone). Test mode takes no lock and charges nothing. Also the team's name, which the mails carry.
+ * alone). Test mode takes no lock and charges nothing. Also how the team appears (its name, brand
+ * and default language), which the mails carry.
  */
 export async function chargeCases(
   tx: Tx,
   scope: DataScope,
   prepared: PreparedCase[],
   now: Date,
-): Promise<{ teamName: string; charges: Array<CaseCharge | { refused: AppError }> }> {
+): Promise<{ team: TeamPresentation; charges: Array<CaseCharge | { refused: AppError }> }> {
   if (!scope.livemode) {
-    return { teamName: await readTeamName(tx, scope.teamId), charges: prepared.map(() => null) };
+    return { team: await readTeamPresentation(tx, scope.teamId), charges: prepared.map(() => null) };
   }
   const locked = await lockTeamForCharges(tx, scope.teamId, now);
   assertMayCreateCases(locked.team, now);
   return {
-    teamName: locked.team.name,
+    team: presentationOf(locked.team),
     charges: priceCasesInOrder(
       locked,
       prepared.map((item) => item.methods),
@@ -89,7 +94,7 @@ export async function writeCase(
   tx: Tx,
   scope: DataScope,
   prepared: PreparedCase,
-  decided: { charge: CaseCharge; teamName: string; now: Date },
+  decided: { charge: CaseCharge; team: TeamPresentation; now: Date },
   deps: CreateCaseDeps,
 ): Promise<CaseRecord> {
   const [record] = await writeCases(tx, scope, [{ prepared, charge: decided.charge }], decided, deps);
@@ -107,12 +112,12 @@ export async function writeCases(
   tx: Tx,
   scope: DataScope,
   items: ReadonlyArray<{ prepared: PreparedCase; charge: CaseCharge }>,
-  decided: { teamName: string; now: Date },
+  decided: { team: TeamPresentation; now: Date },
   deps: CreateCaseDeps,
 ): Promise<CaseRecord[]> {
   if (items.length === 0) return [];
   const { teamId, livemode } = scope;
-  const { teamName, now } = decided;
+  const { team, now } = decided;
   // Every id is chosen here so that all the writes go out together, in this order: the steps
   // follow the cases they reference and the deliveries their events.
   const planned = items.map(({ prepared }) => ({
@@ -181,15 +186,17 @@ export async function writeCases(
               caseId: id,
               publicId,
               pageBase: deps.pageBase,
+              defaultLocale: deps.defaultLocale,
               livemode,
               subjectEmail: input.subject_email,
               subjectName: input.subject_name ?? null,
+              locale: input.locale ? supportedLocale(input.locale) : null,
               expiresAt,
               manager: input.manager_email
                 ? { name: input.manager_name ?? '', email: input.manager_email }
                 : null,
             },
-            teamName,
+            team,
             links,
           ),
         ),

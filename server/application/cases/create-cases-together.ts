@@ -29,9 +29,9 @@ export async function createCasesTogether(
 ): Promise<CaseItemOutcome[]> {
   const now = ctx.clock();
   const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
-  const { teamName, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
+  const { team, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
     if (!isItemFailure(error)) throw error;
-    return { teamName: '', charges: valid.map(() => ({ refused: error })) };
+    return { team: null, charges: valid.map(() => ({ refused: error })) };
   });
   // Each item's charge in order: its earlier refusal, the charge's, or the case to write.
   let next = 0;
@@ -46,7 +46,8 @@ export async function createCasesTogether(
   );
   const writes = decided.flatMap((item) => ('write' in item ? [item.write] : []));
   // All the cases in one statement per kind of row, and their audit entries in one.
-  const records = await writeCases(tx, ctx.scope, writes, { teamName, now }, ctx);
+  // No team read means the whole charge was refused, and nothing is written.
+  const records = team ? await writeCases(tx, ctx.scope, writes, { team, now }, ctx) : [];
   await recordAudits(
     tx,
     records.map((record) => ({

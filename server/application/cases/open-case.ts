@@ -2,6 +2,7 @@ import type { TeamActionContext } from '@/server/application/team-action-context
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findTeamCaseOrFail } from '@/server/cases/case-repository';
+import type { MessageLocale } from '@/server/i18n/translator';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { DataScope } from '@/server/platform/data-scope';
 import { caseAudit } from './audit-entries';
@@ -14,10 +15,18 @@ export interface CaseCreationContext extends TeamActionContext {
   caseTtlSeconds: number;
   /** Where the subject's pages are served (VERIFY_URL_BASE): the mailed links point there. */
   pageBase: string;
+  /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
+  defaultLocale: MessageLocale;
 }
 
 function creationDeps(ctx: CaseCreationContext) {
-  return { clock: ctx.clock, jobs: ctx.jobs, caseTtlSeconds: ctx.caseTtlSeconds, pageBase: ctx.pageBase };
+  return {
+    clock: ctx.clock,
+    jobs: ctx.jobs,
+    caseTtlSeconds: ctx.caseTtlSeconds,
+    pageBase: ctx.pageBase,
+    defaultLocale: ctx.defaultLocale,
+  };
 }
 
 /**

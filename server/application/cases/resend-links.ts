@@ -4,7 +4,8 @@ import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
-import { readTeamName } from '@/server/cases/queries';
+import { readTeamPresentation } from '@/server/cases/queries';
+import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
 import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -50,7 +51,7 @@ export async function resendLinks(
   db: Queryable,
   scope: DataScope,
   input: ResendLinksInput,
-  deps: { clock: Clock; limits: RateLimiters; pageBase: string },
+  deps: { clock: Clock; limits: RateLimiters; pageBase: string; defaultLocale: MessageLocale },
 ): Promise<CaseRecord> {
   const { clock, limits } = deps;
   const found = await findTeamCaseOrFail(db, scope, input.id);
@@ -125,14 +126,16 @@ export async function resendLinks(
         caseId: record.id,
         publicId: record.publicId,
         pageBase: deps.pageBase,
+        defaultLocale: deps.defaultLocale,
         livemode: record.livemode,
         subjectEmail: record.subjectEmail,
         subjectName: record.subjectName,
+        locale: record.locale,
         expiresAt: record.expiresAt,
         manager,
         resent: true,
       },
-      await readTeamName(tx, record.teamId),
+      await readTeamPresentation(tx, record.teamId),
       links,
     );
     return {

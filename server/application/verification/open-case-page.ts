@@ -2,7 +2,7 @@ import type { Queryable } from '@/db/client';
 import { type CaseStatus, effectiveStatus } from '@/server/cases/case-record';
 import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
 import type { Env } from '@/server/platform/env';
-import { subjectStandInNotes } from '@/server/platform/stand-ins';
+import { subjectStandIns, type Vendor } from '@/server/platform/stand-ins';
 import { vendorsOf } from '@/server/verification/methods/registry';
 import { identityFlowOf, type SubjectStepDeps } from './subject-deps';
 
@@ -24,8 +24,8 @@ export interface CasePageView {
   found: VerificationCase;
   now: Date;
   identityFlow: 'upload' | 'redirect';
-  /** Lines saying which of the case's steps a development stand-in serves (none in production). */
-  standInNotes: string[];
+  /** The vendors of the case's steps a development stand-in serves (none in production). */
+  standIns: Vendor[];
 }
 
 /** The subject opens their verification page: the case as of now, and how its steps are served. */
@@ -41,8 +41,8 @@ export async function openCasePage(
     now: deps.clock(),
     identityFlow: identityFlowOf(deps, record.livemode),
     // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
-    standInNotes: record.livemode
-      ? subjectStandInNotes(deps.config, vendorsOf(record.steps.map((step) => step.method)))
+    standIns: record.livemode
+      ? subjectStandIns(deps.config, vendorsOf(record.steps.map((step) => step.method)))
       : [],
   };
 }

@@ -1,4 +1,6 @@
 import type { VerificationCase } from '@/server/cases/case-repository';
+import { writtenLocale } from '@/server/i18n/choose-locale';
+import type { MessageLocale } from '@/server/i18n/translator';
 import type { GuessResult } from '@/server/verification/check-guess';
 import {
   checkSmsCode,
@@ -15,14 +17,15 @@ import { providersFor, type SubjectStepDeps } from './subject-deps';
 export function requestSmsCode(
   deps: SubjectStepDeps,
   found: VerificationCase,
-  input: { resend: true } | { resend: false; phone: string },
+  input: ({ resend: true } | { resend: false; phone: string }) & { defaultLocale: MessageLocale },
 ): Promise<SendCodeResult> {
   const { record } = found;
   return sendSmsCode(deps.db, deps.jobs, {
     caseId: record.id,
     livemode: record.livemode,
     phoneInput: input.resend ? (phoneOnFile(record) ?? '') : input.phone,
-    teamName: found.teamName,
+    team: found.team,
+    locale: writtenLocale(record.locale, found.team.defaultLocale, input.defaultLocale),
     now: deps.clock(),
     sender: providersFor(deps, record.livemode).sms,
   });

@@ -9,6 +9,8 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html?: string;
+  /** The BCP 47 tag of the language it is written in: sent as its Content-Language. */
+  language?: string;
   /** False for a test-mode case's mail: it goes to the dev mailbox, never out. Default live. */
   livemode?: boolean;
   /** The case the mail is about: redacting the case erases the mail. */
@@ -39,6 +41,7 @@ export async function enqueueMails(tx: Tx, mails: readonly OutgoingMail[]): Prom
     subject: storableText(mail.subject),
     text: storableText(mail.text),
     html: mail.html === undefined ? null : storableText(mail.html),
+    language: mail.language ?? null,
     livemode: mail.livemode ?? true,
     caseId: mail.caseId ?? null,
   }));

@@ -38,6 +38,7 @@ export const insertMail = reusableQuery((db) =>
       subject: sql.placeholder('subject'),
       text: sql.placeholder('text'),
       html: sql.placeholder('html'),
+      language: sql.placeholder('language'),
       livemode: sql.placeholder('livemode'),
       caseId: sql.placeholder('caseId'),
     })

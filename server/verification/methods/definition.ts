@@ -20,10 +20,11 @@ export interface MethodDefinition {
    * selfie comes with the government ID).
    */
   choice: string | null;
-  /** The case's `failure_reason` when this step fails it; null for a step that cannot fail. */
+  /**
+   * The case's `failure_reason` when this step fails it; null for a step that cannot fail. The
+   * subject's page says what it means by the catalogue's `case.failed.<reason>`.
+   */
   failureReason: string | null;
-  /** What the subject's page says happened, after "The verification could not be completed: ". */
-  failureText: string | null;
   /** Wrong guesses the step tolerates (the one that reaches it fails the case); null if none. */
   attemptLimit: number | null;
   /** Methods that requesting this one adds (the government ID adds the selfie). */

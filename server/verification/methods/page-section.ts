@@ -1,5 +1,7 @@
 import type { CaseRecord } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
+import type { MessageKey } from '@/server/i18n/catalogues';
+import type { Translator } from '@/server/i18n/translator';
 import { type Html, html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
 import { stepOf } from '@/server/verification/step-settings';
@@ -8,6 +10,8 @@ import { ATTEMPT_LIMITS, type GuessedMethod } from './registry';
 
 /** What a method's section of the subject's page is drawn from. */
 export interface SectionInput {
+  /** The page's language. */
+  t: Translator;
   found: VerificationCase;
   /** The form token every form carries. */
   csrf: string;
@@ -25,25 +29,35 @@ export interface SectionInput {
 export type PageSection = (input: SectionInput) => Html;
 
 /** `ended`: a step still to do when its case ended (canceled or out of time); nothing is offered. */
-const STATE_TEXT: Record<string, string> = {
-  pending: 'To do',
-  verified: 'Done',
-  failed: 'Not confirmed',
-  ended: 'Not done',
+const STATE_TEXT: Record<string, MessageKey> = {
+  pending: 'step.state.pending',
+  verified: 'step.state.verified',
+  failed: 'step.state.failed',
+  ended: 'step.state.ended',
 };
 
-/** A step's section: its heading, its state in words, and what the method shows. */
+/**
+ * A step's section: its heading, its state in words, and what the method shows. The state's words
+ * sit in their own element, which the page's live script announces when they change.
+ */
 export function stepShell(
+  t: Translator,
   method: MethodDefinition,
   title: string,
   state: string,
   content: Html | string,
 ): Html {
   const id = method.key;
+  const stateKey = STATE_TEXT[state];
   return html`<li data-step="${id}" data-state="${state}"><section aria-labelledby="step-${id}">
 <h2 id="step-${id}" tabindex="-1">${title}</h2>
-<p class="state state-${state}"><span class="visually-hidden">Status: </span>${STATE_TEXT[state] ?? state}</p>
+<p class="state state-${state}"><span class="visually-hidden">${t.text('step.status')} </span><span class="state-text">${stateKey ? t.text(stateKey) : state}</span></p>
 ${content}</section></li>`;
+}
+
+/** "Capitals and spacing do not matter." and "2 attempts left.", said as two sentences. */
+export function withAttemptsLeft(t: Translator, first: string, left: number): string {
+  return t.text('page.twoSentences', { first, second: t.text('step.attemptsLeft', { left }) });
 }
 
 export function csrfField(token: string): Html {

@@ -82,8 +82,3 @@ export function stepsPassingTogether(
   const together = new Set<VerificationMethod>([method, ...METHOD_BY_KEY[method].passesWith]);
   return requested.filter((m) => together.has(m));
 }
-
-/** What the subject's page says a failure reason means, or null for one no method declares. */
-export function failureText(reason: string | null): string | null {
-  return METHODS.find((m) => m.failureReason === reason)?.failureText ?? null;
-}

@@ -6,7 +6,6 @@ export const customQuestionMethod = {
   label: 'Custom question',
   choice: 'A question only they can answer',
   failureReason: 'custom_question_failed',
-  failureText: 'the security question was answered wrongly too many times',
   attemptLimit: 3,
   adds: [],
   passesWith: [],

@@ -6,7 +6,6 @@ export const emailMethod = {
   label: 'E-mail',
   choice: 'E-mail link',
   failureReason: null,
-  failureText: null,
   attemptLimit: null,
   adds: [],
   passesWith: [],

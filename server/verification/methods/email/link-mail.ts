@@ -1,19 +1,27 @@
-import type { LinkMail } from '@/server/verification/methods/link-mail';
+import { writtenLocale } from '@/server/i18n/choose-locale';
+import { translator } from '@/server/i18n/translator';
+import { type LinkMail, linkMailParts } from '@/server/verification/methods/link-mail';
 
-/** The subject's mail: their link, which confirms the address and shows the remaining steps. */
-export const emailLinkMail: LinkMail = (facts, teamName, url) => ({
-  livemode: facts.livemode,
-  caseId: facts.caseId,
-  to: facts.subjectEmail,
-  subject: `${teamName} asks you to verify your identity`,
-  text: [
-    `${teamName} uses Vouch to verify the identity of the people they work with.`,
-    '',
-    'Open this link to confirm your e-mail address and see the remaining steps, if any:',
-    url,
-    '',
-    `The link works once and expires on ${facts.expiresAt.toUTCString()}.`,
-    ...(facts.resent ? ['This link replaces the one we sent earlier, which no longer works.'] : []),
-    'If you did not expect this message, you can ignore it.',
-  ].join('\n'),
-});
+/**
+ * The subject's mail, in the case's language (else the team's default): their link, which
+ * confirms the address and shows the remaining steps.
+ */
+export const emailLinkMail: LinkMail = (facts, team, url) => {
+  const t = translator(writtenLocale(facts.locale, team.defaultLocale, facts.defaultLocale));
+  return {
+    livemode: facts.livemode,
+    caseId: facts.caseId,
+    to: facts.subjectEmail,
+    ...linkMailParts(t, team, facts.pageBase, {
+      subject: t.text('mail.subjectLink.subject', { team: team.name }),
+      before: [t.text('mail.subjectLink.intro', { team: team.name }), t.text('mail.subjectLink.action')],
+      button: t.text('mail.subjectLink.button'),
+      url,
+      after: [
+        t.text('mail.subjectLink.expiry', { expires: facts.expiresAt }),
+        ...(facts.resent ? [t.text('mail.resent')] : []),
+        t.text('mail.subjectLink.ignore'),
+      ],
+    }),
+  };
+};

@@ -3,12 +3,12 @@ import { maskEmail, type PageSection, stepShell } from '@/server/verification/me
 import { emailMethod } from './definition';
 
 /** Nothing to do here: the step is proven by the mailed link only. */
-export const emailPageSection: PageSection = ({ found, state }) => {
+export const emailPageSection: PageSection = ({ t, found, state }) => {
   const text =
     state === 'verified'
-      ? 'Your e-mail address is confirmed.'
+      ? t.text('email.verified')
       : state === 'ended'
         ? ''
-        : `We e-mailed a link to ${maskEmail(found.record.subjectEmail)}. Open it on any device to confirm your address.`;
-  return stepShell(emailMethod, 'E-mail address', state, html`<p>${text}</p>`);
+        : t.text('email.pending', { email: maskEmail(found.record.subjectEmail) });
+  return stepShell(t, emailMethod, t.text('email.title'), state, html`<p>${text}</p>`);
 };

@@ -6,7 +6,6 @@ export const governmentIdMethod = {
   label: 'Government ID',
   choice: 'Government ID and selfie',
   failureReason: 'government_id_rejected',
-  failureText: 'your ID document could not be confirmed',
   attemptLimit: null,
   adds: ['selfie'],
   passesWith: ['selfie'],

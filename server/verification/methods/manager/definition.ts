@@ -6,7 +6,6 @@ export const managerMethod = {
   label: 'Manager',
   choice: 'Confirmation by their manager',
   failureReason: 'manager_declined',
-  failureText: 'your manager declined the request',
   attemptLimit: null,
   adds: [],
   passesWith: [],

@@ -6,7 +6,6 @@ export const selfieMethod = {
   label: 'Selfie',
   choice: null,
   failureReason: 'selfie_rejected',
-  failureText: 'your selfie did not match the photo on your ID',
   attemptLimit: null,
   adds: [],
   passesWith: ['government_id'],

@@ -6,7 +6,6 @@ export const smsMethod = {
   label: 'SMS',
   choice: 'Text message code',
   failureReason: 'sms_code_failed',
-  failureText: 'the text message code was entered wrongly too many times',
   attemptLimit: 5,
   adds: [],
   passesWith: [],

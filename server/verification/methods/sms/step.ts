@@ -4,19 +4,22 @@ import type { Db } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { keepVendorCopy } from '@/server/cases/vendor-copies';
+import { type MessageLocale, translator } from '@/server/i18n/translator';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { SmsSender } from '@/server/platform/providers/sms/sms-sender';
 import type { VendorCopy } from '@/server/platform/providers/vendor-copy';
+import type { TeamPresentation } from '@/server/teams/presentation';
 import { isActionable } from '@/server/verification/case-state';
 import { checkGuess, type GuessResult } from '@/server/verification/check-guess';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
+import { SMS_CODE_TTL_MINUTES, smsCodeText } from './code-text';
 
 /** The number the subject last had a code sent to (E.164), or null. */
 export function phoneOnFile(record: CaseRecord): string | null {
   return settingString(record, 'sms', 'phone_e164');
 }
 
-export const SMS_CODE_TTL_SECONDS = 600;
+export const SMS_CODE_TTL_SECONDS = SMS_CODE_TTL_MINUTES * 60;
 /** A new code (to the same or another number) at most every 30 s, and 5 in all per case. */
 export const SMS_RESEND_INTERVAL_SECONDS = 30;
 export const SMS_MAX_SENDS = 5;
@@ -54,7 +57,9 @@ export async function sendSmsCode(
     /** A test-mode case's code is always TEST_MODE_SMS_CODE (and its sender the dev mailbox). */
     livemode: boolean;
     phoneInput: string;
-    teamName: string;
+    team: TeamPresentation;
+    /** The language of the text: the case's, else the team's default, else DEFAULT_LOCALE. */
+    locale: MessageLocale;
     now: Date;
     sender: SmsSender;
   },
@@ -99,7 +104,7 @@ export async function sendSmsCode(
     copy = await input.sender.send({
       caseId,
       to: phone,
-      body: `${code} is your ${input.teamName} verification code for Vouch. It expires in 10 minutes.`,
+      body: smsCodeText(translator(input.locale), { teamName: input.team.name, code }),
     });
   } catch {
     return { ok: false, why: 'send_failed' };

@@ -1,0 +1,81 @@
+import type { VerificationCase } from '@/server/cases/case-repository';
+import { chooseLocale, messageLocale } from '@/server/i18n/choose-locale';
+import { type Locale, SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
+import { type Translator, translator } from '@/server/i18n/translator';
+import { readCookie, setCookieHeader } from '@/server/platform/cookies';
+import type { Env } from '@/server/platform/env';
+
+/** The query parameter of the language switch's links. */
+export const LANGUAGE_PARAM = 'lang';
+
+/**
+ * Who is reading: the subject (their case's locale counts), or the approver, the manager asked to
+ * confirm them (it does not: the case's locale was chosen for the subject).
+ */
+export type Reader = 'subject' | 'approver';
+
+const COOKIE: Record<Reader, string> = { subject: 'vouch_lang', approver: 'vouch_manager_lang' };
+/** Long enough for any case's life; the cookie is worth nothing once its case has ended. */
+const REMEMBERED_SECONDS = 30 * 24 * 3600;
+
+export interface PageLanguage {
+  t: Translator;
+  /** Remembers a choice made with the switch, for this case's pages only. */
+  setCookie?: string;
+}
+
+function isHttps(request: { url: string; headers: Headers }): boolean {
+  const forwarded = request.headers.get('x-forwarded-proto');
+  return (forwarded ?? new URL(request.url).protocol.replace(':', '')) === 'https';
+}
+
+/** Where a reader's choice is remembered: the subject's case pages, or the approver's link. */
+function cookiePath(reader: Reader, publicId: string): string {
+  return reader === 'subject' ? `/v/${publicId}` : `/v/${publicId}/manager`;
+}
+
+/**
+ * The language of a page (decisions: "Languages and branding"): `?lang=` (the switch, then
+ * remembered in a cookie for this case), the remembered choice, the case's locale (the subject's
+ * pages only), `Accept-Language`, the team's default, DEFAULT_LOCALE. A page of no known case
+ * (a wrong link) goes by the switch and the browser only.
+ */
+export function pageLanguage(
+  request: { url: string; headers: Headers },
+  config: Pick<Env, 'DEFAULT_LOCALE' | 'VOUCH_ENV'>,
+  reader: Reader,
+  found: VerificationCase | null,
+): PageLanguage {
+  const pseudo = config.VOUCH_ENV !== 'production';
+  const asked = new URL(request.url).searchParams.get(LANGUAGE_PARAM);
+  const askedLocale = asked ? messageLocale(asked, pseudo) : null;
+  const remembered = found ? readCookie(request.headers.get('cookie'), COOKIE[reader]) : null;
+  const locale = chooseLocale({
+    chosen: askedLocale ?? remembered,
+    caseLocale: reader === 'subject' ? (found?.record.locale ?? null) : null,
+    acceptLanguage: request.headers.get('accept-language'),
+    teamDefault: found?.team.defaultLocale ?? null,
+    fallback: config.DEFAULT_LOCALE,
+    pseudo,
+  });
+  const setCookie =
+    askedLocale && found && askedLocale !== remembered
+      ? setCookieHeader(COOKIE[reader], askedLocale, {
+          path: cookiePath(reader, found.record.publicId),
+          secure: isHttps(request),
+          maxAgeSeconds: REMEMBERED_SECONDS,
+        })
+      : undefined;
+  return { t: translator(locale), setCookie };
+}
+
+/** Each supported language by its own name ("Deutsch", "日本語"), for the switch. */
+export const LANGUAGE_NAMES: ReadonlyArray<{ locale: Locale; name: string }> = SUPPORTED_LOCALES.map(
+  (locale) => {
+    // Simplified Chinese calls itself by its script ("简体中文"), not by its country.
+    const name =
+      new Intl.DisplayNames([locale], { type: 'language' }).of(locale === 'zh-CN' ? 'zh-Hans' : locale) ??
+      locale;
+    return { locale, name: name.charAt(0).toLocaleUpperCase(locale) + name.slice(1) };
+  },
+);

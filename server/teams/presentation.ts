@@ -1,0 +1,39 @@
+import type { teams } from '@/db/schema';
+import type { Locale } from '@/server/i18n/supported-locales';
+
+/**
+ * How a team appears to the people it verifies and their managers, on every page, mail and text
+ * (its Branding settings): the name they are shown, the language they are addressed in when the
+ * case names none, and the brand: colour, logo, support line.
+ */
+export interface TeamPresentation {
+  /** The display name, else the team's name. */
+  name: string;
+  defaultLocale: Locale | null;
+  /** `#rrggbb`, at least 4.5:1 against white (checked when set); null: Vouch's own blue. */
+  color: string | null;
+  /** "Questions? Contact IT at …", as the team wrote it; null: none. */
+  supportLine: string | null;
+  /** The logo's path on our origin (`/brand-logos/…`); null: none. */
+  logoPath: string | null;
+}
+
+type BrandColumns = Pick<
+  typeof teams.$inferSelect,
+  'id' | 'name' | 'displayName' | 'defaultLocale' | 'brandColor' | 'supportLine' | 'logoDigest'
+>;
+
+/** Where a team's current logo is served: a new logo is a new address, so it is cached for good. */
+export function logoPath(teamId: string, digest: string): string {
+  return `/brand-logos/${teamId}/${digest}.png`;
+}
+
+export function presentationOf(team: BrandColumns): TeamPresentation {
+  return {
+    name: team.displayName ?? team.name,
+    defaultLocale: team.defaultLocale,
+    color: team.brandColor,
+    supportLine: team.supportLine,
+    logoPath: team.logoDigest ? logoPath(team.id, team.logoDigest) : null,
+  };
+}
