@@ -146,8 +146,11 @@ export const test = base.extend<object, WorkerFixtures>({
 
 export { expect };
 
-export async function expectAccessible(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
+/** axe on the page; `exclude` leaves parts out (the Branding preview's frames, which draw the subject's page). */
+export async function expectAccessible(page: Page, exclude: readonly string[] = []): Promise<void> {
+  const builder = new AxeBuilder({ page });
+  for (const selector of exclude) builder.exclude(selector);
+  const results = await builder.analyze();
   expect(
     results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
   ).toEqual([]);

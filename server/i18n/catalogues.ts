@@ -1,15 +1,15 @@
-import ar from './messages/ar.json';
-import de from './messages/de.json';
-import en from './messages/en.json';
-import es from './messages/es.json';
-import fr from './messages/fr.json';
-import it from './messages/it.json';
-import ja from './messages/ja.json';
-import ko from './messages/ko.json';
-import nl from './messages/nl.json';
-import pl from './messages/pl.json';
-import ptBR from './messages/pt-BR.json';
-import zhCN from './messages/zh-CN.json';
+import ar from './messages/ar.json' with { type: 'json' };
+import de from './messages/de.json' with { type: 'json' };
+import en from './messages/en.json' with { type: 'json' };
+import es from './messages/es.json' with { type: 'json' };
+import fr from './messages/fr.json' with { type: 'json' };
+import it from './messages/it.json' with { type: 'json' };
+import ja from './messages/ja.json' with { type: 'json' };
+import ko from './messages/ko.json' with { type: 'json' };
+import nl from './messages/nl.json' with { type: 'json' };
+import pl from './messages/pl.json' with { type: 'json' };
+import ptBR from './messages/pt-BR.json' with { type: 'json' };
+import zhCN from './messages/zh-CN.json' with { type: 'json' };
 import type { Locale } from './supported-locales';
 
 /**

@@ -17,6 +17,7 @@ const NAV = [
   { href: '/console/keys', label: 'API keys' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/members', label: 'Members' },
+  { href: '/console/branding', label: 'Branding' },
   { href: '/console/audit', label: 'Audit log' },
 ];
 

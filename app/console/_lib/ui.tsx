@@ -50,23 +50,33 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
   );
 }
 
+/*
+ * The console speaks English, but its dates and numbers follow the browser's locale (undefined:
+ * the browser's own), in UTC, as the API and the audit log state times. The console renders its
+ * data after it has loaded in the browser, so the server never formats these.
+ */
+
 export function formatDate(iso: string | null): string {
   if (!iso) return '—';
-  return (
-    new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) +
-    ' UTC'
-  );
+  const at = new Date(iso).toLocaleString(undefined, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  });
+  return `${at} UTC`;
 }
 
-/** To the second: for a case's timeline and deliveries, where several things happen in a minute. */
+/** To the second (its style names the zone): for a case's timeline and deliveries. */
 export function formatInstant(iso: string | null): string {
   if (!iso) return '—';
-  return (
-    new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' }) +
-    ' UTC'
-  );
+  return new Date(iso).toLocaleString(undefined, {
+    dateStyle: 'medium',
+    timeStyle: 'long',
+    timeZone: 'UTC',
+  });
 }
 
+/** Prices are kept in US cents. */
 export function formatCents(cents: number): string {
-  return `$${(cents / 100).toFixed(2)}`;
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' }).format(cents / 100);
 }

@@ -1,4 +1,14 @@
-import { SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
+import { type Locale, SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
 
-/** The languages a case's subject can be addressed in, as the console's New case form offers them. */
-export const CASE_LOCALES: readonly string[] = SUPPORTED_LOCALES;
+/**
+ * The languages people can be addressed in, named in English (the console's language), as the
+ * console's New case and Branding forms offer them.
+ */
+export const LOCALE_CHOICES: ReadonlyArray<{ value: Locale; label: string }> = SUPPORTED_LOCALES.map(
+  (value) => ({
+    value,
+    label: new Intl.DisplayNames(['en'], { type: 'language' }).of(value) ?? value,
+  }),
+);
+
+export type { Locale };

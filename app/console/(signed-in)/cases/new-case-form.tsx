@@ -4,12 +4,8 @@ import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
-import { CASE_LOCALES } from '@/server/api/console/locale-vocabulary';
+import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
-
-/** A locale's name in English (the console's language). */
-const languageName = (locale: string) =>
-  new Intl.DisplayNames(['en'], { type: 'language' }).of(locale) ?? locale;
 
 /**
  * A case opened from the console, for the helpdesk: a caller asks for a password reset, the agent
@@ -66,9 +62,9 @@ export function NewCaseForm() {
       <label htmlFor="case-locale">Their language</label>
       <select id="case-locale" value={locale} onChange={(e) => setLocale(e.target.value)}>
         <option value="">Their browser’s (or your team’s default)</option>
-        {CASE_LOCALES.map((code) => (
-          <option key={code} value={code}>
-            {languageName(code)}
+        {LOCALE_CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
           </option>
         ))}
       </select>
