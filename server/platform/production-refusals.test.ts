@@ -37,6 +37,7 @@ describe('productionRefusals', () => {
     ['SMTP_URL', { SMTP_URL: '' }],
     ['SMS_PROVIDER', { SMS_PROVIDER: 'dev' }],
     ['IDENTITY_PROVIDER', { IDENTITY_PROVIDER: 'simulated' }],
+    ['DEFAULT_LOCALE', { DEFAULT_LOCALE: 'en-XA' }],
   ])('refuses %s in one sentence naming it', (setting, overrides) => {
     const found = refusals(overrides);
     expect(found).toHaveLength(1);

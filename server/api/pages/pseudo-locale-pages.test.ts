@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
+import type { VerificationCase } from '@/server/cases/case-repository';
+import { translator } from '@/server/i18n/translator';
+import { Html } from '@/server/platform/html';
+import { readableText, untranslatedRuns } from '@/test/support/untranslated';
+import { renderCasePage } from './case-page';
+import { refusedPage } from './refused-page';
+import { documentHtml, type PageFrame, unavailablePage, uploadsBusyPage } from './respond';
+
+/**
+ * The pages the integration test (test/integration/subject-languages.test.ts) cannot reach through
+ * the app: the ID check by redirect (Stripe), uploads refused while the process is busy, the
+ * database out of reach, the web process's own refusals. Rendered in the pseudo-locale, none may
+ * keep plain ASCII that is not data.
+ */
+const TEAM = 'Globex Corporation';
+const DATA = [TEAM, 'Vouch', 'Stripe'];
+const t = translator('en-XA');
+const team = {
+  name: TEAM,
+  defaultLocale: null,
+  color: '#0b6b2e',
+  supportLine: null,
+  logoPath: '/brand-logos/t/x.png',
+};
+const frame = (): PageFrame => ({ t, team, path: '/v/abc', cookies: [] });
+const now = new Date('2026-11-26T10:00:00Z');
+
+function step(method: CaseStepRow['method'], settings: Record<string, unknown> = {}): CaseStepRow {
+  return {
+    caseId: 'c',
+    method,
+    state: 'pending',
+    failedAttempts: 0,
+    settings,
+    verifiedAt: null,
+    updatedAt: now,
+  };
+}
+
+function identityCase(overrides: Partial<CaseRecord>, retentionDays: number | null): VerificationCase {
+  const record: CaseRecord = {
+    id: 'c',
+    teamId: 't',
+    livemode: true,
+    publicId: 'abc',
+    status: 'open',
+    subjectEmail: 'jane@globex.test',
+    subjectName: null,
+    locale: null,
+    notes: '',
+    failureReason: null,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + 3600_000),
+    updatedAt: now,
+    canceledAt: null,
+    redactedAt: null,
+    resendCount: 0,
+    lastResentAt: null,
+    steps: [step('government_id'), step('selfie')],
+    ...overrides,
+  };
+  return { record, team, teamRetentionDays: retentionDays };
+}
+
+function expectPseudo(html: string, where: string) {
+  expect(html, where).toContain('<html lang="en-XA" dir="ltr">');
+  expect(untranslatedRuns(readableText(html), DATA), where).toEqual([]);
+}
+
+async function bodyOf(response: Response): Promise<string> {
+  return response.text();
+}
+
+describe('pages in the pseudo-locale', () => {
+  it('the ID check by redirect: before, started, each erasure promise, and after redaction', () => {
+    const variants: Array<[string, VerificationCase]> = [
+      ['not started, kept until asked', identityCase({}, null)],
+      ['not started, kept 30 days', identityCase({}, 30)],
+      [
+        'started',
+        identityCase({ steps: [step('government_id', { provider_session_id: 'vs_1' }), step('selfie')] }, 1),
+      ],
+      ['redacted', identityCase({ status: 'closed', redactedAt: now }, null)],
+    ];
+    for (const [name, found] of variants) {
+      const page = renderCasePage({
+        found,
+        now,
+        identityFlow: 'redirect',
+        standIns: ['identity', 'mail', 'texts'],
+        frame: frame(),
+        csrf: 'token',
+        notice: null,
+      });
+      expectPseudo(page.html, name);
+    }
+  });
+
+  it('uploads refused while busy, the database out of reach, the web process’s own refusals', async () => {
+    expectPseudo(await bodyOf(uploadsBusyPage(frame(), '/v/abc', 5)), 'uploads busy');
+    expectPseudo(await bodyOf(unavailablePage(frame(), 5)), 'unavailable');
+    for (const status of [404, 405, 413, 500]) {
+      const answer = refusedPage(
+        { url: 'http://localhost/v/abc/sms?lang=en-XA', headers: new Headers() },
+        { DEFAULT_LOCALE: 'en', VOUCH_ENV: 'development' },
+        status,
+      );
+      expectPseudo(answer.body, `refused ${status}`);
+      expect(answer.headers['content-language']).toBe('en-XA');
+    }
+  });
+
+  it('catches a string that bypasses the catalogue (the check itself can fail)', () => {
+    const page = documentHtml({
+      title: t.text('case.title'),
+      body: new Html('<main><p>Plain English here</p></main>'),
+      frame: frame(),
+    });
+    expect(untranslatedRuns(readableText(page.html), DATA)).toEqual([
+      'Plain (in "Plain English here")',
+      'English (in "Plain English here")',
+      'here (in "Plain English here")',
+    ]);
+  });
+});
