@@ -89,6 +89,10 @@ for (const [locale, dir] of [
     await expect(page.getByRole('button', { name: t['managerPage.decline'] })).toBeVisible();
     await expectWellLaidOut(page, locale, dir);
 
+    await page.goto(`${created.verification_url}/language`);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(t['page.languages']);
+    await expectWellLaidOut(page, locale, dir);
+
     await page.goto(`${baseUrl}/v/no-such-case?lang=${locale}`);
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(t['notFound.heading']);
     await expectWellLaidOut(page, locale, dir);
@@ -109,16 +113,16 @@ test.describe('without JavaScript', () => {
     });
     await page.goto(created.verification_url);
     await expect(page.locator('html')).toHaveAttribute('lang', 'de');
-    await page
-      .getByRole('navigation', { name: CATALOGUES.de['page.languages'] })
-      .getByRole('link', { name: '日本語' })
-      .click();
+    await page.getByRole('link', { name: `${CATALOGUES.de['page.languages']}: Deutsch` }).click();
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText(CATALOGUES.de['page.languages']);
+    await page.getByRole('link', { name: '日本語' }).click();
     await expect(page.locator('html')).toHaveAttribute('lang', 'ja');
     await expect(page.getByRole('heading', { level: 1 })).toContainText(
       CATALOGUES.ja['case.heading'].slice(-4),
     );
     await page.goto(created.verification_url);
     await expect(page.locator('html')).toHaveAttribute('lang', 'ja');
+    await page.getByRole('link', { name: `${CATALOGUES.ja['page.languages']}: 日本語` }).click();
     await expect(page.getByRole('link', { name: '日本語' })).toHaveAttribute('aria-current', 'true');
   });
 });

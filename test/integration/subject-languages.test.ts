@@ -166,8 +166,21 @@ describe('which language each reader gets', () => {
   it('the switch picks a language for this case only, remembered in a cookie, without JavaScript', async () => {
     const first = await createCase(test, 'switch.one@globex.test', { locale: 'de' });
     const second = await createCase(test, 'switch.two@globex.test', { locale: 'de' });
+    // Every page links to the case's language page, which lists each language by its own name,
+    // each a link back to the page the reader came from.
     const before = await page(first.verification_url);
-    expect(before.html).toContain(`href="/v/${first.public_id}?lang=ja" hreflang="ja" lang="ja"`);
+    expect(before.html).toContain(
+      `<a class="language" href="/v/${first.public_id}/language">Sprache: Deutsch</a>`,
+    );
+    const languages = await page(`${app.baseUrl}/v/${first.public_id}/language`);
+    expect(languages.html).toContain(`<a href="/v/${first.public_id}?lang=ja" lang="ja">日本語</a>`);
+    expect(languages.html).toContain(
+      `<a href="/v/${first.public_id}?lang=de" lang="de" aria-current="true">Deutsch</a>`,
+    );
+    const fromElsewhere = await page(`${app.baseUrl}/v/${first.public_id}/language?from=%2Fmanager%2Fabc`);
+    expect(fromElsewhere.html).toContain(`<a href="/v/${first.public_id}/manager/abc?lang=ja" lang="ja">`);
+    const fromOutside = await page(`${app.baseUrl}/v/${first.public_id}/language?from=%2F%2Fevil.test`);
+    expect(fromOutside.html).not.toContain('evil.test');
     const switched = await page(`${first.verification_url}?lang=ja`);
     expect(switched.html).toContain('<html lang="ja" dir="ltr">');
     const cookie = switched.res.headers.get('set-cookie') ?? '';
@@ -191,6 +204,7 @@ describe('the pseudo-locale: nothing a subject or a manager reads bypasses the c
     const created = await createCase(live, 'pseudo.subject@globex.test');
     const opened = await openSubjectPage(created.verification_url);
     expectPseudo(opened.html, 'case page');
+    expectPseudo((await page(`${app.baseUrl}/v/${created.public_id}/language`)).html, 'language page');
     expect(opened.html).toContain(SUPPORT);
 
     const codes = Object.keys(CATALOGUES.en)

@@ -57,7 +57,7 @@ export function brandingPreview(
     now: options.now,
     identityFlow: 'upload',
     standIns: [],
-    frame: { t, team, path: '/v/preview', cookies: [] },
+    frame: { t, team, path: '/v/preview', languages: { chooser: '/v/preview/language' }, cookies: [] },
     csrf: 'preview',
     notice: null,
   });

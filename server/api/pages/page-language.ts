@@ -1,7 +1,8 @@
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { chooseLocale, messageLocale } from '@/server/i18n/choose-locale';
+import { pseudoText } from '@/server/i18n/pseudo-locale';
 import { type Locale, SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
-import { type Translator, translator } from '@/server/i18n/translator';
+import { type MessageLocale, type Translator, translator } from '@/server/i18n/translator';
 import { readCookie, setCookieHeader } from '@/server/platform/cookies';
 import type { Env } from '@/server/platform/env';
 
@@ -67,6 +68,30 @@ export function pageLanguage(
         })
       : undefined;
   return { t: translator(locale), setCookie };
+}
+
+/**
+ * The case's language page, listing every language for the page at `from` (a path of this case):
+ * `from` travels as its part after `/v/<public id>`, none for the case's page itself.
+ */
+export function languagePagePath(publicId: string, from: string): string {
+  const home = `/v/${publicId}`;
+  const rest = from.startsWith(`${home}/`) ? from.slice(home.length) : '';
+  return `${home}/language${rest ? `?${new URLSearchParams({ from: rest }).toString()}` : ''}`;
+}
+
+/**
+ * Where the language page's links lead: the page of this case `from` names (a path below
+ * `/v/<public id>` of plain segments, nothing else), else the case's page.
+ */
+export function languagePageTarget(publicId: string, from: string | null): string {
+  const home = `/v/${publicId}`;
+  return from && /^(\/[\w-]+)+$/.test(from) ? `${home}${from}` : home;
+}
+
+/** A locale we write in by its own name ("Deutsch", "日本語"; the pseudo-locale's pseudo-localised). */
+export function languageName(locale: MessageLocale): string {
+  return LANGUAGE_NAMES.find((language) => language.locale === locale)?.name ?? pseudoText('English');
 }
 
 /** Each supported language by its own name ("Deutsch", "日本語"), for the switch. */

@@ -20,7 +20,7 @@ import {
   sameOriginRequest,
 } from './form-protection';
 import { withNotice } from './notices';
-import { pageLanguage, type Reader } from './page-language';
+import { languagePagePath, pageLanguage, type Reader } from './page-language';
 import { bodyTooLargePage, notFoundPage, type PageFrame, seeOther, unavailablePage } from './respond';
 
 /** What a page handler hands its use case, taken from the process's runtime once per request. */
@@ -60,6 +60,7 @@ export function pageFrame(
     t: language.t,
     team: found?.team ?? null,
     path,
+    languages: found ? { chooser: languagePagePath(found.record.publicId, path) } : 'list',
     cookies: language.setCookie ? [language.setCookie] : [],
   };
 }

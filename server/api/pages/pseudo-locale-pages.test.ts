@@ -24,7 +24,13 @@ const team = {
   supportLine: null,
   logoPath: '/brand-logos/t/x.png',
 };
-const frame = (): PageFrame => ({ t, team, path: '/v/abc', cookies: [] });
+const frame = (): PageFrame => ({
+  t,
+  team,
+  path: '/v/abc',
+  languages: { chooser: '/v/abc/language' },
+  cookies: [],
+});
 const now = new Date('2026-11-26T10:00:00Z');
 
 function step(method: CaseStepRow['method'], settings: Record<string, unknown> = {}): CaseStepRow {

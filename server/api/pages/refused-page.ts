@@ -28,7 +28,7 @@ export function refusedPage(
 ): RefusedAnswer {
   const back = casePath(new URL(request.url).pathname);
   const { t } = pageLanguage(request, config, 'subject', null);
-  const frame: PageFrame = { t, team: null, path: back, cookies: [] };
+  const frame: PageFrame = { t, team: null, path: back, languages: 'list', cookies: [] };
   let page: RenderedPage;
   if (status === 413) {
     page = tooLargeDocument(frame, back);

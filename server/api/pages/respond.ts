@@ -1,7 +1,7 @@
 import type { Translator } from '@/server/i18n/translator';
 import { Html, html } from '@/server/platform/html';
 import type { TeamPresentation } from '@/server/teams/presentation';
-import { LANGUAGE_NAMES, LANGUAGE_PARAM } from './page-language';
+import { LANGUAGE_NAMES, LANGUAGE_PARAM, languageName } from './page-language';
 import { brandStylesheet, PAGE_CSS, PAGE_CSS_HASH } from './styles';
 
 /** The live-update script: same origin, no inline code, so `script-src 'self'` is the whole policy. */
@@ -48,6 +48,11 @@ export interface PageFrame {
   team: TeamPresentation | null;
   /** The path the language switch's links point at (the page itself, without its query). */
   path: string;
+  /**
+   * How the page offers its languages: a link to the case's language page (`chooser`, which lists
+   * them), the list itself (a page of no known case), or nothing (the language page itself).
+   */
+  languages: { chooser: string } | 'list' | 'none';
   /** Set-Cookie lines the page's answer carries (the remembered language, the form token). */
   cookies: string[];
 }
@@ -60,12 +65,27 @@ export interface RenderedPage {
   cookies: string[];
 }
 
-function languageSwitch(frame: PageFrame): Html {
-  const current = frame.t.locale;
-  return html`<nav class="languages" aria-label="${frame.t.text('page.languages')}"><ul>${LANGUAGE_NAMES.map(
+/** Every language by its own name, each link choosing it for the page at `path`. */
+export function languageLinks(t: Translator, path: string): Html {
+  return html`<ul class="languages">${LANGUAGE_NAMES.map(
     ({ locale, name }) =>
-      html`<li><a href="${frame.path}?${LANGUAGE_PARAM}=${locale}" hreflang="${locale}" lang="${locale}"${locale === current ? html` aria-current="true"` : ''}>${name}</a></li>`,
-  )}</ul></nav>`;
+      html`<li><a href="${path}?${LANGUAGE_PARAM}=${locale}" lang="${locale}"${locale === t.locale ? html` aria-current="true"` : ''}>${name}</a></li>`,
+  )}</ul>`;
+}
+
+/**
+ * The language switch: plain links, so it works without JavaScript. A case's pages link to its
+ * language page (one link, named in the page's language, keeps every page light); a page of no
+ * known case lists the languages itself.
+ */
+function languageSwitch(frame: PageFrame): Html | '' {
+  const { t, languages } = frame;
+  if (languages === 'none') return '';
+  const label = t.text('page.languages');
+  if (languages === 'list') {
+    return html`<nav class="language" aria-label="${label}">${languageLinks(t, frame.path)}</nav>`;
+  }
+  return html`<a class="language" href="${languages.chooser}">${label}: ${languageName(t.locale)}</a>`;
 }
 
 function siteHeader(frame: PageFrame): Html {

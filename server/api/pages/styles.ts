@@ -13,10 +13,10 @@ body{margin:0;line-height:1.5;font-size:1.0625rem;overflow-wrap:anywhere}
 header.site{border-bottom:1px solid var(--border);padding:.75rem 1rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem .75rem}
 .brand-name{font-weight:700}
 .logo{max-height:2.5rem;max-width:10rem;width:auto;height:auto}
-nav.languages{flex-basis:100%;font-size:.875rem}
-nav.languages ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.125rem .75rem}
-nav.languages a{color:var(--accent);display:inline-block;padding:.25rem 0}
-nav.languages a[aria-current]{color:var(--fg);font-weight:700;text-decoration:none}
+.language{margin-inline-start:auto;color:var(--accent);font-size:.875rem}
+ul.languages{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+ul.languages a{color:var(--accent);display:inline-block;padding:.5rem 0}
+ul.languages [aria-current]{color:var(--fg);font-weight:700;text-decoration:none}
 main{max-width:36rem;margin:0 auto;padding:1.25rem 1rem 3rem}
 h1{font-size:1.5rem;line-height:1.25;margin:.5rem 0 1rem}
 h2{font-size:1.125rem;margin:0 0 .25rem}
