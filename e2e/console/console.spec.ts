@@ -213,7 +213,7 @@ test('the helpdesk opens a case, watches the caller complete it live, and resend
   await expect(timeline.nth(0)).toContainText('case.created');
   await expect(timeline.nth(1)).toContainText('verification.step_completed');
   await expect(timeline.nth(2)).toContainText('case.closed');
-  await expect(timeline.nth(2)).toContainText(/\d{2}:\d{2}:\d{2} UTC/);
+  await expect(timeline.nth(2)).toContainText(/\d{1,2}:\d{2}:\d{2}( [AP]M)? UTC/);
 
   // A second caller lost their mail: resend, then cancel, then erase.
   await page.goto(`${world.app.baseUrl}/console/cases`);

@@ -12,7 +12,7 @@ import {
   type VerificationMethod,
 } from '@/db/schema';
 import { name, tableAs } from '@/db/sql-names';
-import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
+import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 
 /**
@@ -192,15 +192,7 @@ export const lockCaseRow = reusableQuery((db) =>
 /** How the team that asks appears, for a test-mode case's mails (a live case reads it with its charge). */
 const teamBrandById = reusableQuery((db) =>
   db
-    .select({
-      id: teams.id,
-      name: teams.name,
-      displayName: teams.displayName,
-      defaultLocale: teams.defaultLocale,
-      brandColor: teams.brandColor,
-      supportLine: teams.supportLine,
-      logoDigest: teams.logoDigest,
-    })
+    .select(TEAM_BRAND_COLUMNS)
     .from(teams)
     .where(eq(teams.id, sql.placeholder('teamId')))
     .prepare('team_brand'),

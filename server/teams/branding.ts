@@ -4,7 +4,7 @@ import { teamLogos, teams } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 import { AppError } from '@/server/platform/errors';
 import type { ReencodedLogo } from './logo';
-import { presentationOf, type TeamPresentation } from './presentation';
+import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from './presentation';
 
 /** What a team's owners and admins set on its Branding page (each null: not set). */
 export interface BrandSettings {
@@ -22,17 +22,7 @@ export interface Branding extends BrandSettings {
   logo: { digest: string; width: number; height: number } | null;
 }
 
-const BRAND_COLUMNS = {
-  id: teams.id,
-  name: teams.name,
-  displayName: teams.displayName,
-  defaultLocale: teams.defaultLocale,
-  brandColor: teams.brandColor,
-  supportLine: teams.supportLine,
-  logoDigest: teams.logoDigest,
-};
-
-type BrandRow = { [K in keyof typeof BRAND_COLUMNS]: (typeof teams.$inferSelect)[K] };
+type BrandRow = { [K in keyof typeof TEAM_BRAND_COLUMNS]: (typeof teams.$inferSelect)[K] };
 
 async function logoOf(db: Queryable, row: BrandRow): Promise<Branding['logo']> {
   if (!row.logoDigest) return null;
@@ -57,7 +47,7 @@ async function brandingOf(db: Queryable, row: BrandRow | undefined): Promise<Bra
 }
 
 export async function readBranding(db: Queryable, teamId: string): Promise<Branding> {
-  const [row] = await db.select(BRAND_COLUMNS).from(teams).where(eq(teams.id, teamId));
+  const [row] = await db.select(TEAM_BRAND_COLUMNS).from(teams).where(eq(teams.id, teamId));
   return brandingOf(db, row);
 }
 
@@ -67,7 +57,11 @@ export async function writeBrandSettings(
   teamId: string,
   settings: BrandSettings,
 ): Promise<Branding> {
-  const [row] = await db.update(teams).set(settings).where(eq(teams.id, teamId)).returning(BRAND_COLUMNS);
+  const [row] = await db
+    .update(teams)
+    .set(settings)
+    .where(eq(teams.id, teamId))
+    .returning(TEAM_BRAND_COLUMNS);
   return brandingOf(db, row);
 }
 
@@ -88,7 +82,7 @@ export async function writeLogo(db: Queryable, teamId: string, logo: ReencodedLo
     .update(teams)
     .set({ logoDigest: logo.digest })
     .where(eq(teams.id, teamId))
-    .returning(BRAND_COLUMNS);
+    .returning(TEAM_BRAND_COLUMNS);
   return brandingOf(db, row);
 }
 
@@ -98,7 +92,7 @@ export async function deleteLogo(db: Queryable, teamId: string): Promise<Brandin
     .update(teams)
     .set({ logoDigest: null })
     .where(eq(teams.id, teamId))
-    .returning(BRAND_COLUMNS);
+    .returning(TEAM_BRAND_COLUMNS);
   return brandingOf(db, row);
 }
 

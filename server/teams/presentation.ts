@@ -1,4 +1,4 @@
-import type { teams } from '@/db/schema';
+import { teams } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 
 /**
@@ -17,6 +17,17 @@ export interface TeamPresentation {
   /** The logo's path on our origin (`/brand-logos/…`); null: none. */
   logoPath: string | null;
 }
+
+/** The team's columns its presentation is drawn from, for a query's select. */
+export const TEAM_BRAND_COLUMNS = {
+  id: teams.id,
+  name: teams.name,
+  displayName: teams.displayName,
+  defaultLocale: teams.defaultLocale,
+  brandColor: teams.brandColor,
+  supportLine: teams.supportLine,
+  logoDigest: teams.logoDigest,
+};
 
 type BrandColumns = Pick<
   typeof teams.$inferSelect,
