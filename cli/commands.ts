@@ -1,12 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { connectDatabase, type Db, migrateDatabase } from '@/db/client';
-import { SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
+import { SIGNING_ALGORITHMS, SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
 import { lastServedBaseUrl } from '@/server/platform/served-base-url';
+import { rotateSigningKey } from '@/server/signing/signing-keys';
+import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
 import { type CommandName, commandUsage, TEAM_UPDATE_FLAGS, UsageError, type Values } from './usage';
 
@@ -133,6 +135,14 @@ const RUNS: Record<CommandName, Run> = {
       throw new UsageError(`no key ${keyId}`, commandUsage('keys revoke'));
     }
     return { key_id: keyId, revoked: true };
+  },
+  'keys signing-rotate': async (values, db) => {
+    const alg = z
+      .enum(SIGNING_ALGORITHMS, { error: '--alg must be EdDSA or RS256' })
+      .parse(values.alg ?? 'EdDSA');
+    const kek = await signingKeyEncryptionKey(db, env().SIGNING_KEY_SECRET);
+    const rotated = await rotateSigningKey(db, alg, kek, systemClock());
+    return { alg, kid: rotated.kid, retired: rotated.retired };
   },
   // runCommand migrates before every command.
   'db migrate': async () => ({ migrated: true }),

@@ -53,6 +53,14 @@ export const COMMANDS = {
     description: "Revokes an API key (its id, as keys create printed it): the key's next request gets 401.",
     options: ['key'],
   },
+  'keys signing-rotate': {
+    synopsis: '[--alg EdDSA|RS256]',
+    description:
+      'Makes a new signing key current (EdDSA, which signs evidence records, unless --alg RS256, which signs\n' +
+      'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json for\n' +
+      'AUDIT_RETENTION_DAYS, so what it signed keeps verifying. Needs SIGNING_KEY_SECRET as the service has it.',
+    options: ['alg'],
+  },
   'db migrate': {
     synopsis: '',
     description: 'Applies the database migrations (every process of the service also does at start).',

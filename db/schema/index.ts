@@ -6,6 +6,7 @@ export * from './events';
 export * from './imports';
 export * from './mail';
 export * from './service';
+export * from './signing';
 export * from './teams';
 export * from './values';
 export * from './webhooks';

@@ -75,3 +75,7 @@ export const SUPPORTED_LOCALES = [
   'ar',
 ] as const;
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
+
+/** What the service signs with: EdDSA (Ed25519) for evidence, RS256 for ID tokens. */
+export const SIGNING_ALGORITHMS = ['EdDSA', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];

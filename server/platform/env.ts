@@ -103,6 +103,12 @@ const envSchema = z.object({
   RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(86_400),
   /** Signs console session cookies; unset, a key generated once and kept in the database is used. */
   AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * The secret the signing keys' private halves are encrypted under (a key is derived from it;
+   * at least 32 characters). Production refuses to start without it; in development, unset, one
+   * generated once and kept in the database is used.
+   */
+  SIGNING_KEY_SECRET: z.string().min(32).optional(),
   /** How SMS codes leave: `dev` logs them (no messages sent), `twilio` sends through Twilio. */
   SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
   TWILIO_ACCOUNT_SID: z.string().optional(),

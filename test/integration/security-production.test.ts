@@ -22,6 +22,7 @@ const PRODUCTION = {
   IDENTITY_PROVIDER: 'stripe',
   STRIPE_SECRET_KEY: 'sk_test_x',
   STRIPE_WEBHOOK_SECRET: 'whsec_x',
+  SIGNING_KEY_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
 };
 
 /** The process entries: `npm run serve`, `npm run web` (serve without jobs), `npm run worker`, the launcher. */

@@ -202,6 +202,11 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   return document;
 }
 
+/** The public signing keys, at the service's origin. */
+function jwksUri(baseUrl: string): string {
+  return `${new URL(baseUrl).origin}/.well-known/jwks.json`;
+}
+
 /** Built once per base URL: the procedures cannot change while the process runs. */
 const documents = new Map<string, OpenAPIObject>();
 
@@ -266,7 +271,13 @@ function generateDocument(baseUrl: string): OpenAPIObject {
   );
   return {
     ...generated,
-    info: { ...generated.info, license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } },
+    info: {
+      ...generated.info,
+      description: `${generated.info.description}\n\nThe service's public signing keys (JWKS), to verify what it signs: ${jwksUri(baseUrl)}`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Where a verifier finds the keys, for tools that read the document (as OpenID discovery names it).
+    'x-jwks-uri': jwksUri(baseUrl),
     paths,
     webhooks: WEBHOOK_EVENTS_SECTION,
     components: {
