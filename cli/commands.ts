@@ -140,7 +140,14 @@ const RUNS: Record<CommandName, Run> = {
     const alg = z
       .enum(SIGNING_ALGORITHMS, { error: '--alg must be EdDSA or RS256' })
       .parse(values.alg ?? 'EdDSA');
-    const kek = await signingKeyEncryptionKey(db, env().SIGNING_KEY_SECRET);
+    const config = env();
+    if (config.VOUCH_ENV === 'production' && !config.SIGNING_KEY_SECRET) {
+      throw new UsageError(
+        'SIGNING_KEY_SECRET is unset: set it as the service has it (VOUCH_ENV=production keeps no secret in the database)',
+        commandUsage('keys signing-rotate'),
+      );
+    }
+    const kek = await signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET);
     const rotated = await rotateSigningKey(db, alg, kek, systemClock());
     return { alg, kid: rotated.kid, retired: rotated.retired };
   },

@@ -78,10 +78,8 @@ function refusal(pathname: string, error: AppError, req?: IncomingMessage) {
   const surface = surfaceOf(pathname);
   if (surface === 'verification') {
     const headers = new Headers();
-    for (const name of ['accept-language', 'host'] as const) {
-      const value = req?.headers[name];
-      if (typeof value === 'string') headers.set(name, value);
-    }
+    const acceptLanguage = req?.headers['accept-language'];
+    if (typeof acceptLanguage === 'string') headers.set('accept-language', acceptLanguage);
     const page = refusedPage(
       { url: `http://localhost${req?.url ?? pathname}`, headers },
       config,

@@ -76,6 +76,19 @@ describe('the text message with a code', () => {
     Korean: thirty('노스윈드 트레이더스 로지스틱스 주식회사 '),
   };
 
+  it('cuts a longer team name (a team’s own name has no limit) to 30, never inside a character', () => {
+    const long = 'Spółdzielnia Mieszkaniowa Śródmieście Łódź 😀';
+    for (const locale of SUPPORTED_LOCALES) {
+      const text = smsCodeText(translator(locale), { teamName: long, code: '123456' });
+      expect(new SegmentedMessage(text).segmentsCount, `${locale}: ${text}`).toBe(1);
+      expect(text).toContain(long.slice(0, 30));
+      expect(text).not.toContain(long.slice(0, 31));
+    }
+    const emoji = smsCodeText(translator('en'), { teamName: `${'x'.repeat(29)}😀`, code: '1' });
+    expect(emoji).toContain('x'.repeat(29));
+    expect(emoji).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
   it('takes names of exactly 30 characters', () => {
     for (const name of Object.values(longestNames)) expect(name).toHaveLength(30);
   });

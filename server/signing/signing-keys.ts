@@ -47,6 +47,8 @@ async function newKeyRow(alg: SigningAlgorithm, kek: Uint8Array) {
 /**
  * Makes a new key current for `alg` and retires the one before it (which stays published), in one
  * transaction. The partial unique index keeps one current key per algorithm whatever runs at once.
+ * The current key must open with `kek` first: a rotation under another secret (mistyped, or unset
+ * where the service has one) would leave a current key the service cannot use.
  */
 export async function rotateSigningKey(
   db: Db,
@@ -54,6 +56,11 @@ export async function rotateSigningKey(
   kek: Uint8Array,
   now: Date,
 ): Promise<{ kid: string; retired: string[] }> {
+  const [current] = await db
+    .select({ kid: signingKeys.kid, alg: signingKeys.alg, privateJwe: signingKeys.privateJwe })
+    .from(signingKeys)
+    .where(and(eq(signingKeys.alg, alg), isNull(signingKeys.retiredAt)));
+  if (current) await unlock(current, kek);
   const row = await newKeyRow(alg, kek);
   return db.transaction(async (tx) => {
     const retired = await tx

@@ -24,6 +24,8 @@ export function signingKeyEncryptionKey(db: Db, configured: string | undefined):
       if (!row) throw new Error('signing key secret missing after insert');
       return keyEncryptionKey(row.value);
     })();
+    // A failed read (the database out of reach) is not kept: the next call tries again.
+    found.catch(() => kekByDatabase.delete(db));
     kekByDatabase.set(db, found);
   }
   return found;

@@ -2,6 +2,22 @@ import { teams } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 
 /**
+ * The longest name subjects are shown, in UTF-16 units as a text message counts them: with it,
+ * every locale's text message stays one segment whatever the name's script.
+ */
+export const SHOWN_NAME_MAX_LENGTH = 30;
+
+/** A name cut to what subjects may be shown, never inside a character (a team's own name is not limited). */
+export function shownName(name: string): string {
+  let shown = '';
+  for (const character of name) {
+    if (shown.length + character.length > SHOWN_NAME_MAX_LENGTH) break;
+    shown += character;
+  }
+  return shown;
+}
+
+/**
  * How a team appears to the people it verifies and their managers, on every page, mail and text
  * (its Branding settings): the name they are shown, the language they are addressed in when the
  * case names none, and the brand: colour, logo, support line.

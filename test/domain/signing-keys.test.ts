@@ -83,6 +83,13 @@ describe('signing keys', () => {
     expect((await flattenedVerify(byRsa, jwks)).protectedHeader).toMatchObject({ alg: 'RS256', kid: rs.kid });
   });
 
+  it('refuse to rotate under another secret than the current key’s, which stays current', async () => {
+    const before = await currentSigningKey(database.db, 'EdDSA', kek, start);
+    const other = keyEncryptionKey('another-secret-of-at-least-32-characters!');
+    await expect(rotateSigningKey(database.db, 'EdDSA', other, start)).rejects.toThrow(/cannot be decrypted/);
+    expect((await currentSigningKey(database.db, 'EdDSA', kek, start)).kid).toBe(before.kid);
+  });
+
   it('rotate: the new key signs, the old one stays published for the retention period, then is withdrawn', async () => {
     const before = await currentSigningKey(database.db, 'EdDSA', kek, start);
     const oldRecord = await sign(before, 'signed before the rotation');

@@ -58,8 +58,17 @@ describe('/.well-known/jwks.json and keys signing-rotate', () => {
     for (const key of body.keys) expect(Object.keys(key)).not.toEqual(expect.arrayContaining(['d']));
   });
 
-  it('refuses an algorithm it does not sign with', async () => {
+  it('refuses an algorithm it does not sign with, and a secret other than the keys’', async () => {
     await expect(rotate(['--alg', 'HS256'])).rejects.toThrow(/--alg must be EdDSA or RS256/);
+    await expect(
+      runCli(['keys', 'signing-rotate'], {
+        DATABASE_URL: database.url,
+        SIGNING_KEY_SECRET: 'a-mistyped-secret-of-at-least-32-characters',
+      }),
+    ).rejects.toThrow(/SIGNING_KEY_SECRET is not the secret it was stored under/);
+    await expect(
+      runCli(['keys', 'signing-rotate'], { DATABASE_URL: database.url, VOUCH_ENV: 'production' }),
+    ).rejects.toThrow(/SIGNING_KEY_SECRET is unset/);
   });
 
   it('the OpenAPI document says where the keys are', async () => {

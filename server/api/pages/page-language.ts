@@ -25,14 +25,18 @@ export interface PageLanguage {
   setCookie?: string;
 }
 
-function isHttps(request: { url: string; headers: Headers }): boolean {
+/** Whether the visitor reached us over https (directly, or as the proxy in front says): cookies are Secure then. */
+export function isHttps(request: { url: string; headers: Headers }): boolean {
   const forwarded = request.headers.get('x-forwarded-proto');
   return (forwarded ?? new URL(request.url).protocol.replace(':', '')) === 'https';
 }
 
-/** Where a reader's choice is remembered: the subject's case pages, or the approver's link. */
-function cookiePath(reader: Reader, publicId: string): string {
-  return reader === 'subject' ? `/v/${publicId}` : `/v/${publicId}/manager`;
+/**
+ * Where a reader's choice is remembered: the case's pages (the language page among them). The
+ * subject's and the approver's choices are two cookies, so one never sets the other's language.
+ */
+function cookiePath(publicId: string): string {
+  return `/v/${publicId}`;
 }
 
 /**
@@ -62,7 +66,7 @@ export function pageLanguage(
   const setCookie =
     askedLocale && found && askedLocale !== remembered
       ? setCookieHeader(COOKIE[reader], askedLocale, {
-          path: cookiePath(reader, found.record.publicId),
+          path: cookiePath(found.record.publicId),
           secure: isHttps(request),
           maxAgeSeconds: REMEMBERED_SECONDS,
         })

@@ -20,7 +20,7 @@ import {
   sameOriginRequest,
 } from './form-protection';
 import { withNotice } from './notices';
-import { languagePagePath, pageLanguage, type Reader } from './page-language';
+import { isHttps, languagePagePath, pageLanguage, type Reader } from './page-language';
 import { bodyTooLargePage, notFoundPage, type PageFrame, seeOther, unavailablePage } from './respond';
 
 /** What a page handler hands its use case, taken from the process's runtime once per request. */
@@ -107,11 +107,6 @@ export function answerCaseStep(
 
 function allowedOrigins(config: Env): string[] {
   return [new URL(config.VERIFY_URL_BASE).origin, new URL(config.BASE_URL).origin];
-}
-
-function isHttps(request: Request): boolean {
-  const forwarded = request.headers.get('x-forwarded-proto');
-  return (forwarded ?? new URL(request.url).protocol.replace(':', '')) === 'https';
 }
 
 /** The form token for this visitor and case; a first visit also gets its cookie. */

@@ -48,19 +48,13 @@ function cspHash(css: string): string {
 
 export const PAGE_CSS_HASH = cspHash(PAGE_CSS);
 
-const brandSheets = new Map<string, { css: string; hash: string }>();
-
 /**
  * The one line that gives a page its team's primary colour (buttons, links, accents), allowed by
  * its own hash: the colour is `#rrggbb` (the database holds no other shape), checked for contrast
- * when the team set it. Kept per colour, so each is hashed once per process.
+ * when the team set it. Hashed per page (a few microseconds): a cache keyed by colour would grow
+ * with every colour the console's preview is asked to draw.
  */
 export function brandStylesheet(color: string): { css: string; hash: string } {
-  let sheet = brandSheets.get(color);
-  if (!sheet) {
-    const css = `:root{--accent:${/^#[0-9a-f]{6}$/i.test(color) ? color : '#1f4fd1'}}`;
-    sheet = { css, hash: cspHash(css) };
-    brandSheets.set(color, sheet);
-  }
-  return sheet;
+  const css = `:root{--accent:${/^#[0-9a-f]{6}$/i.test(color) ? color : '#1f4fd1'}}`;
+  return { css, hash: cspHash(css) };
 }

@@ -8,6 +8,7 @@ import { brandColorProblem } from '@/server/teams/brand-color';
 import { type Branding, type BrandSettings, readBranding } from '@/server/teams/branding';
 import { LOGO_MAX_BYTES } from '@/server/teams/logo';
 import { MAX_RETENTION_DAYS, readRetentionDays } from '@/server/teams/manage-teams';
+import { SHOWN_NAME_MAX_LENGTH } from '@/server/teams/presentation';
 
 /** Retention periods a team may choose, in days; null keeps ended cases until someone erases them. */
 export const retentionDaysInput = z
@@ -23,7 +24,9 @@ const optionalLine = (max: number, what: string) =>
     .string()
     .transform((value) => value.trim())
     .refine((value) => value.length <= max, { error: `must be at most ${max} characters` })
-    .refine((value) => !/[\p{Cc}\p{Cf}\u2028\u2029]/u.test(value), {
+    // Control and format characters, but for the joiners (ZWNJ, ZWJ) that Persian, Indic scripts
+    // and emoji need.
+    .refine((value) => !/(?![\u200c\u200d])[\p{Cc}\p{Cf}\u2028\u2029]/u.test(value), {
       error: `must be one line of plain text (${what})`,
     })
     .transform((value) => value || null)
@@ -34,7 +37,7 @@ const optionalLine = (max: number, what: string) =>
  * that every locale's text message stays one segment whatever its script.
  */
 const brandSettingsInput = z.object({
-  display_name: optionalLine(30, 'the name subjects see'),
+  display_name: optionalLine(SHOWN_NAME_MAX_LENGTH, 'the name subjects see'),
   default_locale: z.enum(SUPPORTED_LOCALES).nullable(),
   brand_color: z
     .string()
@@ -129,7 +132,7 @@ export const consoleTeamRouter = router({
         display_name: valid('display_name')
           ? optionalLine(30, '').parse(input.display_name)
           : saved.displayName,
-        brand_color: valid('brand_color') ? input.brand_color.trim().toLowerCase() || null : null,
+        brand_color: valid('brand_color') ? input.brand_color.trim().toLowerCase() || null : saved.brandColor,
         support_line: valid('support_line')
           ? optionalLine(200, '').parse(input.support_line)
           : saved.supportLine,
