@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { connectDatabase, type Db, migrateDatabase } from '@/db/client';
 import { SIGNING_ALGORITHMS, SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
+import { chainedTeams, verifyAuditChain } from '@/server/audit/audit-chain';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
@@ -150,6 +151,21 @@ const RUNS: Record<CommandName, Run> = {
     const kek = await signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET);
     const rotated = await rotateSigningKey(db, alg, kek, systemClock());
     return { alg, kid: rotated.kid, retired: rotated.retired };
+  },
+  'audit verify': async (values, db) => {
+    const teamIds = values.team ? [uuid('--team').parse(values.team)] : await chainedTeams(db);
+    const reports = [];
+    for (const teamId of teamIds) {
+      const report = await verifyAuditChain(db, teamId);
+      if (report.broken) {
+        const { entryId, seq, reason } = report.broken;
+        throw new Error(
+          `team ${teamId}: the audit chain breaks at ${entryId ? `entry ${entryId} (place ${seq})` : `place ${seq}`}: ${reason}`,
+        );
+      }
+      reports.push({ team_id: teamId, entries: report.entries, sealed_through: report.sealedThrough });
+    }
+    return { ok: true, teams: reports };
   },
   // runCommand migrates before every command.
   'db migrate': async () => ({ migrated: true }),

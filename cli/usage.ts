@@ -61,6 +61,14 @@ export const COMMANDS = {
       'AUDIT_RETENTION_DAYS, so what it signed keeps verifying. Needs SIGNING_KEY_SECRET as the service has it.',
     options: ['alg'],
   },
+  'audit verify': {
+    synopsis: '[--team TEAM_ID]',
+    description:
+      'Checks the tamper-evident audit chain of one team (or every team): each sealed entry in its place,\n' +
+      "naming its predecessor's hash, hashing to what it states, its row unchanged since it was sealed\n" +
+      "(redaction's placeholders aside). Prints what it checked; exits 1 naming the first broken entry.",
+    options: ['team'],
+  },
   'db migrate': {
     synopsis: '',
     description: 'Applies the database migrations (every process of the service also does at start).',

@@ -176,10 +176,43 @@ export const auditLog = pgTable(
     ipAddress: text('ip_address'),
     userAgent: text('user_agent'),
     createdAt: createdAt(),
+    /*
+     * The tamper-evident chain (server/audit/audit-chain.ts), filled by the sealing job a few
+     * seconds after the entry is written: its place in the team's chain, what was hashed (the
+     * entry with every personal value as an HMAC keyed with the team's evidence key), the hash
+     * before it and its own. Null until sealed.
+     */
+    chainSeq: bigint('chain_seq', { mode: 'number' }),
+    sealed: jsonb('sealed').$type<Record<string, unknown>>(),
+    prevHash: text('prev_hash'),
+    hash: text('hash'),
   },
-  // The console lists a team's log newest first.
-  (t) => [index('audit_log_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc())],
+  (t) => [
+    // The console lists a team's log newest first.
+    index('audit_log_team_created_idx').on(t.teamId, t.createdAt.desc(), t.id.desc()),
+    // The sealing job finds what is left to seal; verification walks a team's chain in order.
+    index('audit_log_unsealed_idx').on(t.teamId).where(sql`${t.hash} is null`),
+    uniqueIndex('audit_log_team_chain_idx').on(t.teamId, t.chainSeq),
+  ],
 );
+
+/**
+ * Where each team's audit chain stands: the last sealed entry (its place and hash, which the next
+ * entry's `prev_hash` names), and, once retention has deleted the chain's start, a signed
+ * checkpoint saying where the remaining chain begins.
+ */
+export const auditChainHeads = pgTable('audit_chain_heads', {
+  teamId: uuid('team_id')
+    .primaryKey()
+    .references(() => teams.id, { onDelete: 'cascade' }),
+  seq: bigint('seq', { mode: 'number' }).notNull().default(0),
+  hash: text('hash'),
+  /** The place and hash of the last entry retention deleted: the remaining chain's first `prev_hash`. */
+  checkpointSeq: bigint('checkpoint_seq', { mode: 'number' }),
+  checkpointHash: text('checkpoint_hash'),
+  /** The checkpoint signed (a compact JWS of {team, seq, hash, at}) with the service's EdDSA key. */
+  checkpointJws: text('checkpoint_jws'),
+});
 
 /**
  * Secrets the service generates for itself on first start, shared by every app process through

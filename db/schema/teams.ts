@@ -108,5 +108,11 @@ export const teamSecrets = pgTable('team_secrets', {
     .references(() => teams.id, { onDelete: 'cascade' }),
   /** 32 random bytes, base64url. */
   hmacKey: text('hmac_key').notNull(),
+  /**
+   * 32 random bytes, base64url, keying the HMACs that stand for personal values in the audit
+   * chain and evidence records. Unlike `hmac_key` it is meant to leave: the team hands it to its
+   * auditor, who can then check a record against a value they hold. Null until first needed.
+   */
+  evidenceKey: text('evidence_key'),
   createdAt: createdAt(),
 });

@@ -1,9 +1,47 @@
-import { lt } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, lte, min } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { deleteInBatches } from '@/db/delete-in-batches';
-import { auditLog } from '@/db/schema';
+import { auditChainHeads, auditLog } from '@/db/schema';
 
-/** Deletes audit entries created before `cutoff` (AUDIT_RETENTION_DAYS back). */
-export function purgeAudit(db: Db, cutoff: Date): Promise<number> {
-  return deleteInBatches(db, auditLog, lt(auditLog.createdAt, cutoff));
+/**
+ * Deletes audit entries older than `cutoff` (AUDIT_RETENTION_DAYS back) from the start of each
+ * team's chain, so that the rest still verifies: the chain's longest start of sealed entries all
+ * past the cutoff goes, and the team's head first records, as its checkpoint, the place and hash of
+ * the last of them (the remaining chain's first `prev_hash`). An old entry sealed after younger
+ * ones (a clock far behind) waits until those expire too; entries not sealed yet wait for the
+ * sealing job. (The checkpoint is not signed yet: issue 29's next step.)
+ */
+export async function purgeAudit(db: Db, cutoff: Date): Promise<number> {
+  const heads = await db.select().from(auditChainHeads);
+  let deleted = 0;
+  for (const head of heads) {
+    const [young] = await db
+      .select({ first: min(auditLog.chainSeq) })
+      .from(auditLog)
+      .where(
+        and(eq(auditLog.teamId, head.teamId), isNotNull(auditLog.chainSeq), gte(auditLog.createdAt, cutoff)),
+      );
+    const upTo = young?.first == null ? head.seq : Number(young.first) - 1;
+    if (upTo > (head.checkpointSeq ?? 0)) {
+      const [last] = await db
+        .select({ hash: auditLog.hash })
+        .from(auditLog)
+        .where(and(eq(auditLog.teamId, head.teamId), eq(auditLog.chainSeq, upTo)));
+      if (!last) continue;
+      await db
+        .update(auditChainHeads)
+        .set({ checkpointSeq: upTo, checkpointHash: last.hash })
+        .where(eq(auditChainHeads.teamId, head.teamId));
+    }
+    const through = Math.max(upTo, head.checkpointSeq ?? 0);
+    if (through === 0) continue;
+    deleted += await deleteInBatches(
+      db,
+      auditLog,
+      and(eq(auditLog.teamId, head.teamId), lte(auditLog.chainSeq, through)) as NonNullable<
+        ReturnType<typeof and>
+      >,
+    );
+  }
+  return deleted;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { teamSecrets } from '@/db/schema';
 
@@ -27,5 +27,23 @@ export async function teamHmacKey(db: Queryable, teamId: string): Promise<Buffer
     [row] = await read();
   }
   if (!row) throw new Error('the team has no secrets (was it deleted?)');
+  return Buffer.from(row.key, 'base64url');
+}
+
+/**
+ * The key of the HMACs that stand for personal values in the team's audit chain and evidence
+ * records, made on first use. Unlike `teamHmacKey` it is for the team to hand to its auditor.
+ */
+export async function teamEvidenceKey(db: Queryable, teamId: string): Promise<Buffer> {
+  await createTeamSecrets(db, teamId);
+  await db
+    .update(teamSecrets)
+    .set({ evidenceKey: randomBytes(32).toString('base64url') })
+    .where(and(eq(teamSecrets.teamId, teamId), isNull(teamSecrets.evidenceKey)));
+  const [row] = await db
+    .select({ key: teamSecrets.evidenceKey })
+    .from(teamSecrets)
+    .where(eq(teamSecrets.teamId, teamId));
+  if (!row?.key) throw new Error('the team has no evidence key (was it deleted?)');
   return Buffer.from(row.key, 'base64url');
 }

@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import { resumeStrandedImports, runCaseImport } from '@/server/application/case-imports/run-case-import';
+import { sealAuditChains } from '@/server/audit/audit-chain';
 import { eraseVendorCopies } from '@/server/cases/erase-vendor-copies';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
@@ -107,6 +108,16 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
       const recovered = await recoverStalledDeliveries(changes);
       if (recovered > 0)
         logger.warn('webhook attempts interrupted by a stopped worker were requeued', { recovered });
+    },
+    onShutdown,
+  );
+  // A few seconds behind the writes, off their path: writing an entry never waits for the chain.
+  await every(
+    boss,
+    QUEUES.auditSeal,
+    config.JOB_TICK_SECONDS,
+    async () => {
+      await sealAuditChains(db);
     },
     onShutdown,
   );

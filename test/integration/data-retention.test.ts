@@ -8,6 +8,7 @@ import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, caseImportRows, caseImports } from '@/db/schema';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
+import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
 import { type Clock, systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
@@ -222,12 +223,20 @@ describe('operational data', () => {
         select count(*)::int as n from dev_mailbox where case_id = ${c.id}`;
       return (mail?.n ?? 0) > 0 ? true : undefined;
     });
+    // A team whose whole audit chain is past AUDIT_RETENTION_DAYS: one entry, 400 days old, sealed
+    // (as the worker does within seconds). Retention deletes the chain's start and keeps its place.
+    const { team: ancient } = await createTeam(
+      database.db,
+      { name: 'Ancient', adminEmail: 'admin@ancient.test' },
+      systemClock,
+    );
     await database.db.insert(auditLog).values({
-      teamId: forgettingTeamId,
-      actorEmail: 'admin@forgets.test',
+      teamId: ancient.id,
+      actorEmail: 'admin@ancient.test',
       action: 'key.created',
       createdAt: new Date(Date.now() - 400 * DAY_MS),
     });
+    await sealAuditChains(database.db);
     // Console imports: a draft never confirmed (kept a day), and one that finished today (30 days).
     const importOf = (status: 'draft' | 'succeeded') => ({
       teamId: forgettingTeamId,
@@ -281,6 +290,7 @@ describe('operational data', () => {
     expect(await count('mail_outbox')).toBe(0);
     expect(await count('events', database.sql`case_id = ${c.id}`)).toBe(3);
     expect(await count('audit_log')).toBe(audits - 1);
+    expect((await verifyAuditChain(database.db, ancient.id)).broken).toBeNull();
 
     // Past their 30 days a month on: every event made today (earlier tests here also wrote events
     // dated ahead, which stay).

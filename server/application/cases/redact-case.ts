@@ -11,17 +11,10 @@ import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { eraseCaseDeliveries } from '@/server/platform/outbox/delivery-state';
 import { recordEvent } from '@/server/platform/outbox/record-events';
+import { ERASED, redactedEmail } from '@/server/platform/redaction-placeholders';
 import { expireCase, isActionable } from '@/server/verification/case-state';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { settingString } from '@/server/verification/step-settings';
-
-/** What `subject_email` becomes: still an address (clients may parse it), of a reserved domain. */
-export function redactedEmail(publicId: string): string {
-  return `redacted+${publicId}@redacted.invalid`;
-}
-
-/** What stands where a personal value, or text that may hold one, was erased. */
-const ERASED = '[redacted]';
 
 /** A personal value of the case and what it becomes where it is quoted. */
 interface Erasure {

@@ -23,6 +23,8 @@ export const QUEUES = {
   caseImport: 'case-import',
   /** Periodic: hands imports whose worker stopped mid-run to a new job. */
   caseImportsResume: 'case-imports-resume',
+  /** Periodic: seals new audit entries into their team's hash chain (server/audit/audit-chain.ts). */
+  auditSeal: 'audit-seal',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -42,6 +44,7 @@ export interface JobPayloads {
   [QUEUES.vendorErasure]: { caseId: string };
   [QUEUES.caseImport]: { importId: string };
   [QUEUES.caseImportsResume]: null;
+  [QUEUES.auditSeal]: null;
 }
 
 /** The periodic queues: their jobs are ticks that carry nothing. */
@@ -52,6 +55,7 @@ export const TICK_QUEUES: readonly QueueName[] = [
   QUEUES.idempotencyPurge,
   QUEUES.dataRetention,
   QUEUES.caseImportsResume,
+  QUEUES.auditSeal,
 ];
 
 export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number }): Omit<Queue, 'name'> {
@@ -77,6 +81,7 @@ export function queueOptions(name: QueueName, config: { webhookTimeoutMs: number
       return { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 300, expireInSeconds: 900 };
     case QUEUES.webhookRecover:
     case QUEUES.caseImportsResume:
+    case QUEUES.auditSeal:
     case QUEUES.casesExpire:
     case QUEUES.dataRetention:
       // A day's backlog of redactions may take a while; it commits batch by batch, so a run

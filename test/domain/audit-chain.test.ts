@@ -1,0 +1,192 @@
+/**
+ * The tamper-evident audit log (issue 29) against a real PostgreSQL: entries sealed into their
+ * team's hash chain off the write path, in one order even with several sealers at once, personal
+ * values only as keyed hashes in what the chain covers; `verifyAuditChain` names the first entry
+ * edited, removed or re-hashed in the database, and redaction's placeholders do not break it.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditChainHeads, auditLog } from '@/db/schema';
+import { chainHash, keyedHash, sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
+import { purgeAudit } from '@/server/audit/purge-audit';
+import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { teamEvidenceKey } from '@/server/teams/team-secrets';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+
+let database: TestDatabase;
+let teamId: string;
+let otherTeamId: string;
+const actor: AuditActor = {
+  userId: null,
+  email: 'helpdesk@chain.test',
+  ipAddress: '198.51.100.7',
+  userAgent: 'Firefox',
+};
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  teamId = (await createTeam(database.db, { name: 'Chain', adminEmail: 'owner@chain.test' }, systemClock))
+    .team.id;
+  otherTeamId = (
+    await createTeam(database.db, { name: 'Other', adminEmail: 'owner@other.test' }, systemClock)
+  ).team.id;
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+async function write(team: string, count: number, from = 0) {
+  const base = Date.UTC(2026, 10, 1);
+  await recordAudits(
+    database.db,
+    Array.from({ length: count }, (_, i) => ({
+      teamId: team,
+      actor,
+      at: new Date(base + (from + i) * 1000),
+      action: 'case.created',
+      target: `case-${from + i}`,
+      details: { subject_email: `person${from + i}@chain.test`, methods: ['email'], n: from + i },
+    })),
+  );
+}
+
+const chain = (team: string) =>
+  database.db.select().from(auditLog).where(eq(auditLog.teamId, team)).orderBy(auditLog.chainSeq);
+
+describe('the audit chain', () => {
+  it('seals entries off the write path, once each and in one order, with several sealers at once', async () => {
+    await write(teamId, 1200);
+    await write(otherTeamId, 3);
+    const before = await chain(teamId);
+    expect(before.every((row) => row.hash === null)).toBe(true);
+    const sealed = await Promise.all([
+      sealAuditChains(database.db),
+      sealAuditChains(database.db),
+      sealAuditChains(database.db),
+    ]);
+    // Each entry sealed by exactly one of the three.
+    expect(sealed.reduce((a, b) => a + b, 0)).toBe((await database.db.select().from(auditLog)).length);
+    const rows = await chain(teamId);
+    expect(rows.map((row) => row.chainSeq)).toEqual(rows.map((_, i) => i + 1));
+    expect(rows[0]?.prevHash).toBeNull();
+    for (const [i, row] of rows.entries()) {
+      if (i > 0) expect(row.prevHash).toBe(rows[i - 1]?.hash);
+      expect(row.hash).toBe(chainHash(row.chainSeq ?? 0, row.prevHash, row.sealed ?? {}));
+    }
+    const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
+    expect(head).toMatchObject({ seq: rows.length, hash: rows.at(-1)?.hash });
+  });
+
+  it('covers personal values only as HMACs keyed with the team’s evidence key', async () => {
+    const row = (await chain(teamId)).find((entry) => entry.target === 'case-0');
+    if (!row) throw new Error('case-0 was not audited');
+    const text = JSON.stringify(row?.sealed);
+    expect(text).not.toContain('@chain.test');
+    expect(text).not.toContain('198.51.100.7');
+    const key = await teamEvidenceKey(database.db, teamId);
+    expect(row?.sealed).toMatchObject({
+      actor: { email: keyedHash(key, 'helpdesk@chain.test') },
+      ip: keyedHash(key, '198.51.100.7'),
+      details: {
+        subject_email: keyedHash(key, 'person0@chain.test'),
+        n: 0,
+      },
+    });
+    // Another team's key gives other hashes for the same value.
+    expect(keyedHash(await teamEvidenceKey(database.db, otherTeamId), 'helpdesk@chain.test')).not.toBe(
+      keyedHash(key, 'helpdesk@chain.test'),
+    );
+  });
+
+  it('verifies whole; redaction’s placeholders in a row keep it whole', async () => {
+    expect((await verifyAuditChain(database.db, teamId)).broken).toBeNull();
+    await database.db
+      .update(auditLog)
+      .set({ details: sql`jsonb_set(${auditLog.details}, '{subject_email}', '"[redacted]"')` })
+      .where(and(eq(auditLog.teamId, teamId), eq(auditLog.target, 'case-5')));
+    const report = await verifyAuditChain(database.db, teamId);
+    expect(report.broken).toBeNull();
+    expect(report.entries).toBe((await chain(teamId)).length);
+  });
+
+  it('names the first row edited in the database', async () => {
+    const rows = await chain(teamId);
+    const victim = rows[700];
+    await database.db
+      .update(auditLog)
+      .set({ action: 'case.canceled' })
+      .where(eq(auditLog.id, victim?.id ?? ''));
+    const report = await verifyAuditChain(database.db, teamId);
+    expect(report.broken).toEqual({
+      entryId: victim?.id,
+      seq: 701,
+      reason: 'its row was changed after it was sealed (action)',
+    });
+    await database.db
+      .update(auditLog)
+      .set({ action: 'case.created' })
+      .where(eq(auditLog.id, victim?.id ?? ''));
+    expect((await verifyAuditChain(database.db, teamId)).broken).toBeNull();
+  });
+
+  it('after retention deletes the chain’s start, the rest verifies from its checkpoint', async () => {
+    const rows = await chain(teamId);
+    // Entries 1–300 are past retention (written a second apart from the first one's time).
+    const cutoff = new Date((rows[300]?.createdAt ?? new Date()).getTime());
+    const deleted = await purgeAudit(database.db, cutoff);
+    // This team's first 300, and the other team's 3 (written at the same times).
+    expect(deleted).toBe(303);
+    const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
+    expect(head).toMatchObject({ checkpointSeq: 300, checkpointHash: rows[299]?.hash });
+    const report = await verifyAuditChain(database.db, teamId);
+    expect(report.broken).toBeNull();
+    expect(report.entries).toBe(rows.length - 300);
+    expect(await purgeAudit(database.db, cutoff)).toBe(0);
+  });
+
+  it('names an entry whose sealed content or hash was rewritten, and a removed one', async () => {
+    const rows = await chain(teamId);
+    const victim = rows[10];
+    const place = victim?.chainSeq ?? 0;
+    // Rewritten consistently with its own hash: the next entry no longer names it.
+    const forged = { ...(victim?.sealed ?? {}), action: 'case.canceled' };
+    await database.db
+      .update(auditLog)
+      .set({
+        action: 'case.canceled',
+        sealed: forged,
+        hash: chainHash(place, victim?.prevHash ?? null, forged),
+      })
+      .where(eq(auditLog.id, victim?.id ?? ''));
+    expect((await verifyAuditChain(database.db, teamId)).broken).toEqual({
+      entryId: rows[11]?.id,
+      seq: place + 1,
+      reason: `its stated predecessor hash is not entry ${place}'s hash`,
+    });
+    await database.db
+      .update(auditLog)
+      .set({ action: victim?.action, sealed: victim?.sealed, hash: victim?.hash })
+      .where(eq(auditLog.id, victim?.id ?? ''));
+
+    await database.db.delete(auditLog).where(eq(auditLog.id, rows[20]?.id ?? ''));
+    expect((await verifyAuditChain(database.db, teamId)).broken).toMatchObject({
+      entryId: rows[21]?.id,
+      reason: `entry ${place + 10} is missing: the chain goes from ${place + 9} to ${place + 11}`,
+    });
+
+    const third = (
+      await createTeam(database.db, { name: 'Third', adminEmail: 'owner@third.test' }, systemClock)
+    ).team.id;
+    await write(third, 3);
+    await sealAuditChains(database.db);
+    const other = await chain(third);
+    await database.db.delete(auditLog).where(eq(auditLog.id, other.at(-1)?.id ?? ''));
+    expect((await verifyAuditChain(database.db, third)).broken).toMatchObject({
+      entryId: null,
+      reason: `the chain ends at entry ${other.length - 1}, but its head says ${other.length}: entries were removed`,
+    });
+  });
+});
