@@ -8,7 +8,7 @@ import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
 import { lastServedBaseUrl } from '@/server/platform/served-base-url';
-import { rotateSigningKey } from '@/server/signing/signing-keys';
+import { publishedKeys, rotateSigningKey } from '@/server/signing/signing-keys';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
 import { type CommandName, commandUsage, TEAM_UPDATE_FLAGS, UsageError, type Values } from './usage';
@@ -154,9 +154,10 @@ const RUNS: Record<CommandName, Run> = {
   },
   'audit verify': async (values, db) => {
     const teamIds = values.team ? [uuid('--team').parse(values.team)] : await chainedTeams(db);
+    const keys = await publishedKeys(db, systemClock(), env().AUDIT_RETENTION_DAYS);
     const reports = [];
     for (const teamId of teamIds) {
-      const report = await verifyAuditChain(db, teamId);
+      const report = await verifyAuditChain(db, teamId, keys);
       if (report.broken) {
         const { entryId, seq, reason } = report.broken;
         throw new Error(

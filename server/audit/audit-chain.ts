@@ -1,9 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
+import type { JWK } from 'jose';
 import type { Db, Queryable } from '@/db/client';
 import { auditChainHeads, auditLog } from '@/db/schema';
 import { isRedactionPlaceholder } from '@/server/platform/redaction-placeholders';
+import { verifiedClaims } from '@/server/signing/sign';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
 
 /*
@@ -19,6 +21,9 @@ import { teamEvidenceKey } from '@/server/teams/team-secrets';
  */
 
 type AuditRow = typeof auditLog.$inferSelect;
+
+/** The `typ` of a signed checkpoint: where a team's chain starts once retention deleted its start. */
+export const CHECKPOINT_TYP = 'vouch-audit-checkpoint';
 
 /** `hmac:` and the base64url HMAC-SHA-256 of `value` under the team's evidence key. */
 export function keyedHash(key: Buffer, value: string): string {
@@ -183,11 +188,12 @@ function contentChange(row: AuditRow, sealed: Record<string, unknown>, key: Buff
 }
 
 /**
- * Walks the team's chain from its start (or its signed checkpoint, once retention cut the start):
- * each entry in its place, naming its predecessor's hash, hashing to what it states, its row still
- * saying what was sealed (but for redaction's placeholders), and the head where the last entry is.
+ * Walks the team's chain from its start (or its checkpoint, once retention cut the start, signed by
+ * one of `keys`, the published key set): each entry in its place, naming its predecessor's hash,
+ * hashing to what it states, its row still saying what was sealed (but for redaction's
+ * placeholders), and the head where the last entry is.
  */
-export async function verifyAuditChain(db: Queryable, teamId: string): Promise<ChainReport> {
+export async function verifyAuditChain(db: Queryable, teamId: string, keys: JWK[]): Promise<ChainReport> {
   const key = await teamEvidenceKey(db, teamId);
   const [head] = await db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
   let expected = (head?.checkpointSeq ?? 0) + 1;
@@ -199,6 +205,18 @@ export async function verifyAuditChain(db: Queryable, teamId: string): Promise<C
     sealedThrough: expected - 1,
     broken,
   });
+  if (head?.checkpointSeq != null) {
+    const claims = head.checkpointJws ? await verifiedClaims(head.checkpointJws, CHECKPOINT_TYP, keys) : null;
+    const says = { team: teamId, seq: head.checkpointSeq, hash: head.checkpointHash };
+    if (canonicalize(claims) !== canonicalize(says)) {
+      return report({
+        entryId: null,
+        seq: head.checkpointSeq,
+        reason:
+          'the checkpoint where the remaining chain starts is not signed by a published key for this place and hash',
+      });
+    }
+  }
   for (;;) {
     const rows = await db
       .select()

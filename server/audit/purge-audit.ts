@@ -2,16 +2,27 @@ import { and, eq, gte, isNotNull, lte, min } from 'drizzle-orm';
 import type { Db } from '@/db/client';
 import { deleteInBatches } from '@/db/delete-in-batches';
 import { auditChainHeads, auditLog } from '@/db/schema';
+import { signClaims, signedBy } from '@/server/signing/sign';
+import { currentSigningKey } from '@/server/signing/signing-keys';
+import { CHECKPOINT_TYP } from './audit-chain';
 
 /**
  * Deletes audit entries older than `cutoff` (AUDIT_RETENTION_DAYS back) from the start of each
  * team's chain, so that the rest still verifies: the chain's longest start of sealed entries all
  * past the cutoff goes, and the team's head first records, as its checkpoint, the place and hash of
- * the last of them (the remaining chain's first `prev_hash`). An old entry sealed after younger
- * ones (a clock far behind) waits until those expire too; entries not sealed yet wait for the
- * sealing job. (The checkpoint is not signed yet: issue 29's next step.)
+ * the last of them (the remaining chain's first `prev_hash`), signed. An old entry sealed after
+ * younger ones (a clock far behind) waits until those expire too; entries not sealed yet wait for
+ * the sealing job. A checkpoint signed by a key no longer current is signed again, so it keeps
+ * verifying after the key's publication ends.
  */
-export async function purgeAudit(db: Db, cutoff: Date): Promise<number> {
+export async function purgeAudit(
+  db: Db,
+  cutoff: Date,
+  signing: { kek: Uint8Array; now: Date },
+): Promise<number> {
+  const currentKid = (await currentSigningKey(db, 'EdDSA', signing.kek, signing.now)).kid;
+  const sign = (claims: { team: string; seq: number; hash: string | null }) =>
+    signClaims(db, signing.kek, signing.now, CHECKPOINT_TYP, claims);
   const heads = await db.select().from(auditChainHeads);
   let deleted = 0;
   for (const head of heads) {
@@ -28,10 +39,18 @@ export async function purgeAudit(db: Db, cutoff: Date): Promise<number> {
         .from(auditLog)
         .where(and(eq(auditLog.teamId, head.teamId), eq(auditLog.chainSeq, upTo)));
       if (!last) continue;
+      const checkpointJws = await sign({ team: head.teamId, seq: upTo, hash: last.hash });
       await db
         .update(auditChainHeads)
-        .set({ checkpointSeq: upTo, checkpointHash: last.hash })
+        .set({ checkpointSeq: upTo, checkpointHash: last.hash, checkpointJws })
         .where(eq(auditChainHeads.teamId, head.teamId));
+    } else if (head.checkpointSeq !== null && signedBy(head.checkpointJws ?? '') !== currentKid) {
+      const checkpointJws = await sign({
+        team: head.teamId,
+        seq: head.checkpointSeq,
+        hash: head.checkpointHash,
+      });
+      await db.update(auditChainHeads).set({ checkpointJws }).where(eq(auditChainHeads.teamId, head.teamId));
     }
     const through = Math.max(upTo, head.checkpointSeq ?? 0);
     if (through === 0) continue;

@@ -9,10 +9,11 @@ import { purgeMail } from '@/server/mail/purge-mail';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 
 export type RetentionPolicy = Pick<
   Env,
-  'EVENT_RETENTION_DAYS' | 'MAIL_RETENTION_DAYS' | 'AUDIT_RETENTION_DAYS'
+  'EVENT_RETENTION_DAYS' | 'MAIL_RETENTION_DAYS' | 'AUDIT_RETENTION_DAYS' | 'SIGNING_KEY_SECRET'
 >;
 
 /**
@@ -36,7 +37,9 @@ export async function applyRetention(
   const redactedCases = await redactCasesPastRetention(deps);
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
-  const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS));
+  // The audit chain's new start is signed: its checkpoint.
+  const kek = await signingKeyEncryptionKey(db, policy.SIGNING_KEY_SECRET);
+  const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS), { kek, now: clock() });
   const caseImports = await deleteOldImports(db, {
     draftsBefore: before(IMPORT_RETENTION.draftDays),
     finishedBefore: before(IMPORT_RETENTION.finishedDays),

@@ -11,6 +11,7 @@ import { chainHash, keyedHash, sealAuditChains, verifyAuditChain } from '@/serve
 import { purgeAudit } from '@/server/audit/purge-audit';
 import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
 import { systemClock } from '@/server/platform/clock';
+import { keyEncryptionKey, publishedKeys } from '@/server/signing/signing-keys';
 import { createTeam } from '@/server/teams/manage-teams';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -52,6 +53,10 @@ async function write(team: string, count: number, from = 0) {
     })),
   );
 }
+
+const kek = keyEncryptionKey('a-signing-key-secret-of-at-least-32-characters');
+const verify = async (team: string) =>
+  verifyAuditChain(database.db, team, await publishedKeys(database.db, new Date(), 365));
 
 const chain = (team: string) =>
   database.db.select().from(auditLog).where(eq(auditLog.teamId, team)).orderBy(auditLog.chainSeq);
@@ -102,12 +107,12 @@ describe('the audit chain', () => {
   });
 
   it('verifies whole; redaction’s placeholders in a row keep it whole', async () => {
-    expect((await verifyAuditChain(database.db, teamId)).broken).toBeNull();
+    expect((await verify(teamId)).broken).toBeNull();
     await database.db
       .update(auditLog)
       .set({ details: sql`jsonb_set(${auditLog.details}, '{subject_email}', '"[redacted]"')` })
       .where(and(eq(auditLog.teamId, teamId), eq(auditLog.target, 'case-5')));
-    const report = await verifyAuditChain(database.db, teamId);
+    const report = await verify(teamId);
     expect(report.broken).toBeNull();
     expect(report.entries).toBe((await chain(teamId)).length);
   });
@@ -119,7 +124,7 @@ describe('the audit chain', () => {
       .update(auditLog)
       .set({ action: 'case.canceled' })
       .where(eq(auditLog.id, victim?.id ?? ''));
-    const report = await verifyAuditChain(database.db, teamId);
+    const report = await verify(teamId);
     expect(report.broken).toEqual({
       entryId: victim?.id,
       seq: 701,
@@ -129,22 +134,39 @@ describe('the audit chain', () => {
       .update(auditLog)
       .set({ action: 'case.created' })
       .where(eq(auditLog.id, victim?.id ?? ''));
-    expect((await verifyAuditChain(database.db, teamId)).broken).toBeNull();
+    expect((await verify(teamId)).broken).toBeNull();
   });
 
   it('after retention deletes the chain’s start, the rest verifies from its checkpoint', async () => {
     const rows = await chain(teamId);
     // Entries 1–300 are past retention (written a second apart from the first one's time).
     const cutoff = new Date((rows[300]?.createdAt ?? new Date()).getTime());
-    const deleted = await purgeAudit(database.db, cutoff);
+    const deleted = await purgeAudit(database.db, cutoff, { kek, now: new Date() });
     // This team's first 300, and the other team's 3 (written at the same times).
     expect(deleted).toBe(303);
     const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
     expect(head).toMatchObject({ checkpointSeq: 300, checkpointHash: rows[299]?.hash });
-    const report = await verifyAuditChain(database.db, teamId);
+    expect(head?.checkpointJws?.split('.')).toHaveLength(3);
+    const report = await verify(teamId);
     expect(report.broken).toBeNull();
     expect(report.entries).toBe(rows.length - 300);
-    expect(await purgeAudit(database.db, cutoff)).toBe(0);
+    expect(await purgeAudit(database.db, cutoff, { kek, now: new Date() })).toBe(0);
+    // A checkpoint that says another place than it was signed for breaks the chain there.
+    await database.db
+      .update(auditChainHeads)
+      .set({ checkpointHash: rows[298]?.hash })
+      .where(eq(auditChainHeads.teamId, teamId));
+    expect((await verify(teamId)).broken).toEqual({
+      entryId: null,
+      seq: 300,
+      reason:
+        'the checkpoint where the remaining chain starts is not signed by a published key for this place and hash',
+    });
+    await database.db
+      .update(auditChainHeads)
+      .set({ checkpointHash: rows[299]?.hash })
+      .where(eq(auditChainHeads.teamId, teamId));
+    expect((await verify(teamId)).broken).toBeNull();
   });
 
   it('names an entry whose sealed content or hash was rewritten, and a removed one', async () => {
@@ -161,7 +183,7 @@ describe('the audit chain', () => {
         hash: chainHash(place, victim?.prevHash ?? null, forged),
       })
       .where(eq(auditLog.id, victim?.id ?? ''));
-    expect((await verifyAuditChain(database.db, teamId)).broken).toEqual({
+    expect((await verify(teamId)).broken).toEqual({
       entryId: rows[11]?.id,
       seq: place + 1,
       reason: `its stated predecessor hash is not entry ${place}'s hash`,
@@ -172,7 +194,7 @@ describe('the audit chain', () => {
       .where(eq(auditLog.id, victim?.id ?? ''));
 
     await database.db.delete(auditLog).where(eq(auditLog.id, rows[20]?.id ?? ''));
-    expect((await verifyAuditChain(database.db, teamId)).broken).toMatchObject({
+    expect((await verify(teamId)).broken).toMatchObject({
       entryId: rows[21]?.id,
       reason: `entry ${place + 10} is missing: the chain goes from ${place + 9} to ${place + 11}`,
     });
@@ -184,7 +206,7 @@ describe('the audit chain', () => {
     await sealAuditChains(database.db);
     const other = await chain(third);
     await database.db.delete(auditLog).where(eq(auditLog.id, other.at(-1)?.id ?? ''));
-    expect((await verifyAuditChain(database.db, third)).broken).toMatchObject({
+    expect((await verify(third)).broken).toMatchObject({
       entryId: null,
       reason: `the chain ends at entry ${other.length - 1}, but its head says ${other.length}: entries were removed`,
     });

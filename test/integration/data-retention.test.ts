@@ -11,6 +11,7 @@ import { redactCasesPastRetention } from '@/server/application/cases/redact-past
 import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
 import { type Clock, systemClock } from '@/server/platform/clock';
 import { QUEUES } from '@/server/platform/jobs/catalog';
+import { publishedKeys } from '@/server/signing/signing-keys';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { applyRetention } from '@/server/workers/data-retention';
 import { apiClient } from '@/test/support/api-client';
@@ -290,7 +291,8 @@ describe('operational data', () => {
     expect(await count('mail_outbox')).toBe(0);
     expect(await count('events', database.sql`case_id = ${c.id}`)).toBe(3);
     expect(await count('audit_log')).toBe(audits - 1);
-    expect((await verifyAuditChain(database.db, ancient.id)).broken).toBeNull();
+    const keys = await publishedKeys(database.db, new Date(), POLICY.AUDIT_RETENTION_DAYS);
+    expect((await verifyAuditChain(database.db, ancient.id, keys)).broken).toBeNull();
 
     // Past their 30 days a month on: every event made today (earlier tests here also wrote events
     // dated ahead, which stay).
