@@ -18,11 +18,13 @@ import { CHECKPOINT_TYP } from './audit-chain';
 export async function purgeAudit(
   db: Db,
   cutoff: Date,
-  signing: { kek: Uint8Array; now: Date },
+  signing: { kek: () => Promise<Uint8Array>; now: Date },
 ): Promise<number> {
-  const currentKid = (await currentSigningKey(db, 'EdDSA', signing.kek, signing.now)).kid;
-  const sign = (claims: { team: string; seq: number; hash: string | null }) =>
-    signClaims(db, signing.kek, signing.now, CHECKPOINT_TYP, claims);
+  // Asked for only when a checkpoint is to be signed: a run with nothing past retention makes no
+  // key and reads no secret.
+  const currentKid = async () => (await currentSigningKey(db, 'EdDSA', await signing.kek(), signing.now)).kid;
+  const sign = async (claims: { team: string; seq: number; hash: string | null }) =>
+    signClaims(db, await signing.kek(), signing.now, CHECKPOINT_TYP, claims);
   const heads = await db.select().from(auditChainHeads);
   let deleted = 0;
   for (const head of heads) {
@@ -44,7 +46,7 @@ export async function purgeAudit(
         .update(auditChainHeads)
         .set({ checkpointSeq: upTo, checkpointHash: last.hash, checkpointJws })
         .where(eq(auditChainHeads.teamId, head.teamId));
-    } else if (head.checkpointSeq !== null && signedBy(head.checkpointJws ?? '') !== currentKid) {
+    } else if (head.checkpointSeq !== null && signedBy(head.checkpointJws ?? '') !== (await currentKid())) {
       const checkpointJws = await sign({
         team: head.teamId,
         seq: head.checkpointSeq,

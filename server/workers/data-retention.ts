@@ -38,8 +38,10 @@ export async function applyRetention(
   const events = await purgeEvents(db, before(policy.EVENT_RETENTION_DAYS));
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
   // The audit chain's new start is signed: its checkpoint.
-  const kek = await signingKeyEncryptionKey(db, policy.SIGNING_KEY_SECRET);
-  const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS), { kek, now: clock() });
+  const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS), {
+    kek: () => signingKeyEncryptionKey(db, policy.SIGNING_KEY_SECRET),
+    now: clock(),
+  });
   const caseImports = await deleteOldImports(db, {
     draftsBefore: before(IMPORT_RETENTION.draftDays),
     finishedBefore: before(IMPORT_RETENTION.finishedDays),

@@ -141,7 +141,7 @@ describe('the audit chain', () => {
     const rows = await chain(teamId);
     // Entries 1–300 are past retention (written a second apart from the first one's time).
     const cutoff = new Date((rows[300]?.createdAt ?? new Date()).getTime());
-    const deleted = await purgeAudit(database.db, cutoff, { kek, now: new Date() });
+    const deleted = await purgeAudit(database.db, cutoff, { kek: async () => kek, now: new Date() });
     // This team's first 300, and the other team's 3 (written at the same times).
     expect(deleted).toBe(303);
     const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
@@ -150,7 +150,7 @@ describe('the audit chain', () => {
     const report = await verify(teamId);
     expect(report.broken).toBeNull();
     expect(report.entries).toBe(rows.length - 300);
-    expect(await purgeAudit(database.db, cutoff, { kek, now: new Date() })).toBe(0);
+    expect(await purgeAudit(database.db, cutoff, { kek: async () => kek, now: new Date() })).toBe(0);
     // A checkpoint that says another place than it was signed for breaks the chain there.
     await database.db
       .update(auditChainHeads)
