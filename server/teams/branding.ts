@@ -4,7 +4,7 @@ import { teamLogos, teams } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 import { AppError } from '@/server/platform/errors';
 import type { ReencodedLogo } from './logo';
-import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from './presentation';
+import { type BrandColumns, presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from './presentation';
 
 /** What a team's owners and admins set on its Branding page (each null: not set). */
 export interface BrandSettings {
@@ -22,9 +22,7 @@ export interface Branding extends BrandSettings {
   logo: { digest: string; width: number; height: number } | null;
 }
 
-type BrandRow = { [K in keyof typeof TEAM_BRAND_COLUMNS]: (typeof teams.$inferSelect)[K] };
-
-async function logoOf(db: Queryable, row: BrandRow): Promise<Branding['logo']> {
+async function logoOf(db: Queryable, row: BrandColumns): Promise<Branding['logo']> {
   if (!row.logoDigest) return null;
   const [logo] = await db
     .select({ digest: teamLogos.digest, width: teamLogos.width, height: teamLogos.height })
@@ -33,7 +31,7 @@ async function logoOf(db: Queryable, row: BrandRow): Promise<Branding['logo']> {
   return logo ?? null;
 }
 
-async function brandingOf(db: Queryable, row: BrandRow | undefined): Promise<Branding> {
+async function brandingOf(db: Queryable, row: BrandColumns | undefined): Promise<Branding> {
   if (!row) throw new AppError('NOT_FOUND', 'No such team.');
   return {
     teamName: row.name,

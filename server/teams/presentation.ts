@@ -45,7 +45,8 @@ export const TEAM_BRAND_COLUMNS = {
   logoDigest: teams.logoDigest,
 };
 
-type BrandColumns = Pick<
+/** A team row's columns a presentation is drawn from (what TEAM_BRAND_COLUMNS selects). */
+export type BrandColumns = Pick<
   typeof teams.$inferSelect,
   'id' | 'name' | 'displayName' | 'defaultLocale' | 'brandColor' | 'supportLine' | 'logoDigest'
 >;
