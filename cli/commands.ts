@@ -11,7 +11,14 @@ import { lastServedBaseUrl } from '@/server/platform/served-base-url';
 import { publishedKeys, rotateSigningKey } from '@/server/signing/signing-keys';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
-import { type CommandName, commandUsage, TEAM_UPDATE_FLAGS, UsageError, type Values } from './usage';
+import {
+  type CommandName,
+  commandUsage,
+  type DatabaseCommandName,
+  TEAM_UPDATE_FLAGS,
+  UsageError,
+  type Values,
+} from './usage';
 
 /** What each operator command does, on the database (cli/usage.ts says how each is called). */
 
@@ -58,7 +65,7 @@ async function serviceBaseUrl(db: Db): Promise<string> {
 
 type Run = (values: Values, db: Db) => Promise<Record<string, unknown>>;
 
-const RUNS: Record<CommandName, Run> = {
+const RUNS: Record<DatabaseCommandName, Run> = {
   'teams create': async (values, db) => {
     const adminEmail = z
       .email({ error: '--admin-email must be an e-mail address' })
@@ -173,7 +180,10 @@ const RUNS: Record<CommandName, Run> = {
 };
 
 /** Runs one command on the database (DATABASE_URL's, or the embedded one), migrated first. */
-export async function runCommand(name: CommandName, values: Values): Promise<Record<string, unknown>> {
+export async function runCommand(
+  name: DatabaseCommandName,
+  values: Values,
+): Promise<Record<string, unknown>> {
   const shutdownHooks: Array<() => Promise<void>> = [];
   try {
     const url = await resolveDatabaseUrl((hook) => shutdownHooks.push(hook));

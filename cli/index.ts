@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseInvocation, UsageError } from './usage';
+import { isOffline, parseInvocation, UsageError } from './usage';
 
 /**
  * The operator's command line: `npm run --silent cli -- <command>`. The last line of stdout is
@@ -9,6 +9,10 @@ import { parseInvocation, UsageError } from './usage';
 async function main(argv: string[]): Promise<string> {
   const invocation = parseInvocation(argv);
   if ('help' in invocation) return invocation.help;
+  if (isOffline(invocation.name)) {
+    const { runOfflineCommand } = await import('./offline-commands');
+    return JSON.stringify(await runOfflineCommand(invocation.name, invocation.values));
+  }
   const { runCommand } = await import('./commands');
   return JSON.stringify(await runCommand(invocation.name, invocation.values));
 }

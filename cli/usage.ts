@@ -14,6 +14,10 @@ interface CommandSpec {
   description: string;
   /** The options it takes, each with a value. */
   options: readonly string[];
+  /** The one argument it takes besides its options (read as `values.file`), if any. */
+  operand?: 'file';
+  /** It works on files alone: no database is opened (nor migrated). */
+  offline?: true;
 }
 
 export const TEAM_UPDATE_FLAGS = [
@@ -68,6 +72,18 @@ export const COMMANDS = {
       "naming its predecessor's hash, hashing to what it states, its row unchanged since it was sealed\n" +
       "(redaction's placeholders aside). Prints what it checked; exits 1 naming the first broken entry.",
     options: ['team'],
+  },
+  'evidence verify': {
+    synopsis: 'FILE [--jwks FILE|URL]',
+    description:
+      'Verifies an evidence record offline: FILE is the signed JSON (GET /v1/cases/{id}/evidence/) or the\n' +
+      "console's PDF (its attached record is read). Checks the JWS against the key set (--jwks: a JWKS file\n" +
+      "or URL; unset, the record's issuer's /.well-known/jwks.json), the key, the payload's form and each\n" +
+      "audit entry's hash against its content and stated predecessor. Prints what the record proves and\n" +
+      'exits 0, or exits 1 naming what failed. Needs no database.',
+    options: ['jwks'],
+    operand: 'file',
+    offline: true,
   },
   'db migrate': {
     synopsis: '',
@@ -159,15 +175,40 @@ export function parseInvocation(argv: string[]): Invocation {
     allowPositionals: true,
     tokens: true,
   });
+  const spec: CommandSpec = COMMANDS[name];
+  const operands: string[] = [];
   for (const token of tokens) {
     if (token.kind === 'option' && !accepted.includes(token.name)) {
       throw new UsageError(`unknown option ${token.rawName} for "${name}"`, usage);
     }
-    if (token.kind === 'positional') throw new UsageError(`unexpected argument "${token.value}"`, usage);
+    if (token.kind === 'positional') {
+      if (!spec.operand || operands.length > 0) {
+        throw new UsageError(`unexpected argument "${token.value}"`, usage);
+      }
+      operands.push(token.value);
+    }
+  }
+  if (spec.operand && operands.length === 0) {
+    throw new UsageError(`${spec.operand.toUpperCase()} is required`, usage);
   }
   try {
-    return { name, values: parseArgs({ args: rest, options, strict: true }).values as Values };
+    const { values } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+    return {
+      name,
+      values: { ...(values as Values), ...(spec.operand ? { [spec.operand]: operands[0] } : {}) },
+    };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), usage);
   }
+}
+
+/** The commands that work on files alone (no database), and the others. */
+export type OfflineCommandName = {
+  [K in CommandName]: (typeof COMMANDS)[K] extends { offline: true } ? K : never;
+}[CommandName];
+export type DatabaseCommandName = Exclude<CommandName, OfflineCommandName>;
+
+export function isOffline(name: CommandName): name is OfflineCommandName {
+  const spec: CommandSpec = COMMANDS[name];
+  return spec.offline === true;
 }

@@ -193,6 +193,8 @@ export const auditLog = pgTable(
     // The sealing job finds what is left to seal; verification walks a team's chain in order.
     index('audit_log_unsealed_idx').on(t.teamId).where(sql`${t.hash} is null`),
     uniqueIndex('audit_log_team_chain_idx').on(t.teamId, t.chainSeq),
+    // A case's entries: its evidence record lists them, and its redaction rewrites them.
+    index('audit_log_team_target_idx').on(t.teamId, t.target),
   ],
 );
 

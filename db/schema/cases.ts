@@ -81,6 +81,8 @@ export const caseSteps = pgTable(
     failedAttempts: integer('failed_attempts').notNull().default(0),
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     verifiedAt: timestamptz('verified_at'),
+    /** When the step failed the case (kept through redaction, which moves `updated_at`). */
+    failedAt: timestamptz('failed_at'),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -115,3 +117,17 @@ export const vendorCopies = pgTable(
     index('vendor_copies_case_idx').on(t.caseId),
   ],
 );
+
+/**
+ * What a case's evidence record cites that redaction erases (the subject's address, each step's
+ * evidence reference), kept at redaction with every personal value as an HMAC under the team's
+ * evidence key (server/evidence): later records still prove what was checked to whoever holds the
+ * value and the key. Apart from the case's row, which every reader of a case loads.
+ */
+export const redactedEvidence = pgTable('redacted_evidence', {
+  caseId: uuid('case_id')
+    .primaryKey()
+    .references(() => cases.id, { onDelete: 'cascade' }),
+  evidence: jsonb('evidence').$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});

@@ -22,6 +22,12 @@ export const events = pgTable(
     data: json('data').$type<Record<string, unknown>>().notNull(),
     /** The case the event is about, for a case's timeline; null for `ping`. */
     caseId: uuid('case_id'),
+    /**
+     * SHA-256 (hex) of the event's body as every delivery sends it (and the events API serves it),
+     * taken when it is recorded: an evidence record cites it, and it keeps naming what was sent
+     * after redaction has rewritten `data`. Null for events recorded before it existed.
+     */
+    bodySha256: text('body_sha256'),
     createdAt: createdAt(),
   },
   (t) => [

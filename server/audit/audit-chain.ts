@@ -1,4 +1,3 @@
-import { createHash, createHmac } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
@@ -7,6 +6,7 @@ import { auditChainHeads, auditLog } from '@/db/schema';
 import { isRedactionPlaceholder } from '@/server/platform/redaction-placeholders';
 import { verifiedClaims } from '@/server/signing/sign';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
+import { chainHash, keyedHash } from './chain-hash';
 
 /*
  * The audit log is hash-chained per team (decisions: "Evidence records and signing keys"). Each
@@ -24,11 +24,6 @@ type AuditRow = typeof auditLog.$inferSelect;
 
 /** The `typ` of a signed checkpoint: where a team's chain starts once retention deleted its start. */
 export const CHECKPOINT_TYP = 'vouch-audit-checkpoint';
-
-/** `hmac:` and the base64url HMAC-SHA-256 of `value` under the team's evidence key. */
-export function keyedHash(key: Buffer, value: string): string {
-  return `hmac:${createHmac('sha256', key).update(value).digest('base64url')}`;
-}
 
 function keyedStrings(value: unknown, key: Buffer): unknown {
   if (typeof value === 'string') return keyedHash(key, value);
@@ -53,13 +48,6 @@ export function sealedForm(row: AuditRow, key: Buffer): Record<string, unknown> 
     ip: row.ipAddress === null ? null : keyedHash(key, row.ipAddress),
     agent: row.userAgent === null ? null : keyedHash(key, row.userAgent),
   };
-}
-
-/** An entry's hash: SHA-256, hex, of the canonical JSON of its place, its predecessor's hash and its sealed form. */
-export function chainHash(seq: number, prev: string | null, sealed: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(canonicalize({ seq, prev, entry: sealed }) ?? '')
-    .digest('hex');
 }
 
 /** How many entries one transaction seals. */

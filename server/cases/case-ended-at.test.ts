@@ -14,6 +14,7 @@ function step(method: CaseStepRow['method'], overrides: Partial<CaseStepRow> = {
     failedAttempts: 0,
     settings: {},
     verifiedAt: null,
+    failedAt: null,
     updatedAt: created,
     ...overrides,
   };
@@ -73,7 +74,18 @@ describe('caseEndedAt', () => {
     expect(caseEndedAt(closed, now, [])).toEqual(last);
   });
 
-  it('is the case.failed event of a failed case, else its last update unless redaction moved it', () => {
+  it('is when the failing step failed, kept through redaction', () => {
+    const failedAt = new Date('2026-03-01T12:00:00Z');
+    const failed = record({
+      status: 'failed',
+      redactedAt: now,
+      updatedAt: now,
+      steps: [step('sms', { state: 'failed', failedAt, updatedAt: now })],
+    });
+    expect(caseEndedAt(failed, now, [])).toEqual(failedAt);
+  });
+
+  it('is the case.failed event of a case failed before steps kept that time, else its last update unless redaction moved it', () => {
     const failedAt = new Date('2026-03-01T12:00:00Z');
     const failed = record({ status: 'failed', updatedAt: failedAt });
     expect(caseEndedAt(failed, now, [{ type: 'case.failed', createdAt: failedAt }])).toEqual(failedAt);

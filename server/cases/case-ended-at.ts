@@ -12,8 +12,8 @@ interface TimelineEvent {
  * canceled case when it was canceled; one that ran out of time at its deadline (an expiry run
  * early, by `simulate`, moves the deadline to that instant); a closed one when its last step was
  * verified (the same transaction closes it, and redaction leaves that time alone); a failed one
- * when its `case.failed` event was recorded, or, while nothing has changed it since (redaction
- * would), its last update. Null while the case is open, and for a failed, redacted case whose
+ * when its step failed (or, for a step failed before steps kept that time, when its `case.failed`
+ * event was recorded, or, while nothing has changed it since (redaction would), its last update). Null while the case is open, and for a failed, redacted case whose
  * event has passed EVENT_RETENTION_DAYS: nothing kept says when.
  */
 export function caseEndedAt(record: CaseRecord, now: Date, timeline: TimelineEvent[]): Date | null {
@@ -27,6 +27,8 @@ export function caseEndedAt(record: CaseRecord, now: Date, timeline: TimelineEve
       return verified.length > 0 ? new Date(Math.max(...verified)) : null;
     }
     case 'failed': {
+      const step = record.steps.find((s) => s.failedAt);
+      if (step?.failedAt) return step.failedAt;
       const failed = timeline.find((event) => event.type === 'case.failed');
       return failed?.createdAt ?? (record.redactedAt ? null : record.updatedAt);
     }

@@ -47,6 +47,7 @@ export interface CaseRowWithSteps {
     failed_attempts: number;
     settings: Record<string, unknown>;
     verified_at: string | null;
+    failed_at: string | null;
     updated_at: string;
   }>;
 }
@@ -81,6 +82,7 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
       failedAttempts: step.failed_attempts,
       settings: step.settings,
       verifiedAt: optionalDate(step.verified_at),
+      failedAt: optionalDate(step.failed_at),
       updatedAt: new Date(step.updated_at),
     })),
   };

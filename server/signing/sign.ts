@@ -1,7 +1,15 @@
 import canonicalize from 'canonicalize';
-import { CompactSign, compactVerify, createLocalJWKSet, decodeProtectedHeader, type JWK } from 'jose';
+import {
+  CompactSign,
+  compactVerify,
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  type FlattenedJWS,
+  FlattenedSign,
+  type JWK,
+} from 'jose';
 import type { Db } from '@/db/client';
-import { currentSigningKey } from './signing-keys';
+import { currentSigningKey, type SigningKey } from './signing-keys';
 
 /**
  * Signs `claims` (their RFC 8785 canonical JSON) with the current EdDSA key, as a compact JWS
@@ -17,6 +25,16 @@ export async function signClaims(
 ): Promise<string> {
   const key = await currentSigningKey(db, 'EdDSA', kek, now);
   return new CompactSign(new TextEncoder().encode(canonicalize(claims) ?? ''))
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ })
+    .sign(key.privateKey);
+}
+
+/**
+ * A document's RFC 8785 canonical JSON signed with `key` as a JWS in flattened JSON serialization
+ * (header `alg`, `kid`, `typ`): what the evidence records are.
+ */
+export function signFlattened(key: SigningKey, typ: string, document: object): Promise<FlattenedJWS> {
+  return new FlattenedSign(new TextEncoder().encode(canonicalize(document) ?? ''))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ })
     .sign(key.privateKey);
 }

@@ -44,6 +44,13 @@ async function brandingOf(db: Queryable, row: BrandColumns | undefined): Promise
   };
 }
 
+/** How the team appears (its shown name, brand, language), without the logo's bytes. */
+export async function readPresentation(db: Queryable, teamId: string): Promise<TeamPresentation> {
+  const [row] = await db.select(TEAM_BRAND_COLUMNS).from(teams).where(eq(teams.id, teamId));
+  if (!row) throw new Error(`no team ${teamId}`);
+  return presentationOf(row);
+}
+
 export async function readBranding(db: Queryable, teamId: string): Promise<Branding> {
   const [row] = await db.select(TEAM_BRAND_COLUMNS).from(teams).where(eq(teams.id, teamId));
   return brandingOf(db, row);

@@ -35,15 +35,22 @@ export async function teamHmacKey(db: Queryable, teamId: string): Promise<Buffer
  * records, made on first use. Unlike `teamHmacKey` it is for the team to hand to its auditor.
  */
 export async function teamEvidenceKey(db: Queryable, teamId: string): Promise<Buffer> {
-  await createTeamSecrets(db, teamId);
-  await db
-    .update(teamSecrets)
-    .set({ evidenceKey: randomBytes(32).toString('base64url') })
-    .where(and(eq(teamSecrets.teamId, teamId), isNull(teamSecrets.evidenceKey)));
-  const [row] = await db
-    .select({ key: teamSecrets.evidenceKey })
-    .from(teamSecrets)
-    .where(eq(teamSecrets.teamId, teamId));
-  if (!row?.key) throw new Error('the team has no evidence key (was it deleted?)');
-  return Buffer.from(row.key, 'base64url');
+  const read = async () => {
+    const [row] = await db
+      .select({ key: teamSecrets.evidenceKey })
+      .from(teamSecrets)
+      .where(eq(teamSecrets.teamId, teamId));
+    return row?.key ?? null;
+  };
+  let key = await read();
+  if (!key) {
+    await createTeamSecrets(db, teamId);
+    await db
+      .update(teamSecrets)
+      .set({ evidenceKey: randomBytes(32).toString('base64url') })
+      .where(and(eq(teamSecrets.teamId, teamId), isNull(teamSecrets.evidenceKey)));
+    key = await read();
+  }
+  if (!key) throw new Error('the team has no evidence key (was it deleted?)');
+  return Buffer.from(key, 'base64url');
 }

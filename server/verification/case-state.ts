@@ -104,9 +104,9 @@ export async function failCase(
 
   await tx
     .update(caseSteps)
-    .set({ state: 'failed', updatedAt: now })
+    .set({ state: 'failed', failedAt: now, updatedAt: now })
     .where(and(eq(caseSteps.caseId, caseId), eq(caseSteps.method, method)));
-  Object.assign(step, { state: 'failed', updatedAt: now });
+  Object.assign(step, { state: 'failed', failedAt: now, updatedAt: now });
   await tx
     .update(cases)
     .set({ status: 'failed', failureReason: reason, updatedAt: now })

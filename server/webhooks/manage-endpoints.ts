@@ -7,7 +7,7 @@ import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { createPingDelivery, resumeHeldDeliveries } from '@/server/platform/outbox/delivery-state';
-import { CASE_EVENT_TYPES, deliveryBody, recordEvent } from '@/server/platform/outbox/record-events';
+import { CASE_EVENT_TYPES, recordEvent } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
@@ -238,7 +238,7 @@ export async function sendTestPing(
       livemode: scope.livemode,
       endpointId: endpoint.id,
       eventId: event.id,
-      body: deliveryBody(event.envelope),
+      body: event.body,
       now,
     });
     return delivery;

@@ -7,7 +7,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditChainHeads, auditLog } from '@/db/schema';
-import { chainHash, keyedHash, sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
+import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
+import { chainHash, keyedHash } from '@/server/audit/chain-hash';
 import { purgeAudit } from '@/server/audit/purge-audit';
 import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
 import { systemClock } from '@/server/platform/clock';

@@ -1,7 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases } from '@/db/schema';
+import { caseSteps, cases } from '@/db/schema';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
 import { systemClock } from '@/server/platform/clock';
 import type { RedirectIdentityProvider } from '@/server/platform/providers/identity/identity-provider';
@@ -113,9 +113,17 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     expect(before).toEqual({ outcome: 'pending' });
     await stripe.complete(sessionId, 'verified', 'Katherine Johnson');
     const result = await sync(record.publicId);
-    expect(result).toEqual({ outcome: 'verified', name: 'Katherine Johnson' });
+    const report = stripe.sessions.get(sessionId)?.last_verification_report;
+    expect(report).toMatch(/^vr_/);
+    expect(result).toEqual({ outcome: 'verified', name: 'Katherine Johnson', reportId: report });
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Katherine Johnson' });
+    // The session and the report that decided it stay on the step, for the case's evidence record.
+    const [step] = await database.db
+      .select()
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, record.id), eq(caseSteps.method, 'government_id')));
+    expect(step?.settings).toMatchObject({ provider_session_id: sessionId, provider_report_id: report });
   });
 
   it('stores a name the provider read with NUL or control characters repaired, and closes the case', async () => {

@@ -416,10 +416,18 @@ describe('government id and selfie (simulated provider)', () => {
       provider,
       now: new Date(),
     });
-    expect(result).toEqual({ outcome: 'verified', name: 'Grace Hopper' });
+    expect(result).toEqual({
+      outcome: 'verified',
+      name: 'Grace Hopper',
+      reportId: expect.stringMatching(/^simchk_/),
+    });
     const { row, steps } = await reload(record.id);
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Grace Hopper' });
     expect(steps.map((s) => s.state)).toEqual(['verified', 'verified']);
+    // The check's id stays on the step, for the case's evidence record.
+    expect(steps.find((s) => s.method === 'government_id')?.settings).toMatchObject({
+      provider_report_id: result.outcome === 'verified' ? result.reportId : null,
+    });
   });
 
   it.each([

@@ -119,8 +119,11 @@ export function consoleClient(baseUrl: string, options: { forwardedFor?: string 
 
 export type ConsoleClient = ReturnType<typeof consoleClient>;
 
-/** Runs the operator CLI against a database and returns its JSON answer (the last stdout line). */
-export async function runCli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+/** The operator CLI's whole run: exit code, stdout and stderr. */
+export async function runCliProcess(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
   // vitest sets BASE_URL to "/" in its workers; an operator's shell does not.
   const { BASE_URL: _vitestBaseUrl, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
@@ -136,6 +139,12 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
     err += c;
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, out, err };
+}
+
+/** Runs the operator CLI against a database and returns its JSON answer (the last stdout line). */
+export async function runCli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  const { code, out, err } = await runCliProcess(args, env);
   if (code !== 0) throw new Error(`cli ${args.join(' ')} exited ${code}: ${err}`);
   const last = out.trim().split('\n').at(-1) ?? '';
   return JSON.parse(last) as Record<string, unknown>;

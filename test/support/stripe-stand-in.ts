@@ -17,6 +17,8 @@ interface Session {
   options: Record<string, unknown>;
   last_error: { code: string; reason: string } | null;
   verified_outputs: { first_name: string; last_name: string } | null;
+  /** The id of the report of the last attempt (Stripe's VerificationReport, `vr_…`); null before one. */
+  last_verification_report: string | null;
   /** Null until redacted: `processing` (Stripe takes up to four days), then `redacted`. */
   redaction: { status: 'processing' | 'redacted' } | null;
   livemode: false;
@@ -134,6 +136,8 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
     async complete(sessionId, outcome, name = 'Ada Lovelace') {
       const session = sessions.get(sessionId);
       if (!session) throw new Error(`no session ${sessionId}`);
+      // Each attempt gets its report, as Stripe makes one per submission.
+      session.last_verification_report = `vr_${randomBytes(12).toString('hex')}`;
       if (outcome === 'verified') {
         const [first_name = '', ...rest] = name.split(' ');
         Object.assign(session, {
@@ -230,6 +234,7 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
         options: form.options ?? {},
         last_error: null,
         verified_outputs: null,
+        last_verification_report: null,
         redaction: null,
         livemode: false,
         created: Math.floor(Date.now() / 1000),

@@ -16,6 +16,7 @@ function sampleCase(team: TeamPresentation, now: Date): VerificationCase {
     failedAttempts: 0,
     settings: {},
     verifiedAt: state === 'verified' ? now : null,
+    failedAt: state === 'failed' ? now : null,
     updatedAt: now,
   });
   const record: CaseRecord = {

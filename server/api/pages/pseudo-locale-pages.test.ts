@@ -41,6 +41,7 @@ function step(method: CaseStepRow['method'], settings: Record<string, unknown> =
     failedAttempts: 0,
     settings,
     verifiedAt: null,
+    failedAt: null,
     updatedAt: now,
   };
 }

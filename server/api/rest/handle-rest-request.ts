@@ -208,7 +208,7 @@ async function answerRestRequest(incoming: Request, bytes: Uint8Array | null): P
     if (route.operation?.successStatus === 204 || result.status === 204) {
       return new Response(null, { status: 204, headers });
     }
-    headers.set('Content-Type', 'application/json');
+    headers.set('Content-Type', route.operation?.responseType ?? 'application/json');
     return new Response(result.body, { status: route.operation?.successStatus ?? result.status, headers });
   } catch (error) {
     thrown = error;

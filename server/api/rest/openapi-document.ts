@@ -202,6 +202,12 @@ export function buildOpenApiDocument(baseUrl: string): OpenAPIObject {
   return document;
 }
 
+/** The generator's success content (always under application/json) under the type the route answers with. */
+function withMediaType(content: Schema | undefined, mediaType: string): Schema | undefined {
+  const json = content?.['application/json'];
+  return json === undefined || mediaType === 'application/json' ? content : { [mediaType]: json };
+}
+
 /** The public signing keys, at the service's origin. */
 function jwksUri(baseUrl: string): string {
   return `${new URL(baseUrl).origin}/.well-known/jwks.json`;
@@ -243,6 +249,7 @@ function generateDocument(baseUrl: string): OpenAPIObject {
           ? { description: 'Done; no content.', headers: headerRefs(successHeaders, RATE_LIMIT) }
           : {
               ...generatedSuccess,
+              content: withMediaType(generatedSuccess?.content as Schema | undefined, route.responseType),
               headers: headerRefs(successHeaders, success === 201 ? [...RATE_LIMIT, 'Location'] : RATE_LIMIT),
             },
     };

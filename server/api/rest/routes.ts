@@ -9,6 +9,8 @@ interface RouteEntry {
   /** The path as the spec writes it (trailing slash kept). */
   path: string;
   successStatus?: number;
+  /** The success body's media type. */
+  responseType: string;
   /** Whether it needs an API key (`protect: false` in its metadata publishes it without one). */
   authenticated: boolean;
   /** Whether it honours an Idempotency-Key header. */
@@ -49,6 +51,7 @@ function publishedRoutes(): RouteEntry[] {
         pattern: compile(openapi.path),
         path: openapi.path,
         successStatus: metadata.successStatus,
+        responseType: metadata.responseType ?? 'application/json',
         authenticated: openapi.protect !== false,
         idempotent: metadata.idempotent === true,
         errors: metadata.errors ?? [],

@@ -11,6 +11,8 @@ import type { AppErrorCode } from '@/server/platform/errors';
  */
 export type ProcedureMeta = OpenApiMeta<{
   successStatus?: number;
+  /** The success body's media type over REST (`application/json` when unset). */
+  responseType?: string;
   idempotent?: boolean;
   errors?: readonly AppErrorCode[];
 }>;

@@ -5,6 +5,7 @@ import { caseEventData } from '@/server/cases/case-event-data';
 import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
 import { queueVendorErasure } from '@/server/cases/vendor-copies';
+import { keepRedactedEvidence } from '@/server/evidence/redacted-evidence';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -56,7 +57,8 @@ function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
  * stored idempotent request and answer, and audit details that quote a personal value. The
  * vendors' copies (Stripe's identity session, Twilio's messages) cannot be erased within a
  * transaction: their erasure is queued in it (server/cases/erase-vendor-copies.ts). The case keeps
- * its ids, status and results and gains `redacted_at`; `case.redacted` follows. An open case is
+ * its ids, status and results and gains `redacted_at`; `case.redacted` follows. What its evidence
+ * record cites is kept first, personal values as evidence-key HMACs (server/evidence). An open case is
  * canceled first (its `case.expired` is redacted with the rest). A redacted case answers as it is
  * and nothing changes, so redaction is safe to repeat; two at once serialise on the case's row lock.
  */
@@ -90,6 +92,7 @@ export async function redactLockedCase(
     const canceled = await expireCase(tx, jobs, record.id, now, 'canceled');
     if (canceled.record) record = canceled.record;
   }
+  await keepRedactedEvidence(tx, record);
   await eraseCaseData(tx, record, now);
   const redacted: CaseRecord = {
     ...record,

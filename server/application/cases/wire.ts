@@ -366,3 +366,24 @@ export const caseBatchOutput = z.strictObject({
 });
 
 export type CaseBatchResult = z.infer<typeof caseBatchOutput>['results'][number];
+
+/** A case's evidence record as served: a JWS in flattened JSON serialization (RFC 7515 §7.2.2). */
+export const flattenedJwsOutput = z
+  .object({
+    payload: z.string().meta({
+      description: 'The record: base64url of its RFC 8785 canonical JSON (UTF-8).',
+      examples: ['eyJhdWRpdCI6eyJlbnRyaWVzIjpbXSwicGVuZGluZyI6W10sInNlYWxlZF90aHJvdWdoIjpudWxsfX0'],
+    }),
+    protected: z.string().meta({
+      description:
+        'base64url of the protected header: `{"alg":"EdDSA","kid":…,"typ":"vouch-evidence+json"}`.',
+      examples: [
+        'eyJhbGciOiJFZERTQSIsImtpZCI6IlF1YkJwMEF3c2RHN3ZWbWNfTmZVUjlFNmlLZ3dYTUxfeUp1SXR0R0RJRTQiLCJ0eXAiOiJ2b3VjaC1ldmlkZW5jZStqc29uIn0',
+      ],
+    }),
+    signature: z.string().meta({
+      description: 'base64url of the Ed25519 signature.',
+      examples: ['3pW1b5n1Zl0m7bq2mY8C2kq1o1w0VqQ7cK8zq0w3yJ0u2fZ3b6n5Yk2d4P9v1s0r8t7q6p5o4n3m2l1k0j9i8hA'],
+    }),
+  })
+  .meta({ description: 'A signed evidence record.' });

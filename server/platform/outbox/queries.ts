@@ -19,10 +19,10 @@ export const insertEvents = reusableQuery((db) =>
   prepareSql(
     db,
     sql`
-      insert into ${events} (${names(events.id, events.teamId, events.livemode, events.type, events.data, events.caseId, events.createdAt)})
-      select e.id, e.team_id, e.livemode, e.type, e.data, e.case_id, e.created_at
+      insert into ${events} (${names(events.id, events.teamId, events.livemode, events.type, events.data, events.caseId, events.bodySha256, events.createdAt)})
+      select e.id, e.team_id, e.livemode, e.type, e.data, e.case_id, e.body_sha256, e.created_at
       from json_to_recordset(${sql.placeholder('events')}::json)
-        as e(id uuid, team_id uuid, livemode boolean, type text, data json, case_id uuid, created_at timestamptz)
+        as e(id uuid, team_id uuid, livemode boolean, type text, data json, case_id uuid, body_sha256 text, created_at timestamptz)
     `,
     'insert_events',
   ),

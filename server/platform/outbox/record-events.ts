@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
@@ -32,6 +33,8 @@ export interface RecordedEvent {
   id: string;
   scope: DataScope;
   envelope: EventEnvelope;
+  /** The envelope as every delivery sends it (deliveryBody). */
+  body: string;
 }
 
 export interface EventInput {
@@ -69,6 +72,11 @@ export function deliveryBody(envelope: EventEnvelope): string {
   return JSON.stringify(envelope);
 }
 
+/** SHA-256, hex, of a body: how an evidence record names the body an event was delivered with. */
+export function bodyDigest(body: string): string {
+  return createHash('sha256').update(body).digest('hex');
+}
+
 /**
  * One delivery per endpoint of the event's team and mode subscribed to its type, and a job for each delivery whose
  * endpoint is active, all in the event's transaction. An endpoint the service disabled still gets
@@ -82,7 +90,7 @@ async function fanOutEvents(tx: Tx, jobs: JobProducer, recorded: RecordedEvent[]
     team_id: event.scope.teamId,
     livemode: event.scope.livemode,
     type: event.envelope.type,
-    body: deliveryBody(event.envelope),
+    body: event.body,
     created_at: event.envelope.created_at,
   }));
   const created = await createDeliveries(tx).execute({ events: JSON.stringify(rows) });
@@ -118,31 +126,29 @@ export async function recordEvents(
   if (inputs.length === 0) return [];
   const recorded: RecordedEvent[] = inputs.map((input) => {
     const id = newRowId();
-    return {
+    const envelope = eventEnvelope({
       id,
-      scope: input.scope,
-      envelope: eventEnvelope({
-        id,
-        type: input.type,
-        createdAt: input.now,
-        livemode: input.scope.livemode,
-        data: storableJson(input.data),
-      }),
-    };
+      type: input.type,
+      createdAt: input.now,
+      livemode: input.scope.livemode,
+      data: storableJson(input.data),
+    });
+    return { id, scope: input.scope, envelope, body: deliveryBody(envelope) };
   });
   // Sent together, in this order: the deliveries' insert runs after the events' and sees them.
   await pipelined(
     () =>
       insertEvents(tx).execute({
         events: JSON.stringify(
-          inputs.map((input, index) => ({
-            id: recorded[index]?.id,
-            team_id: input.scope.teamId,
-            livemode: input.scope.livemode,
-            type: input.type,
-            data: recorded[index]?.envelope.data,
-            case_id: input.caseId ?? null,
-            created_at: input.now.toISOString(),
+          recorded.map((event, index) => ({
+            id: event.id,
+            team_id: event.scope.teamId,
+            livemode: event.scope.livemode,
+            type: event.envelope.type,
+            data: event.envelope.data,
+            case_id: inputs[index]?.caseId ?? null,
+            body_sha256: bodyDigest(event.body),
+            created_at: event.envelope.created_at,
           })),
         ),
       }),

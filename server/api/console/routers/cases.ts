@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { cases } from '@/db/schema';
+import { evidenceContext } from '@/server/api/evidence-context';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
 import { auditedCaseActions } from '@/server/application/cases/audited-actions';
+import { downloadEvidence } from '@/server/application/cases/download-evidence';
 import { listCases } from '@/server/application/cases/list-cases';
 import { openAuditedCase } from '@/server/application/cases/open-case';
 import { resendLinksInput } from '@/server/application/cases/resend-links';
@@ -104,4 +106,16 @@ export const consoleCasesRouter = router({
     .mutation(async ({ ctx, input }) =>
       toCaseWire(await auditedCaseActions.redact(ctx, input.id), wireContext(ctx)),
     ),
+
+  /** The signed evidence record for any member (viewers too): the browser saves the file it gets. */
+  evidence: sessionProcedure
+    .input(caseId.extend({ format: z.enum(['json', 'pdf']) }))
+    .mutation(async ({ ctx, input }) => {
+      const download = await downloadEvidence(evidenceContext(ctx), input.id, input.format);
+      return {
+        file_name: download.fileName,
+        media_type: download.mediaType,
+        content_base64: Buffer.from(download.body).toString('base64'),
+      };
+    }),
 });

@@ -1,8 +1,10 @@
 import { clientWireError } from '@/server/api/error-table';
+import { evidenceContext } from '@/server/api/evidence-context';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { wireContext } from '@/server/api/wire-context';
 import { auditedCaseActions } from '@/server/application/cases/audited-actions';
+import { downloadEvidence } from '@/server/application/cases/download-evidence';
 import { listCases } from '@/server/application/cases/list-cases';
 import { openIdempotentCase } from '@/server/application/cases/open-case';
 import { openCaseBatch } from '@/server/application/cases/open-case-batch';
@@ -16,10 +18,12 @@ import {
   caseListOutput,
   caseOutput,
   createCaseInput,
+  flattenedJwsOutput,
   listCasesInput,
   toCaseWire,
 } from '@/server/application/cases/wire';
 import { findTeamCaseOrFail } from '@/server/cases/case-repository';
+import { EVIDENCE_MEDIA_TYPE } from '@/server/evidence/record-format';
 import { parseIdempotencyKey } from '@/server/idempotency/run-idempotent';
 import { RESEND_BUDGETS } from '@/server/rate-limits/limiters';
 
@@ -121,6 +125,23 @@ export const casesRouter = router({
       const record = await findTeamCaseOrFail(ctx.db, ctx.scope, input.id);
       return toCaseWire(record, wireContext(ctx));
     }),
+
+  evidence: apiKeyProcedure
+    .meta({
+      responseType: EVIDENCE_MEDIA_TYPE,
+      openapi: {
+        method: 'GET',
+        path: '/cases/{id}/evidence/',
+        tags: ['Cases'],
+        summary: 'Get the case’s signed evidence record',
+        description:
+          'The case’s evidence record, signed when asked for: a JWS (RFC 7515) in flattened JSON serialization, `application/jose+json`, signed with EdDSA (Ed25519) by a key of the service’s published key set (`/.well-known/jwks.json`; the protected header names it by `kid`). The payload is the RFC 8785 canonical JSON of the record: issuer, issue time and key id; the case (ids, team, mode, created, ended, outcome, methods requested, subject); each step’s outcome, decision time, failed attempts and evidence reference (the ID vendor’s session and report ids; the confirmed e-mail address; the phone’s country and last four digits; the manager’s address and decision; for the custom question only its outcome); the case’s events by id, type, time and SHA-256 of the body as delivered; and its audit entries with their place and hashes in the team’s hash chain (`sealed_through`: the chain is sealed a few seconds behind). `provisional` is true while the case is open. After redaction, personal values appear only as `hmac:` HMAC-SHA-256 under the team’s evidence key (the console shows it to owners). Two records of an ended case differ only in `issued_at` and `kid`. Every download is audited. Verify one offline with `npm run --silent cli -- evidence verify FILE` or with any JOSE library (the guide below).',
+        successDescription: 'The signed record (application/jose+json).',
+      },
+    })
+    .input(caseIdInput)
+    .output(flattenedJwsOutput)
+    .query(async ({ ctx, input }) => (await downloadEvidence(evidenceContext(ctx), input.id, 'json')).jws),
 
   simulate: apiKeyProcedure
     .meta({

@@ -2,11 +2,13 @@ import type { VendorCopyKeeper } from '@/server/platform/providers/vendor-copy';
 
 /**
  * What an ID check concluded. `name` is the name printed on the document, when the provider read
- * it; a rejection names the part that failed, the document or the face (the selfie).
+ * it; a rejection names the part that failed, the document or the face (the selfie). `reportId` is
+ * the provider's id for the report behind the verdict (Stripe's VerificationReport, the simulated
+ * check's id): the evidence record cites it.
  */
 export type IdentityResult =
-  | { outcome: 'verified'; name: string | null }
-  | { outcome: 'rejected'; part: 'document' | 'face'; detail: string }
+  | { outcome: 'verified'; name: string | null; reportId: string | null }
+  | { outcome: 'rejected'; part: 'document' | 'face'; detail: string; reportId: string | null }
   | { outcome: 'pending' };
 
 export interface UploadedImage {

@@ -16,12 +16,29 @@ describe('simulated identity provider (documented test inputs)', () => {
     ).toEqual({
       outcome: 'verified',
       name: SIMULATED_DEFAULT_NAME,
+      reportId: expect.stringMatching(/^simchk_[0-9a-f]{24}$/),
     });
     const named = await provider.check({
       document: { fileName: 'id.png', bytes: png('xx VOUCH-TEST:NAME=Ada Lovelace; yy') },
       selfie: { fileName: 's.png', bytes: png() },
     });
-    expect(named).toEqual({ outcome: 'verified', name: 'Ada Lovelace' });
+    expect(named).toEqual({ outcome: 'verified', name: 'Ada Lovelace', reportId: expect.any(String) });
+  });
+
+  it('names each check by its pictures: the same two always get the same report id, others another', async () => {
+    const check = (document: Uint8Array, selfie: Uint8Array) =>
+      provider.check({
+        document: { fileName: 'id.png', bytes: document },
+        selfie: { fileName: 's.png', bytes: selfie },
+      });
+    const first = await check(png('a'), png('b'));
+    const again = await check(png('a'), png('b'));
+    const other = await check(png('a'), png('c'));
+    expect(first.outcome === 'verified' && first.reportId).toMatch(/^simchk_/);
+    expect(again).toEqual(first);
+    expect(other.outcome === 'verified' && other.reportId).not.toBe(
+      first.outcome === 'verified' && first.reportId,
+    );
   });
 
   it.each([
@@ -68,6 +85,11 @@ describe('simulated identity provider (documented test inputs)', () => {
       'selfie_unreadable',
     ],
   ] as const)('rejects by %s', async (_label, document, selfie, part, detail) => {
-    expect(await provider.check({ document, selfie })).toEqual({ outcome: 'rejected', part, detail });
+    expect(await provider.check({ document, selfie })).toEqual({
+      outcome: 'rejected',
+      part,
+      detail,
+      reportId: expect.stringMatching(/^simchk_/),
+    });
   });
 });

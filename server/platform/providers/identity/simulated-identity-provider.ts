@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IdentityResult, UploadedImage, UploadIdentityProvider } from './identity-provider';
 
 /**
@@ -36,27 +37,35 @@ function nameOn(document: UploadedImage): string {
   return match?.[1]?.trim() || SIMULATED_DEFAULT_NAME;
 }
 
+/** The check's id: the same two pictures always get the same one, as a report id would name them. */
+function checkId(document: UploadedImage, selfie: UploadedImage): string {
+  const digest = createHash('sha256').update(document.bytes).update(selfie.bytes).digest('hex');
+  return `simchk_${digest.slice(0, 24)}`;
+}
+
 export function createSimulatedIdentityProvider(): UploadIdentityProvider {
   return {
     kind: 'upload',
     async check({ document, selfie }): Promise<IdentityResult> {
+      const reportId = checkId(document, selfie);
       if (!isImage(document.bytes)) {
-        return { outcome: 'rejected', part: 'document', detail: 'document_unreadable' };
+        return { outcome: 'rejected', part: 'document', detail: 'document_unreadable', reportId };
       }
       if (
         document.fileName.toLowerCase().includes('reject') ||
         contains(document, 'VOUCH-TEST:REJECT-DOCUMENT')
       ) {
-        return { outcome: 'rejected', part: 'document', detail: 'document_unverified' };
+        return { outcome: 'rejected', part: 'document', detail: 'document_unverified', reportId };
       }
-      if (!isImage(selfie.bytes)) return { outcome: 'rejected', part: 'face', detail: 'selfie_unreadable' };
+      if (!isImage(selfie.bytes))
+        return { outcome: 'rejected', part: 'face', detail: 'selfie_unreadable', reportId };
       if (
         selfie.fileName.toLowerCase().includes('mismatch') ||
         contains(selfie, 'VOUCH-TEST:REJECT-SELFIE')
       ) {
-        return { outcome: 'rejected', part: 'face', detail: 'selfie_face_mismatch' };
+        return { outcome: 'rejected', part: 'face', detail: 'selfie_face_mismatch', reportId };
       }
-      return { outcome: 'verified', name: nameOn(document) };
+      return { outcome: 'verified', name: nameOn(document), reportId };
     },
   };
 }

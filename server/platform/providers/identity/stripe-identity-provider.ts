@@ -99,16 +99,18 @@ export function createStripeIdentityProvider(config: StripeIdentityConfig): Redi
  * declined, unsupported device), the subject may still try again, so it stays pending.
  */
 export function toResult(session: Stripe.Identity.VerificationSession): IdentityResult {
+  const report = session.last_verification_report;
+  const reportId = typeof report === 'string' ? report : (report?.id ?? null);
   if (session.status === 'verified') {
     const outputs = session.verified_outputs;
     const name = [outputs?.first_name, outputs?.last_name].filter(Boolean).join(' ').trim();
-    return { outcome: 'verified', name: name || null };
+    return { outcome: 'verified', name: name || null, reportId };
   }
   const code = session.last_error?.code ?? null;
   if (session.status === 'requires_input' && code) {
-    if (code.startsWith('selfie_')) return { outcome: 'rejected', part: 'face', detail: code };
+    if (code.startsWith('selfie_')) return { outcome: 'rejected', part: 'face', detail: code, reportId };
     if (code.startsWith('document_') || code === 'under_supported_age') {
-      return { outcome: 'rejected', part: 'document', detail: code };
+      return { outcome: 'rejected', part: 'document', detail: code, reportId };
     }
   }
   return { outcome: 'pending' };

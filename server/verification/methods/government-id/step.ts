@@ -33,7 +33,8 @@ const REJECTED_PART = { document: governmentIdMethod, face: selfieMethod } as co
  * Applies an ID check's result: a pass verifies the document and the selfie together and takes
  * the name on the document as the subject's name; a rejection fails the case naming which failed.
  * The name is the provider's reading, which the API's check never saw: it is stored as
- * `storableText` makes it (a NUL would fail the step's transaction on every try).
+ * `storableText` makes it (a NUL would fail the step's transaction on every try). The provider's
+ * report id is kept on the step (`provider_report_id`) beside its session's.
  */
 export async function applyIdentityResult(
   db: Db,
@@ -43,20 +44,40 @@ export async function applyIdentityResult(
   now: Date,
 ): Promise<TransitionResult | null> {
   if (result.outcome === 'pending') return null;
-  return db.transaction((tx) =>
-    result.outcome === 'verified'
-      ? completeSteps(tx, jobs, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
-          subjectName: result.name ? storableText(result.name) : undefined,
-        })
-      : failCase(
-          tx,
-          jobs,
-          caseId,
-          REJECTED_PART[result.part].key,
-          REJECTED_PART[result.part].failureReason,
-          now,
-        ),
-  );
+  return db.transaction(async (tx) => {
+    const transition =
+      result.outcome === 'verified'
+        ? await completeSteps(
+            tx,
+            jobs,
+            caseId,
+            [governmentIdMethod.key, ...governmentIdMethod.passesWith],
+            now,
+            {
+              subjectName: result.name ? storableText(result.name) : undefined,
+            },
+          )
+        : await failCase(
+            tx,
+            jobs,
+            caseId,
+            REJECTED_PART[result.part].key,
+            REJECTED_PART[result.part].failureReason,
+            now,
+          );
+    // The report that decided the step, for its evidence record (only the deciding one: a later
+    // sync of the same session changes nothing).
+    if (transition.changed && result.reportId) {
+      await mergeStepSettings(
+        tx,
+        caseId,
+        governmentIdMethod.key,
+        { provider_report_id: result.reportId },
+        now,
+      );
+    }
+    return transition;
+  });
 }
 
 /** Upload flow: both pictures go to the provider in memory and are dropped afterwards. */

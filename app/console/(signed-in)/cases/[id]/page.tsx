@@ -113,6 +113,69 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
   );
 }
 
+/** Saves a file the server made: the browser only hands it to the user. */
+function saveFile(file: { file_name: string; media_type: string; content_base64: string }) {
+  const bytes = Uint8Array.from(atob(file.content_base64), (char) => char.charCodeAt(0));
+  const url = URL.createObjectURL(new Blob([bytes], { type: file.media_type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = file.file_name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  URL.revokeObjectURL(url);
+}
+
+/**
+ * The case's signed evidence record, for any member: the signed JSON an auditor verifies, or a PDF
+ * for people with the same record attached. Each download is audited.
+ */
+function EvidenceDownloads({ current }: { current: CaseWire }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  async function download(format: 'json' | 'pdf') {
+    setBusy(true);
+    setError(undefined);
+    try {
+      saveFile(await api.cases.evidence.mutate({ id: current.id, format }));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <section aria-labelledby="case-evidence">
+      <h2 id="case-evidence">Evidence record</h2>
+      <p className="c-muted">
+        A record of this case signed by Vouch: its steps and what each checked, its events and its audit
+        entries as the tamper-evident log sealed them
+        {current.status === 'open' ? ' (provisional while the case is open)' : ''}. Anyone can verify it
+        against the published keys; each download is recorded in the audit log.
+      </p>
+      <div className="c-row c-wrap">
+        <button
+          type="button"
+          className="c-button c-secondary"
+          disabled={busy}
+          onClick={() => download('pdf')}
+        >
+          Download PDF
+        </button>
+        <button
+          type="button"
+          className="c-button c-secondary"
+          disabled={busy}
+          onClick={() => download('json')}
+        >
+          Download signed JSON
+        </button>
+      </div>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
+
 /** What an ended case's end is called, by its status. */
 const ENDED: Record<string, string> = { closed: 'Closed', failed: 'Failed', expired: 'Expired' };
 
@@ -186,6 +249,7 @@ export default function CasePage() {
             </div>
           ) : null}
           {canManage ? <CaseActions current={data.case} onChanged={() => detail.refetch()} /> : null}
+          <EvidenceDownloads current={data.case} />
           {data.case.notes ? (
             <>
               <h2>Notes</h2>
