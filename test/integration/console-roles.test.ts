@@ -339,6 +339,7 @@ describe('roles are enforced by the server', () => {
         'POST /v1/cases/batch/',
         'GET /v1/cases/',
         'GET /v1/cases/{id}/',
+        'GET /v1/cases/{id}/evidence/',
         'POST /v1/cases/{id}/simulate/',
         'POST /v1/cases/{id}/cancel/',
         'POST /v1/cases/{id}/resend/',
