@@ -20,6 +20,7 @@ import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { teamTemplates } from '@/server/templates/templates';
 import { buildIfNeeded } from './build';
 import { explainReads } from './explain';
 import { closedLoop, closedLoopOf, type LoadResult, openLoop, type Target } from './load';
@@ -325,7 +326,10 @@ async function databaseCreationCeiling(
     if (!key) throw new Error('unknown key');
     await limiters.consume('write', budgetKey(key.scope));
     // Validated as the procedure's input is, defaults included.
-    const prepared = await prepareCase(createCaseInput.parse(JSON.parse(target.body ?? '{}')));
+    const prepared = await prepareCase(
+      createCaseInput.parse(JSON.parse(target.body ?? '{}')),
+      teamTemplates(database.db, key.scope.teamId),
+    );
     await database.db.transaction((tx) =>
       createCase(tx, key.scope, prepared, {
         clock: systemClock,

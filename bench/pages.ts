@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import postgres from 'postgres';
+import { teamTemplates } from '@/server/templates/templates';
 import { openLoop } from './load';
 
 const DIST_DIR = '.next-bench-pages';
@@ -132,13 +133,16 @@ async function main(): Promise<void> {
     { name: 'Bench Industries', adminEmail: 'admin@bench.test', planCode: 'enterprise' },
     systemClock,
   );
-  const prepared = await prepareCase({
-    subject_email: 'subject@bench.test',
-    verification_methods: { sms: true, government_id: true, custom_question: true },
-    custom_question_text: 'What is the name of your first team lead?',
-    custom_question_answer: 'Alex',
-    notes: '',
-  });
+  const prepared = await prepareCase(
+    {
+      subject_email: 'subject@bench.test',
+      verification_methods: { sms: true, government_id: true, custom_question: true },
+      custom_question_text: 'What is the name of your first team lead?',
+      custom_question_answer: 'Alex',
+      notes: '',
+    },
+    teamTemplates(database.db, team.id),
+  );
   const publicIds: string[] = [];
   for (let i = 0; i < CASES; i++) {
     const record = await database.db.transaction((tx) =>

@@ -8,5 +8,6 @@ export * from './mail';
 export * from './service';
 export * from './signing';
 export * from './teams';
+export * from './templates';
 export * from './values';
 export * from './webhooks';

@@ -21,6 +21,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
+import { teamTemplates } from '@/server/templates/templates';
 import { recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
 import type { TestDatabase } from '@/test/support/database';
@@ -118,6 +119,7 @@ describe('creating a case', () => {
     const before = await readUsage(database.db, live, clock());
     const prepared = await prepareCase(
       createCaseInput.parse({ subject_email: 'rolled@domain.test', verification_methods: { email: true } }),
+      teamTemplates(database.db, live.teamId),
     );
     await expect(
       database.db.transaction(async (tx) => {

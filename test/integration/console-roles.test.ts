@@ -359,6 +359,11 @@ describe('roles are enforced by the server', () => {
         'POST /v1/webhooks/endpoints/{id}/recover/',
         'GET /v1/events/',
         'GET /v1/events/{id}/',
+        'POST /v1/templates/',
+        'GET /v1/templates/',
+        'GET /v1/templates/{id}/',
+        'PATCH /v1/templates/{id}/',
+        'DELETE /v1/templates/{id}/',
       ].sort(),
     );
     // And no REST path reaches one either.

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { startJobQueue } from '@/server/platform/jobs/job-queue';
 import { type JobProducer, jobProducer } from '@/server/platform/jobs/producers';
+import { teamTemplates } from '@/server/templates/templates';
 import { createTestDatabase, type TestDatabase } from './database';
 
 /**
@@ -50,7 +51,10 @@ export async function openCase(
   body: Partial<CreateCaseInput> & Pick<CreateCaseInput, 'subject_email' | 'verification_methods'>,
   clock: Clock = systemClock,
 ): Promise<CaseRecord> {
-  const prepared = await prepareCase(createCaseInput.parse(body));
+  const prepared = await prepareCase(
+    createCaseInput.parse(body),
+    teamTemplates(inProcess.database.db, scope.teamId),
+  );
   return inProcess.database.db.transaction((tx) =>
     createCase(tx, scope, prepared, {
       clock,

@@ -14,6 +14,7 @@ import { ChangePassword } from './change-password';
 const NAV = [
   { href: '/console', label: 'Usage' },
   { href: '/console/cases', label: 'Cases' },
+  { href: '/console/templates', label: 'Templates' },
   { href: '/console/keys', label: 'API keys' },
   { href: '/console/webhooks', label: 'Webhooks' },
   { href: '/console/members', label: 'Members' },

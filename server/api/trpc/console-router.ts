@@ -5,6 +5,7 @@ import { consoleImportsRouter } from '@/server/api/console/routers/imports';
 import { consoleMailboxRouter } from '@/server/api/console/routers/mailbox';
 import { consoleAuthRouter } from '@/server/api/console/routers/session';
 import { consoleTeamRouter } from '@/server/api/console/routers/team';
+import { consoleTemplatesRouter } from '@/server/api/console/routers/templates';
 import { consoleWebhooksRouter } from '@/server/api/console/routers/webhooks';
 import { router } from './init';
 
@@ -24,4 +25,5 @@ export const consoleRouter = router({
   mailbox: consoleMailboxRouter,
   webhooks: consoleWebhooksRouter,
   team: consoleTeamRouter,
+  templates: consoleTemplatesRouter,
 });

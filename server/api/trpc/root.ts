@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountRouter } from '@/server/api/rest/routers/account';
 import { casesRouter } from '@/server/api/rest/routers/cases';
 import { eventsRouter } from '@/server/api/rest/routers/events';
+import { templatesRouter } from '@/server/api/rest/routers/templates';
 import { webhooksRouter } from '@/server/api/rest/routers/webhooks';
 import { consoleRouter } from './console-router';
 import { publicProcedure, router } from './init';
@@ -40,6 +41,7 @@ export const appRouter = router({
   console: consoleRouter,
   webhooks: webhooksRouter,
   events: eventsRouter,
+  templates: templatesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,12 +1,13 @@
 import type { ZodError } from 'zod';
 import type { VerificationMethod } from '@/db/schema';
-import { prepareCase } from '@/server/application/cases/create-case';
+import { type PreparedCase, prepareCase } from '@/server/application/cases/create-case';
 import { createCaseInput } from '@/server/application/cases/wire';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type CheckedRow, insertImport, insertImportRows, refusedRows } from '@/server/case-imports/queries';
 import { IMPORT_LIMITS, readImportCsv } from '@/server/case-imports/read-import-csv';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import { teamTemplates } from '@/server/templates/templates';
 import { type CaseImportWire, toCaseImportWire } from './case-import-wire';
 
 /** How many refused rows the check shows; the result file lists them all. */
@@ -47,6 +48,7 @@ export async function draftCaseImport(
     );
   }
 
+  const templates = teamTemplates(ctx.db, ctx.teamId);
   const checked: CheckedRow[] = await Promise.all(
     file.rows.map(async (row): Promise<CheckedRow> => {
       const refuse = (detail: string): CheckedRow => ({
@@ -59,7 +61,13 @@ export async function draftCaseImport(
       if ('problem' in row) return refuse(row.problem);
       const parsed = createCaseInput.safeParse(row.body);
       if (!parsed.success) return refuse(describeInvalid(parsed.error));
-      const prepared = await prepareCase(parsed.data);
+      let prepared: PreparedCase;
+      try {
+        prepared = await prepareCase(parsed.data, templates);
+      } catch (error) {
+        if (error instanceof AppError) return refuse(error.message);
+        throw error;
+      }
       // The answer is hashed into the step's settings; the draft keeps no plain copy of it.
       const { custom_question_answer: _hashed, ...input } = prepared.input;
       return { line: row.line, prepared: { ...prepared, input } };

@@ -22,6 +22,7 @@ import type { JobProducer } from '@/server/platform/jobs/producers';
 import { enqueueMails } from '@/server/platform/outbox/enqueue-mail';
 import { recordEvents } from '@/server/platform/outbox/record-events';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
+import { applyTemplate, namedTemplate, type TemplateLookup } from '@/server/templates/apply-template';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
@@ -206,16 +207,32 @@ export async function writeCases(
 }
 
 export interface PreparedCase {
-  input: CreateCaseInput;
+  /** The body as the case takes it: with a template, its methods, locale and manager applied. */
+  input: CreateCaseInput & Required<Pick<CreateCaseInput, 'verification_methods'>>;
   methods: VerificationMethod[];
   settings: Partial<Record<VerificationMethod, Record<string, unknown>>>;
 }
 
-/** Work done before the transaction: slow hashing must not run while the team row is locked. */
-export async function prepareCase(input: CreateCaseInput): Promise<PreparedCase> {
+/**
+ * Work done before the transaction: the template the body names is read and applied, and slow
+ * hashing runs here, never while the team row is locked. `templates` finds the team's templates
+ * by name.
+ */
+export async function prepareCase(input: CreateCaseInput, templates: TemplateLookup): Promise<PreparedCase> {
+  if (input.template === undefined && input.verification_methods !== undefined) {
+    return {
+      input: { ...input, verification_methods: input.verification_methods },
+      methods: expandRequestedMethods(input.verification_methods),
+      settings: await settingsAtCreation(input),
+    };
+  }
+  const template = await namedTemplate(templates, input.template ?? '');
+  const applied = applyTemplate(template, input);
+  // The case's own fields replace the template's, method by method.
+  const own = await settingsAtCreation(input);
   return {
-    input,
-    methods: expandRequestedMethods(input.verification_methods),
-    settings: await settingsAtCreation(input),
+    input: applied.input,
+    methods: expandRequestedMethods(applied.input.verification_methods),
+    settings: { ...applied.inherited, ...own },
   };
 }

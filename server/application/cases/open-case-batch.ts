@@ -1,4 +1,5 @@
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
+import { teamTemplates } from '@/server/templates/templates';
 import { prepareCase } from './create-case';
 import { type CaseItem, createCasesTogether } from './create-cases-together';
 import type { CaseCreationContext } from './open-case';
@@ -32,12 +33,13 @@ export async function openCaseBatch(
 ): Promise<{ body: { results: CaseBatchResult[] }; replayed: boolean }> {
   // Parsing and hashing (a custom question's answer) happen before the transaction, as a single
   // create's do: slow work never runs while the team row is locked.
+  const templates = teamTemplates(ctx.db, ctx.scope.teamId);
   const items: CaseItem[] = await Promise.all(
     input.cases.map(async (item): Promise<CaseItem> => {
       const parsed = createCaseInput.safeParse(item);
       if (!parsed.success) return { failed: parsed.error };
       try {
-        return { prepared: await prepareCase(parsed.data) };
+        return { prepared: await prepareCase(parsed.data, templates) };
       } catch (error) {
         return { failed: error };
       }

@@ -5,6 +5,7 @@ import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { MessageLocale } from '@/server/i18n/translator';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { DataScope } from '@/server/platform/data-scope';
+import { teamTemplates } from '@/server/templates/templates';
 import { caseAudit } from './audit-entries';
 import { createCase, prepareCase } from './create-case';
 import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
@@ -34,7 +35,7 @@ function creationDeps(ctx: CaseCreationContext) {
  * API's creation, committed with its audit entry.
  */
 export async function openAuditedCase(ctx: CaseCreationContext, input: CreateCaseInput): Promise<CaseRecord> {
-  const prepared = await prepareCase(input);
+  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
   return auditedChange(
     ctx,
     (tx) => createCase(tx, ctx.scope, prepared, creationDeps(ctx)),
@@ -52,7 +53,7 @@ export async function openIdempotentCase(
   ctx: CaseCreationContext & { idempotencyKey: string | null },
   input: CreateCaseInput,
 ): Promise<{ body: CaseWire; replayed: boolean }> {
-  const prepared = await prepareCase(input);
+  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
   const result = await runIdempotent<CaseWire>(
     ctx.db,
     {

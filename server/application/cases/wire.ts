@@ -6,7 +6,8 @@ import { supportedLocale } from '@/server/i18n/locales';
 import { type Locale, SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { createdRange, emailAddress, jsonBoolean, requiredText } from '@/server/platform/wire-fields';
-import { CREATE_FIELDS_BY_METHOD, METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
+import { templateNameInput } from '@/server/templates/template-name';
+import { METHOD_CREATE_FIELDS, methodFieldIssues } from '@/server/verification/methods/creation';
 import {
   EXAMPLE_VERIFICATION_METHODS,
   verificationMethodsOutput,
@@ -23,11 +24,31 @@ export const caseIdInput = z.object({
 });
 /** A BCP 47 tag, turned into the supported locale it stands for, or refused naming them. */
 /** A BCP 47 tag that stands for a supported locale (the case keeps that locale: supportedLocale). */
-const caseLocale = z
+export const caseLocale = z
   .string()
   .max(35)
   .refine((tag) => supportedLocale(tag) !== null, {
     error: `must be one of the supported locales: ${SUPPORTED_LOCALES.join(', ')}`,
+  });
+
+/** The methods to request, as a case's and a template's body name them. A record (not an object) so that coercion is never applied and unknown keys are refused. */
+export const verificationMethodsInput = z
+  .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean, {
+    error: (issue) =>
+      issue.code === 'invalid_type' && issue.input !== undefined
+        ? 'must be an object naming each method to request, such as {"email": true, "sms": true}'
+        : undefined,
+  })
+  // Only when the methods are otherwise right: after a misspelt method, "at least one must be
+  // true" would send the client looking for a second mistake.
+  .refine((methods) => Object.values(methods).some((v) => v === true), {
+    error: 'request at least one method, such as {"email": true}',
+    when: (payload) => payload.issues.length === 0,
+  })
+  .meta({
+    description:
+      'The steps the subject completes, each set to `true` to request it (at least one; each uses one unit of your plan): `email`, the link mailed to subject_email; `sms`, a code texted to the phone number the subject types on the page, so no number is sent here; `government_id`, an ID document checked by the identity provider, which adds `selfie`; `selfie`, matched against the document; `custom_question`, a question the subject answers on the page (send custom_question_text and custom_question_answer); `manager`, a manager who confirms the subject by mail (send manager_name and manager_email). Or name a `template` instead.',
+    examples: [{ email: true, sms: true }],
   });
 
 export const createCaseInput = z
@@ -48,25 +69,12 @@ export const createCaseInput = z
       description: `The language the subject is addressed in, as a BCP 47 tag: one of ${SUPPORTED_LOCALES.join(', ')}, or a tag that falls back to one (\`de-AT\` is \`de\`, \`pt\` is \`pt-BR\`); the Case carries the supported locale it stands for. Optional: without it, the subject's browser language, then your team's default.`,
       examples: ['de'],
     }),
-    // A record (not an object) so that coercion is never applied and unknown keys are refused.
-    verification_methods: z
-      .partialRecord(z.enum(VERIFICATION_METHODS), jsonBoolean, {
-        error: (issue) =>
-          issue.code === 'invalid_type' && issue.input !== undefined
-            ? 'must be an object naming each method to request, such as {"email": true, "sms": true}'
-            : undefined,
-      })
-      // Only when the methods are otherwise right: after a misspelt method, "at least one must be
-      // true" would send the client looking for a second mistake.
-      .refine((methods) => Object.values(methods).some((v) => v === true), {
-        error: 'request at least one method, such as {"email": true}',
-        when: (payload) => payload.issues.length === 0,
-      })
-      .meta({
-        description:
-          'The steps the subject completes, each set to `true` to request it (at least one; each uses one unit of your plan): `email`, the link mailed to subject_email; `sms`, a code texted to the phone number the subject types on the page, so no number is sent here; `government_id`, an ID document checked by the identity provider, which adds `selfie`; `selfie`, matched against the document; `custom_question`, a question the subject answers on the page (send custom_question_text and custom_question_answer); `manager`, a manager who confirms the subject by mail (send manager_name and manager_email).',
-        examples: [{ email: true, sms: true }],
-      }),
+    verification_methods: verificationMethodsInput.optional(),
+    template: templateNameInput.optional().meta({
+      description:
+        'A template of your team (`/v1/templates/`) by name, instead of `verification_methods`: the case requests its methods with its settings, and its locale unless the case names one. Fields the template leaves to each case (a manager, a custom question) are given here; a method field given here replaces the template’s. Give either `template` or `verification_methods`.',
+      examples: ['helpdesk'],
+    }),
     notes: z
       .string()
       .max(2000, { error: 'must be at most 2000 characters' })
@@ -81,21 +89,28 @@ export const createCaseInput = z
   })
   .superRefine(
     (body, ctx) => {
-      const methods = body.verification_methods;
-      for (const [method, fields] of CREATE_FIELDS_BY_METHOD) {
-        for (const field of fields) {
-          const value = body[field as keyof typeof body];
-          if (methods[method] === true && value === undefined) {
-            ctx.addIssue({ code: 'custom', path: [field], message: `required when ${method} is requested` });
-          }
-          if (methods[method] !== true && value !== undefined) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [field],
-              message: `only accepted when ${method} is requested`,
-            });
-          }
-        }
+      if (body.template !== undefined && body.verification_methods !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['template'],
+          message: 'give either template or verification_methods, not both',
+        });
+        return;
+      }
+      if (body.template === undefined && body.verification_methods === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['verification_methods'],
+          message: 'required (or name a template)',
+        });
+        return;
+      }
+      // With a template, its methods are known once it is read (server/templates/apply-template.ts).
+      if (!body.verification_methods) return;
+      for (const { field, message } of methodFieldIssues(body.verification_methods, body, {
+        everyCaseGivesThem: true,
+      })) {
+        ctx.addIssue({ code: 'custom', path: [field], message });
       }
     },
     // Which fields go with which method is only worth saying once the methods themselves are right

@@ -9,17 +9,35 @@ import { managerCreateFields, managerSettings } from './manager/create-input';
 type MethodCreateInput = Parameters<typeof customQuestionSettings>[0] & Parameters<typeof managerSettings>[0];
 
 const CREATION_INPUT = {
-  custom_question: { fields: customQuestionCreateFields, settings: customQuestionSettings },
-  manager: { fields: managerCreateFields, settings: managerSettings },
+  custom_question: {
+    fields: customQuestionCreateFields,
+    settings: customQuestionSettings,
+    // Never the answer: only its hash is kept.
+    shown: (settings) => ({ custom_question_text: stringOf(settings?.question) }),
+  },
+  manager: {
+    fields: managerCreateFields,
+    settings: managerSettings,
+    shown: (settings) => ({
+      manager_name: stringOf(settings?.manager_name),
+      manager_email: stringOf(settings?.manager_email),
+    }),
+  },
 } satisfies Partial<
   Record<
     VerificationMethod,
     {
       fields: Record<string, unknown>;
       settings: (input: MethodCreateInput) => Promise<Record<string, unknown> | undefined>;
+      /** What a template shows of the settings it keeps (its fields, none secret; null: not set). */
+      shown: (settings: Record<string, unknown> | undefined) => Record<string, string | null>;
     }
   >
 >;
+
+function stringOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
 
 /** Every method's create fields, for the create body's schema. */
 export const METHOD_CREATE_FIELDS = { ...customQuestionCreateFields, ...managerCreateFields };
@@ -42,4 +60,55 @@ export async function settingsAtCreation(
     if (made) settings[method as VerificationMethod] = made;
   }
   return settings;
+}
+
+/** A method field the body gives wrong, as a validation issue says it. */
+export interface MethodFieldIssue {
+  field: string;
+  message: string;
+}
+
+/**
+ * What a body says wrong about the methods' fields: a field of a method it does not request; a
+ * method's fields given in part; and, for a case (`everyCaseGivesThem`), a requested method's
+ * field missing. A template may leave a requested method's fields out: each case gives them.
+ */
+export function methodFieldIssues(
+  methods: Partial<Record<VerificationMethod, boolean>>,
+  body: Record<string, unknown>,
+  options: { everyCaseGivesThem: boolean; leftBy?: string },
+): MethodFieldIssue[] {
+  const issues: MethodFieldIssue[] = [];
+  for (const [method, fields] of CREATE_FIELDS_BY_METHOD) {
+    const given = fields.filter((field) => body[field] !== undefined && body[field] !== null);
+    if (methods[method] !== true) {
+      for (const field of given) issues.push({ field, message: `only accepted when ${method} is requested` });
+      continue;
+    }
+    if (given.length === fields.length || (given.length === 0 && !options.everyCaseGivesThem)) continue;
+    for (const field of fields.filter((f) => !given.includes(f))) {
+      issues.push({
+        field,
+        message:
+          given.length > 0
+            ? `required with ${given.join(' and ')}`
+            : options.leftBy
+              ? `required when ${method} is requested (the template ${options.leftBy} leaves it to each case)`
+              : `required when ${method} is requested`,
+      });
+    }
+  }
+  return issues;
+}
+
+/** The fields a template shows for the settings it keeps, every method's (null: not set). */
+export function shownSettings(
+  settings: Partial<Record<VerificationMethod, Record<string, unknown>>>,
+): Record<string, string | null> {
+  return Object.assign(
+    {},
+    ...Object.entries(CREATION_INPUT).map(([method, { shown }]) =>
+      shown(settings[method as VerificationMethod]),
+    ),
+  );
 }

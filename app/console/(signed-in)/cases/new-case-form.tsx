@@ -1,8 +1,9 @@
 'use client';
 
+import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
-import { api } from '@/app/console/_lib/trpc';
+import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote } from '@/app/console/_lib/ui';
 import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
@@ -14,6 +15,10 @@ import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console
  */
 export function NewCaseForm() {
   const router = useRouter();
+  const queries = useQueryApi();
+  const templates = useQuery(queries.templates.list.queryOptions());
+  const [templateName, setTemplateName] = useState('');
+  const template = templates.data?.results.find((t) => t.name === templateName) ?? null;
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [methods, setMethods] = useState<Method[]>([NEW_CASE_FORM.initial]);
@@ -25,7 +30,16 @@ export function NewCaseForm() {
   const [locale, setLocale] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
-  const has = (method: Method) => methods.includes(method);
+  // With a template, its methods; the fields it leaves to each case are asked here.
+  const has = (method: Method) =>
+    template
+      ? template.verification_methods[method] === true &&
+        (method === NEW_CASE_FORM.asksQuestion
+          ? !template.custom_question_text
+          : method === NEW_CASE_FORM.namesManager
+            ? !template.manager_email
+            : true)
+      : methods.includes(method);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -36,7 +50,9 @@ export function NewCaseForm() {
         subject_email: email.trim(),
         subject_name: name.trim() || null,
         locale: locale || null,
-        verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
+        ...(template
+          ? { template: template.name }
+          : { verification_methods: Object.fromEntries(methods.map((m) => [m, true])) }),
         notes,
         ...(has(NEW_CASE_FORM.asksQuestion)
           ? { custom_question_text: question, custom_question_answer: answer }
@@ -68,21 +84,36 @@ export function NewCaseForm() {
           </option>
         ))}
       </select>
-      <fieldset className="c-fieldset">
-        <legend>How they prove who they are</legend>
-        {NEW_CASE_FORM.choices.map(({ key: method, label }) => (
-          <label key={method} className="c-check">
-            <input
-              type="checkbox"
-              checked={has(method)}
-              onChange={(e) =>
-                setMethods(e.target.checked ? [...methods, method] : methods.filter((m) => m !== method))
-              }
-            />{' '}
-            {label}
-          </label>
-        ))}
-      </fieldset>
+      {templates.data && templates.data.results.length > 0 ? (
+        <>
+          <label htmlFor="case-template">Template</label>
+          <select id="case-template" value={templateName} onChange={(e) => setTemplateName(e.target.value)}>
+            <option value="">None: choose the methods below</option>
+            {templates.data.results.map((t) => (
+              <option key={t.id} value={t.name}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </>
+      ) : null}
+      {template ? null : (
+        <fieldset className="c-fieldset">
+          <legend>How they prove who they are</legend>
+          {NEW_CASE_FORM.choices.map(({ key: method, label }) => (
+            <label key={method} className="c-check">
+              <input
+                type="checkbox"
+                checked={has(method)}
+                onChange={(e) =>
+                  setMethods(e.target.checked ? [...methods, method] : methods.filter((m) => m !== method))
+                }
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
+      )}
       {has(NEW_CASE_FORM.asksQuestion) ? (
         <>
           <label htmlFor="case-question">The question</label>
@@ -127,7 +158,7 @@ export function NewCaseForm() {
       <textarea id="case-notes" maxLength={2000} value={notes} onChange={(e) => setNotes(e.target.value)} />
       <ErrorNote error={error} />
       <div className="c-row">
-        <button type="submit" className="c-button" disabled={busy || methods.length === 0}>
+        <button type="submit" className="c-button" disabled={busy || (!template && methods.length === 0)}>
           Open the case
         </button>
       </div>

@@ -1,0 +1,36 @@
+import { jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, primaryUuid, timestamptz } from './columns';
+import { teams } from './teams';
+import type { Locale, VerificationMethod } from './values';
+
+/**
+ * A team's named set of verification methods with their settings (server/templates): a case
+ * names one instead of listing methods, and an identity provider's flow picks one. Both of the
+ * team's modes use the same templates.
+ */
+export const verificationTemplates = pgTable(
+  'verification_templates',
+  {
+    id: primaryUuid(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** How cases and identity-provider scopes (`idv_flow_<name>`) name it. */
+    name: text('name').notNull(),
+    /** The methods it requests, as a create body's `verification_methods` says them. */
+    methods: jsonb('methods').$type<Partial<Record<VerificationMethod, boolean>>>().notNull(),
+    /**
+     * The step settings it gives every case, as creation makes them (a custom question's answer
+     * only as its salted hash): per method, only those it sets; each case gives the rest.
+     */
+    settings: jsonb('settings')
+      .$type<Partial<Record<VerificationMethod, Record<string, unknown>>>>()
+      .notNull(),
+    /** The language its cases' subjects are addressed in, unless a case names its own. */
+    locale: text('locale').$type<Locale>(),
+    createdAt: createdAt(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  // A case names its template by name, within its team.
+  (t) => [unique('verification_templates_team_name_unique').on(t.teamId, t.name)],
+);

@@ -1,0 +1,360 @@
+/**
+ * Verification templates (issue 30, part 1) in the running service: /v1/templates/ creates,
+ * lists, reads, changes and deletes a team's named sets of methods (audited; both modes' keys see
+ * the same ones; another team's are 404), and POST /v1/cases/ (single and batch) accepts
+ * `template` instead of methods: the template's methods, settings and locale, with the fields it
+ * leaves to each case given by the case, or refused naming them.
+ */
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditLog, caseSteps, mailOutbox } from '@/db/schema';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { inviteNewUser } from '@/test/support/invitations';
+
+let database: TestDatabase;
+let app: RunningApp;
+let teamId: string;
+let live: ReturnType<typeof apiClient>;
+let test: ReturnType<typeof apiClient>;
+let stranger: ReturnType<typeof apiClient>;
+let owner: ConsoleClient;
+let viewer: ConsoleClient;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp({ databaseUrl: database.url });
+  const created = await createTeam(
+    database.db,
+    { name: 'Templates Inc', adminEmail: 'owner@templates.test', planCode: 'enterprise' },
+    systemClock,
+  );
+  teamId = created.team.id;
+  live = apiClient(app.baseUrl, created.key.token);
+  test = apiClient(app.baseUrl, created.testKey.token);
+  const other = await createTeam(database.db, { name: 'Other', adminEmail: 'o@other.test' }, systemClock);
+  stranger = apiClient(app.baseUrl, other.testKey.token);
+  owner = consoleClient(app.baseUrl);
+  expect((await owner.signIn('owner@templates.test', created.owner.oneTimePassword ?? '')).status).toBe(200);
+  const changed = await owner.mutate('console.session.changePassword', {
+    current_password: created.owner.oneTimePassword,
+    new_password: 'templates-owner-password-1',
+  });
+  expect(changed.status).toBe(200);
+  viewer = consoleClient(app.baseUrl);
+  await inviteNewUser(owner, viewer, database.db, { email: 'viewer@templates.test', role: 'viewer' });
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await database?.close();
+});
+
+interface TemplateWire {
+  id: string;
+  name: string;
+  verification_methods: Record<string, boolean>;
+  locale: string | null;
+  custom_question_text: string | null;
+  manager_name: string | null;
+  manager_email: string | null;
+}
+
+interface CaseWire {
+  id: string;
+  locale: string | null;
+  verification_methods: Record<string, { requested: boolean; manager_email?: string | null }>;
+}
+
+const requested = (c: CaseWire) =>
+  Object.entries(c.verification_methods)
+    .filter(([, m]) => m.requested)
+    .map(([method]) => method);
+
+let helpdesk: TemplateWire;
+let newHire: TemplateWire;
+
+describe('/v1/templates/', () => {
+  it('creates a template (201, Location), never returning a question’s answer, and audits it', async () => {
+    const res = await live.post<TemplateWire>('/v1/templates/', {
+      name: 'helpdesk',
+      verification_methods: { email: true, sms: true, custom_question: true },
+      custom_question_text: 'Which floor is your desk on?',
+      custom_question_answer: 'Fourth',
+      locale: 'de-AT',
+    });
+    expect(res.status, res.text).toBe(201);
+    helpdesk = res.body;
+    expect(res.headers.get('location')).toBe(`${app.baseUrl}/v1/templates/${helpdesk.id}/`);
+    expect(helpdesk).toMatchObject({
+      name: 'helpdesk',
+      verification_methods: { email: true, sms: true, custom_question: true },
+      locale: 'de',
+      custom_question_text: 'Which floor is your desk on?',
+      manager_name: null,
+      manager_email: null,
+    });
+    expect(res.text).not.toContain('Fourth');
+    const created = await test.post<TemplateWire>('/v1/templates/', {
+      name: 'new-hire',
+      verification_methods: { government_id: true, manager: true },
+    });
+    expect(created.status, created.text).toBe(201);
+    newHire = created.body;
+    const audited = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.teamId, teamId), eq(auditLog.action, 'template.created')))
+      .orderBy(auditLog.createdAt);
+    expect(audited.map((row) => row.details)).toEqual([
+      { name: 'helpdesk', methods: ['email', 'sms', 'custom_question'] },
+      { name: 'new-hire', methods: ['government_id', 'manager'] },
+    ]);
+  });
+
+  it('lists and reads them with either mode’s key; another team sees none of them', async () => {
+    const listed = await test.get<{ results: TemplateWire[] }>('/v1/templates/');
+    expect(listed.status).toBe(200);
+    expect(listed.body.results.map((t) => t.name)).toEqual(['helpdesk', 'new-hire']);
+    const one = await test.get<TemplateWire>(`/v1/templates/${helpdesk.id}/`);
+    expect(one.body).toEqual(helpdesk);
+    expect((await stranger.get(`/v1/templates/${helpdesk.id}/`)).status).toBe(404);
+    expect((await stranger.get<{ results: unknown[] }>('/v1/templates/')).body.results).toEqual([]);
+    expect((await stranger.delete(`/v1/templates/${helpdesk.id}/`)).status).toBe(404);
+    const unknown = await live.get<{ detail: string }>('/v1/templates/not-an-id/');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.detail).toBe('No template with this id.');
+  });
+
+  it('refuses a taken or malformed name, fields of a method not requested, and a method’s fields in part', async () => {
+    const refusals: Array<[unknown, RegExp]> = [
+      [
+        { name: 'helpdesk', verification_methods: { email: true } },
+        /name: your team already has a template named "helpdesk"/,
+      ],
+      [
+        { name: 'Help Desk', verification_methods: { email: true } },
+        /name: must be 1 to 40 lowercase letters/,
+      ],
+      [
+        { name: 'x', verification_methods: { email: true }, manager_name: 'Mia' },
+        /manager_name: only accepted when manager is requested/,
+      ],
+      [
+        { name: 'x', verification_methods: { custom_question: true }, custom_question_text: 'Q?' },
+        /custom_question_answer: required with custom_question_text/,
+      ],
+      [{ name: 'x', verification_methods: {} }, /request at least one method/],
+    ];
+    for (const [body, detail] of refusals) {
+      const res = await live.post<{ code: string; detail: string }>('/v1/templates/', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+      expect(res.body.detail).toMatch(detail);
+    }
+  });
+
+  it('changes a template: a rename, new methods (the dropped ones’ settings go), a manager given then left to each case', async () => {
+    const renamed = await live.patch<TemplateWire>(`/v1/templates/${helpdesk.id}/`, { name: 'service-desk' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({
+      name: 'service-desk',
+      custom_question_text: 'Which floor is your desk on?',
+    });
+    const withManager = await live.patch<TemplateWire>(`/v1/templates/${helpdesk.id}/`, {
+      verification_methods: { email: true, manager: true },
+      manager_name: 'Mia Manager',
+      manager_email: 'mia@templates.test',
+    });
+    expect(withManager.status, withManager.text).toBe(200);
+    expect(withManager.body).toMatchObject({
+      verification_methods: { email: true, manager: true },
+      custom_question_text: null,
+      manager_name: 'Mia Manager',
+      manager_email: 'mia@templates.test',
+    });
+    const refused = await live.patch<{ detail: string }>(`/v1/templates/${helpdesk.id}/`, {
+      custom_question_text: 'Q?',
+      custom_question_answer: 'A',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toMatch(
+      /custom_question_text: only accepted when custom_question is requested/,
+    );
+    const left = await live.patch<TemplateWire>(`/v1/templates/${helpdesk.id}/`, {
+      manager_name: null,
+      manager_email: null,
+    });
+    expect(left.body).toMatchObject({ manager_name: null, manager_email: null });
+    const back = await live.patch<TemplateWire>(`/v1/templates/${helpdesk.id}/`, {
+      name: 'helpdesk',
+      verification_methods: { email: true, sms: true, custom_question: true },
+      custom_question_text: 'Which floor is your desk on?',
+      custom_question_answer: 'Fourth',
+    });
+    expect(back.status, back.text).toBe(200);
+    helpdesk = back.body;
+    const audited = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.target, helpdesk.id), eq(auditLog.action, 'template.updated')));
+    expect(audited).toHaveLength(4);
+  });
+});
+
+describe('POST /v1/cases/ with a template', () => {
+  it('opens a case with the template’s methods, question and locale', async () => {
+    const res = await test.post<CaseWire>('/v1/cases/', {
+      subject_email: 'sam@templates.test',
+      template: 'helpdesk',
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(requested(res.body)).toEqual(['email', 'sms', 'custom_question']);
+    expect(res.body.locale).toBe('de');
+    const [question] = await database.db
+      .select()
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, res.body.id), eq(caseSteps.method, 'custom_question')));
+    expect(question?.settings).toMatchObject({
+      question: 'Which floor is your desk on?',
+      answer_hash: expect.any(String),
+    });
+    // A case's own locale wins over the template's.
+    const french = await test.post<CaseWire>('/v1/cases/', {
+      subject_email: 'fr@templates.test',
+      template: 'helpdesk',
+      locale: 'fr',
+    });
+    expect(french.body.locale).toBe('fr');
+  });
+
+  it('takes the manager the template leaves to each case from the case, or refuses naming it', async () => {
+    const missing = await test.post<{ detail: string }>('/v1/cases/', {
+      subject_email: 'hire@templates.test',
+      template: 'new-hire',
+    });
+    expect(missing.status).toBe(422);
+    expect(missing.body.detail).toContain(
+      'manager_name: required when manager is requested (the template new-hire leaves it to each case)',
+    );
+    const given = await test.post<CaseWire>('/v1/cases/', {
+      subject_email: 'hire@templates.test',
+      template: 'new-hire',
+      manager_name: 'Pat Lead',
+      manager_email: 'pat.lead@templates.test',
+    });
+    expect(given.status, given.text).toBe(201);
+    expect(requested(given.body)).toEqual(['government_id', 'selfie', 'manager']);
+    expect(given.body.verification_methods.manager?.manager_email).toBe('pat.lead@templates.test');
+    const mails = await database.db.select().from(mailOutbox).where(eq(mailOutbox.caseId, given.body.id));
+    expect(mails.map((mail) => mail.to)).toContain('pat.lead@templates.test');
+    // A field of a method the template does not request is refused.
+    const stray = await test.post<{ detail: string }>('/v1/cases/', {
+      subject_email: 'hire@templates.test',
+      template: 'helpdesk',
+      manager_name: 'Pat Lead',
+      manager_email: 'pat.lead@templates.test',
+    });
+    expect(stray.status).toBe(422);
+    expect(stray.body.detail).toMatch(/manager_name: only accepted when manager is requested/);
+  });
+
+  it('refuses an unknown template, both template and methods, and neither', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [
+        { subject_email: 'a@templates.test', template: 'nope' },
+        /template: your team has no template named "nope"/,
+      ],
+      [
+        { subject_email: 'a@templates.test', template: 'helpdesk', verification_methods: { email: true } },
+        /template: give either template or verification_methods, not both/,
+      ],
+      [{ subject_email: 'a@templates.test' }, /verification_methods: required \(or name a template\)/],
+    ];
+    for (const [body, detail] of cases) {
+      const res = await test.post<{ detail: string; code: string }>('/v1/cases/', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+      expect(res.body.detail).toMatch(detail);
+    }
+    // Another team's template is no template of this team.
+    const foreign = await stranger.post('/v1/cases/', {
+      subject_email: 'a@templates.test',
+      template: 'helpdesk',
+    });
+    expect(foreign.status).toBe(422);
+  });
+
+  it('a batch names templates item by item, each item failing alone', async () => {
+    const res = await test.post<{ results: Array<{ case?: CaseWire; status?: number }> }>(
+      '/v1/cases/batch/',
+      {
+        cases: [
+          { subject_email: 'b1@templates.test', template: 'helpdesk' },
+          { subject_email: 'b2@templates.test', template: 'new-hire' },
+          {
+            subject_email: 'b3@templates.test',
+            template: 'new-hire',
+            manager_name: 'P',
+            manager_email: 'p@templates.test',
+          },
+        ],
+      },
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.map((r) => r.status ?? 201)).toEqual([201, 422, 201]);
+    expect(requested(res.body.results[0]?.case as CaseWire)).toEqual(['email', 'sms', 'custom_question']);
+  });
+
+  it('a deleted template names no case any more; cases already opened keep what they started with', async () => {
+    const opened = await live.post<CaseWire>('/v1/cases/', {
+      subject_email: 'kept@templates.test',
+      template: 'new-hire',
+      manager_name: 'P',
+      manager_email: 'p@templates.test',
+    });
+    expect(opened.status, opened.text).toBe(201);
+    expect((await live.delete(`/v1/templates/${newHire.id}/`)).status).toBe(204);
+    expect((await live.get(`/v1/templates/${newHire.id}/`)).status).toBe(404);
+    const after = await live.post('/v1/cases/', {
+      subject_email: 'late@templates.test',
+      template: 'new-hire',
+    });
+    expect(after.status).toBe(422);
+    const kept = await live.get<CaseWire>(`/v1/cases/${opened.body.id}/`);
+    expect(requested(kept.body)).toEqual(['government_id', 'selfie', 'manager']);
+  });
+});
+
+describe('templates in the console', () => {
+  it('every member reads them; owners and admins change them, viewers are refused', async () => {
+    const listed = await viewer.query<{ results: TemplateWire[] }>('console.templates.list');
+    expect(listed.status).toBe(200);
+    expect(listed.data?.results.map((t) => t.name)).toEqual(['helpdesk']);
+    const refused = await viewer.mutate('console.templates.create', {
+      name: 'viewer-made',
+      verification_methods: { email: true },
+    });
+    expect(refused.status).toBe(403);
+    const made = await owner.mutate<TemplateWire>('console.templates.create', {
+      name: 'console-made',
+      verification_methods: { email: true },
+    });
+    expect(made.status).toBe(200);
+    const gone = await owner.mutate('console.templates.delete', { id: made.data?.id });
+    expect(gone.status).toBe(200);
+    const actors = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.target, made.data?.id ?? ''), eq(auditLog.teamId, teamId)))
+      .orderBy(auditLog.createdAt);
+    expect(actors.map((row) => [row.action, row.actorEmail])).toEqual([
+      ['template.created', 'owner@templates.test'],
+      ['template.deleted', 'owner@templates.test'],
+    ]);
+  });
+});
