@@ -2,8 +2,12 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { connectDatabase, type Db, migrateDatabase } from '@/db/client';
 import { SIGNING_ALGORITHMS, SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
+import { clientActions } from '@/server/application/oidc/client-actions';
+import { createClientInput, toClientWire } from '@/server/application/oidc/wire';
 import { chainedTeams, verifyAuditChain } from '@/server/audit/audit-chain';
+import { OPERATOR_ACTOR } from '@/server/audit/record-audit';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
+import { findClient, listClients, MAX_SECRET_GRACE_SECONDS } from '@/server/oidc/oidc-clients';
 import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
@@ -15,6 +19,7 @@ import {
   type CommandName,
   commandUsage,
   type DatabaseCommandName,
+  type Lists,
   TEAM_UPDATE_FLAGS,
   UsageError,
   type Values,
@@ -63,7 +68,19 @@ async function serviceBaseUrl(db: Db): Promise<string> {
   return (await lastServedBaseUrl(db)) ?? env().BASE_URL;
 }
 
-type Run = (values: Values, db: Db) => Promise<Record<string, unknown>>;
+type Run = (values: Values, db: Db, lists: Lists) => Promise<Record<string, unknown>>;
+
+/** A team's change made by the operator, audited as such. */
+function operatorContext(db: Db, teamId: string) {
+  return { db, teamId, actor: OPERATOR_ACTOR, clock: systemClock };
+}
+
+/** The client `--client` names, whichever team's. */
+async function operatorClient(db: Db, clientId: string) {
+  const client = await findClient(db, clientId);
+  if (!client) throw new Error(`no identity-provider client ${clientId}`);
+  return client;
+}
 
 const RUNS: Record<DatabaseCommandName, Run> = {
   'teams create': async (values, db) => {
@@ -175,6 +192,39 @@ const RUNS: Record<DatabaseCommandName, Run> = {
     }
     return { ok: true, teams: reports };
   },
+  'oidc-clients create': async (values, db, lists) => {
+    const teamId = uuid('--team').parse(required('oidc-clients create', values, 'team'));
+    const input = createClientInput.parse({
+      name: required('oidc-clients create', values, 'name'),
+      redirect_uris: lists['redirect-uri'],
+      default_template: values.template ?? null,
+      mode: z.enum(['test', 'live'], { error: '--mode must be test or live' }).parse(values.mode ?? 'test'),
+    });
+    const { client, secret } = await clientActions.create(operatorContext(db, teamId), input);
+    return { ...toClientWire(client), team_id: teamId, client_secret: secret };
+  },
+  'oidc-clients list': async (values, db) => {
+    const teamId = uuid('--team').parse(required('oidc-clients list', values, 'team'));
+    return { team_id: teamId, clients: (await listClients(db, teamId)).map(toClientWire) };
+  },
+  'oidc-clients rotate-secret': async (values, db) => {
+    const client = await operatorClient(db, required('oidc-clients rotate-secret', values, 'client'));
+    const grace = z.coerce
+      .number({ error: '--grace-seconds must be a number of seconds' })
+      .int({ error: '--grace-seconds must be a whole number of seconds' })
+      .min(0, { error: '--grace-seconds must be 0 or more' })
+      .max(MAX_SECRET_GRACE_SECONDS, {
+        error: `--grace-seconds must be at most ${MAX_SECRET_GRACE_SECONDS} (30 days)`,
+      })
+      .parse(values['grace-seconds'] ?? '0');
+    const rotated = await clientActions.rotateSecret(operatorContext(db, client.teamId), client.id, grace);
+    return { ...toClientWire(rotated.client), client_secret: rotated.secret };
+  },
+  'oidc-clients delete': async (values, db) => {
+    const client = await operatorClient(db, required('oidc-clients delete', values, 'client'));
+    await clientActions.delete(operatorContext(db, client.teamId), client.id);
+    return { client_id: client.id, deleted: true };
+  },
   // runCommand migrates before every command.
   'db migrate': async () => ({ migrated: true }),
 };
@@ -183,6 +233,7 @@ const RUNS: Record<DatabaseCommandName, Run> = {
 export async function runCommand(
   name: DatabaseCommandName,
   values: Values,
+  lists: Lists = {},
 ): Promise<Record<string, unknown>> {
   const shutdownHooks: Array<() => Promise<void>> = [];
   try {
@@ -190,7 +241,7 @@ export async function runCommand(
     await migrateDatabase(url);
     const database = connectDatabase(url, { max: 2 });
     try {
-      return await RUNS[name](values, database.db);
+      return await RUNS[name](values, database.db, lists);
     } finally {
       await database.close();
     }

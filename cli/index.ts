@@ -14,7 +14,7 @@ async function main(argv: string[]): Promise<string> {
     return JSON.stringify(await runOfflineCommand(invocation.name, invocation.values));
   }
   const { runCommand } = await import('./commands');
-  return JSON.stringify(await runCommand(invocation.name, invocation.values));
+  return JSON.stringify(await runCommand(invocation.name, invocation.values, invocation.lists));
 }
 
 /** An error as the operator reads it: a validation's messages, else the error's own. */

@@ -14,6 +14,8 @@ interface CommandSpec {
   description: string;
   /** The options it takes, each with a value. */
   options: readonly string[];
+  /** Its options that may be given more than once (read as `lists[option]`). */
+  repeatable?: readonly string[];
   /** The one argument it takes besides its options (read as `values.file`), if any. */
   operand?: 'file';
   /** It works on files alone: no database is opened (nor migrated). */
@@ -85,6 +87,34 @@ export const COMMANDS = {
     operand: 'file',
     offline: true,
   },
+  'oidc-clients create': {
+    synopsis:
+      '--team TEAM_ID --name NAME --redirect-uri URL [--redirect-uri URL…] [--mode test|live] [--template NAME]',
+    description:
+      "Registers an identity provider (Okta, any OIDC relying party) as a client of the service's OpenID\n" +
+      'provider for a team: its exact redirect URIs (https; http only to a loopback host, for a test-mode\n' +
+      'client), its mode (test unless --mode live: the cases its flows open) and its default template. Prints\n' +
+      '`client_id` and `client_secret` (shown once, kept hashed). Audited as the operator.',
+    options: ['team', 'name', 'redirect-uri', 'mode', 'template'],
+    repeatable: ['redirect-uri'],
+  },
+  'oidc-clients list': {
+    synopsis: '--team TEAM_ID',
+    description: "Lists a team's identity-provider clients (never their secrets).",
+    options: ['team'],
+  },
+  'oidc-clients rotate-secret': {
+    synopsis: '--client CLIENT_ID [--grace-seconds N]',
+    description:
+      'Gives a client a new secret, printed once; the one it replaces keeps working for N seconds (default 0,\n' +
+      'at most 30 days), while the identity provider is given the new one. Audited as the operator.',
+    options: ['client', 'grace-seconds'],
+  },
+  'oidc-clients delete': {
+    synopsis: '--client CLIENT_ID',
+    description: 'Removes a client: its flows are refused from then on. Audited as the operator.',
+    options: ['client'],
+  },
   'db migrate': {
     synopsis: '',
     description: 'Applies the database migrations (every process of the service also does at start).',
@@ -139,7 +169,10 @@ function isGroup(prefix: string): boolean {
   return NAMES.some((name) => name.startsWith(`${prefix} `));
 }
 
-export type Invocation = { help: string } | { name: CommandName; values: Values };
+/** Each repeatable option's values, in order (empty when not given). */
+export type Lists = Record<string, string[]>;
+
+export type Invocation = { help: string } | { name: CommandName; values: Values; lists: Lists };
 
 /**
  * What the arguments ask for: a usage to print (`help`, `--help` or `-h` anywhere), or a command
@@ -165,7 +198,10 @@ export function parseInvocation(argv: string[]): Invocation {
   const usage = commandUsage(name);
   if (wantsHelp) return { help: usage };
   const accepted: readonly string[] = COMMANDS[name].options;
-  const options = Object.fromEntries(accepted.map((option) => [option, { type: 'string' as const }]));
+  const repeatable: readonly string[] = (COMMANDS[name] as CommandSpec).repeatable ?? [];
+  const options = Object.fromEntries(
+    accepted.map((option) => [option, { type: 'string' as const, multiple: repeatable.includes(option) }]),
+  );
   // Unknown options and stray words said in our words, with the command's usage, rather than in
   // the parser's (which suggests putting an unknown option after `--`).
   const { tokens } = parseArgs({
@@ -193,10 +229,13 @@ export function parseInvocation(argv: string[]): Invocation {
   }
   try {
     const { values } = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
-    return {
-      name,
-      values: { ...(values as Values), ...(spec.operand ? { [spec.operand]: operands[0] } : {}) },
-    };
+    const single = Object.fromEntries(
+      Object.entries(values).filter(([option]) => !repeatable.includes(option)),
+    ) as Values;
+    const lists = Object.fromEntries(
+      repeatable.map((option) => [option, (values as Record<string, string[] | undefined>)[option] ?? []]),
+    );
+    return { name, values: { ...single, ...(spec.operand ? { [spec.operand]: operands[0] } : {}) }, lists };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), usage);
   }

@@ -5,6 +5,7 @@ export * from './cases';
 export * from './events';
 export * from './imports';
 export * from './mail';
+export * from './oidc';
 export * from './service';
 export * from './signing';
 export * from './teams';

@@ -27,6 +27,14 @@ export const SYSTEM_ACTOR: AuditActor = {
   userAgent: null,
 };
 
+/** The operator, for what the operator CLI changes in a team (`oidc-clients create`…). */
+export const OPERATOR_ACTOR: AuditActor = {
+  userId: null,
+  email: 'Vouch operator (CLI)',
+  ipAddress: null,
+  userAgent: null,
+};
+
 /**
  * Records a console change. Call it in the same transaction as the change, so the log never
  * shows something that did not happen (nor misses something that did).

@@ -17,6 +17,7 @@ const NAV = [
   { href: '/console/templates', label: 'Templates' },
   { href: '/console/keys', label: 'API keys' },
   { href: '/console/webhooks', label: 'Webhooks' },
+  { href: '/console/identity-providers', label: 'Identity providers' },
   { href: '/console/members', label: 'Members' },
   { href: '/console/branding', label: 'Branding' },
   { href: '/console/audit', label: 'Audit log' },

@@ -3,6 +3,7 @@ import { consoleAuditRouter } from '@/server/api/console/routers/audit';
 import { consoleCasesRouter } from '@/server/api/console/routers/cases';
 import { consoleImportsRouter } from '@/server/api/console/routers/imports';
 import { consoleMailboxRouter } from '@/server/api/console/routers/mailbox';
+import { consoleOidcClientsRouter } from '@/server/api/console/routers/oidc-clients';
 import { consoleAuthRouter } from '@/server/api/console/routers/session';
 import { consoleTeamRouter } from '@/server/api/console/routers/team';
 import { consoleTemplatesRouter } from '@/server/api/console/routers/templates';
@@ -26,4 +27,5 @@ export const consoleRouter = router({
   webhooks: consoleWebhooksRouter,
   team: consoleTeamRouter,
   templates: consoleTemplatesRouter,
+  oidcClients: consoleOidcClientsRouter,
 });

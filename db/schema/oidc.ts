@@ -1,0 +1,39 @@
+import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, livemode, timestamptz } from './columns';
+import { teams } from './teams';
+import { verificationTemplates } from './templates';
+
+/**
+ * A relying party of the service's OpenID provider (server/oidc): an identity provider such as
+ * Okta, registered by a team, whose flows open that team's cases in the client's mode.
+ */
+export const oidcClients = pgTable(
+  'oidc_clients',
+  {
+    /** The `client_id`: `vouch_client_` and 24 random base62 characters. */
+    id: text('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** The mode of the cases its flows open: test unless the team chose live. */
+    livemode: livemode().default(false),
+    name: text('name').notNull(),
+    /** Where authorization answers may go, each compared exactly. */
+    redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+    /** The template its flows run without an `idv_flow_<name>` scope; null: such a flow is refused. */
+    defaultTemplateId: uuid('default_template_id').references(() => verificationTemplates.id, {
+      onDelete: 'set null',
+    }),
+    /** SHA-256 (hex) of the client secret: the secret itself is shown once. */
+    secretHash: text('secret_hash').notNull(),
+    /** The secret's last four characters, for the console to tell secrets apart. */
+    secretHint: text('secret_hint').notNull(),
+    /** The secret before the last rotation, accepted until `previous_secret_expires_at`. */
+    previousSecretHash: text('previous_secret_hash'),
+    previousSecretExpiresAt: timestamptz('previous_secret_expires_at'),
+    createdAt: createdAt(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  // The console and the CLI list a team's clients.
+  (t) => [index('oidc_clients_team_idx').on(t.teamId)],
+);
