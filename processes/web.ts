@@ -33,6 +33,7 @@ import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { bodyLimitFor } from '@/server/api/http/request-body';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
 import { staticAssets } from '@/server/api/http/static-assets';
+import { oauthRefusal } from '@/server/api/oauth/oauth-answers';
 import { refusedPage } from '@/server/api/pages/refused-page';
 import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
 import { bootRuntime } from '@/server/platform/boot-runtime';
@@ -70,8 +71,9 @@ const staticAssetAt = staticAssets({
 });
 
 /**
- * An error answered by this process itself: the API's JSON shape on API paths, a page in the
- * reader's language under /v (a subject or a manager meets it), text elsewhere.
+ * An error answered by this process itself: the API's JSON shape on API paths, OAuth's on the
+ * OpenID provider's, a page in the reader's language under /v (a subject or a manager meets it),
+ * text elsewhere.
  */
 function refusal(pathname: string, error: AppError, req?: IncomingMessage) {
   const wire = toWireError(error);
@@ -86,6 +88,10 @@ function refusal(pathname: string, error: AppError, req?: IncomingMessage) {
       wire.status,
     );
     return { status: page.status, headers: { ...wire.headers, ...page.headers }, body: page.body };
+  }
+  if (surface === 'oauth') {
+    const answer = oauthRefusal(wire.status, wire.body.detail);
+    return { status: wire.status, headers: { ...wire.headers, ...answer.headers }, body: answer.body };
   }
   const json = surface === 'api';
   return {

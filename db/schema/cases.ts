@@ -30,6 +30,8 @@ export const cases = pgTable(
     /** The language the subject is addressed in (a supported locale), or null: the team's default then. */
     locale: text('locale').$type<Locale>(),
     notes: text('notes').notNull().default(''),
+    /** Who the case is about in the system that asked for it: an identity provider's `login_hint`; null otherwise. */
+    externalRef: text('external_ref'),
     failureReason: text('failure_reason'),
     createdAt: createdAt(),
     expiresAt: timestamptz('expires_at').notNull(),

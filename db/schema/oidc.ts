@@ -1,4 +1,5 @@
 import { index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { cases } from './cases';
 import { createdAt, livemode, timestamptz } from './columns';
 import { teams } from './teams';
 import { verificationTemplates } from './templates';
@@ -36,4 +37,40 @@ export const oidcClients = pgTable(
   },
   // The console and the CLI list a team's clients.
   (t) => [index('oidc_clients_team_idx').on(t.teamId)],
+);
+
+/**
+ * One identity provider's verification flow (server/oidc): its pushed authorization request
+ * (`request_uri`, single use within 60 s), the case its authorization opened, and the code that
+ * hands the verdict back (single use within 60 s, kept as its hash).
+ */
+export const oidcFlows = pgTable(
+  'oidc_flows',
+  {
+    /** The request_uri's random part (`urn:ietf:params:oauth:request_uri:<id>`). */
+    id: text('id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oidcClients.id, { onDelete: 'cascade' }),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** The pushed request as checked: redirect_uri, state, nonce, PKCE challenge, login_hint, the claims asked for, the template. */
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    requestExpiresAt: timestamptz('request_expires_at').notNull(),
+    /** When the browser brought the request_uri to authorize (it is then spent). */
+    authorizedAt: timestamptz('authorized_at'),
+    /** The case the authorization opened. */
+    caseId: uuid('case_id').references(() => cases.id, { onDelete: 'set null' }),
+    /** SHA-256 (hex) of the authorization code handed back, its deadline, and when it was redeemed. */
+    codeHash: text('code_hash'),
+    codeExpiresAt: timestamptz('code_expires_at'),
+    codeUsedAt: timestamptz('code_used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The token endpoint finds a flow by its code; a case's page by its case.
+    index('oidc_flows_code_idx').on(t.codeHash),
+    index('oidc_flows_case_idx').on(t.caseId),
+  ],
 );

@@ -31,6 +31,7 @@ function record(overrides: Partial<CaseRecord>): CaseRecord {
     subjectName: null,
     locale: null,
     notes: '',
+    externalRef: null,
     failureReason: null,
     createdAt: created,
     expiresAt: deadline,

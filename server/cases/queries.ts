@@ -32,6 +32,7 @@ export interface CaseRowWithSteps {
   subject_name: string | null;
   locale: Locale | null;
   notes: string;
+  external_ref: string | null;
   failure_reason: string | null;
   created_at: string;
   expires_at: string;
@@ -67,6 +68,7 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
     subjectName: row.subject_name,
     locale: row.locale,
     notes: row.notes,
+    externalRef: row.external_ref,
     failureReason: row.failure_reason,
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
@@ -219,6 +221,7 @@ export const insertCase = reusableQuery((db) =>
       subjectName: sql.placeholder('subjectName'),
       locale: sql.placeholder('locale'),
       notes: sql.placeholder('notes'),
+      externalRef: sql.placeholder('externalRef'),
       createdAt: sql.placeholder('now'),
       updatedAt: sql.placeholder('now'),
       expiresAt: sql.placeholder('expiresAt'),
@@ -266,6 +269,7 @@ export type NewCaseRow = {
   subjectName: string | null;
   locale: Locale | null;
   notes: string;
+  externalRef: string | null;
   now: Date;
   expiresAt: Date;
 };

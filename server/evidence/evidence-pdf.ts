@@ -278,6 +278,7 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
     ['Outcome', c.failure_reason ? `${c.status} (${c.failure_reason})` : c.status],
     ['Subject', c.subject_email],
     ['Subject’s name', c.subject_name],
+    ['External reference', c.external_ref],
     ['Created', c.created_at],
     ['Ended', c.ended_at],
     ['Case id', c.id],

@@ -146,6 +146,7 @@ export async function readEvidenceRecord(
       // placeholder it holds, which is no personal value).
       subject_email: redacted?.subject_email ?? record.subjectEmail,
       subject_name: record.redactedAt ? (redacted?.subject_name ?? null) : record.subjectName,
+      external_ref: record.redactedAt ? (redacted?.external_ref ?? null) : record.externalRef,
     },
     steps: ordered.map((step) => ({
       method: step.method,

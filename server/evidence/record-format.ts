@@ -60,6 +60,8 @@ export interface EvidenceRecord {
     subject_email: string;
     /** The subject's name as given or read from their document, when known. */
     subject_name: string | null;
+    /** Who the case is about in the system that opened it (an identity provider's login_hint). */
+    external_ref: string | null;
   };
   steps: EvidenceStep[];
   /** Each event about the case, with SHA-256 (hex) of its body as delivered (null when not known). */
@@ -80,6 +82,7 @@ export interface EvidenceRecord {
 export type RedactedEvidence = {
   subject_email: string;
   subject_name: string | null;
+  external_ref?: string | null;
   steps: Record<string, Record<string, string | null>>;
 };
 

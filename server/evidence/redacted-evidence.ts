@@ -34,6 +34,7 @@ export async function keepRedactedEvidence(tx: Tx, record: CaseRecord): Promise<
   const evidence: RedactedEvidence = {
     subject_email: keyedHash(key, record.subjectEmail),
     subject_name: keyed(record.subjectName),
+    external_ref: keyed(record.externalRef),
     steps,
   };
   await tx.insert(redactedEvidence).values({ caseId: record.id, evidence }).onConflictDoNothing();

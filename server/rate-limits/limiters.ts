@@ -18,7 +18,9 @@ import { consumePoints } from './queries';
  *   one client address, and from all addresses together;
  * - `team_invitations`: invitations one team sends;
  * - `resends_team`, `resends_recipient`: a case's links mailed again, per team (and mode) and per
- *   address mailed, so that resends cannot be turned on someone's inbox one case at a time.
+ *   address mailed, so that resends cannot be turned on someone's inbox one case at a time;
+ * - `oidc_par`, `oidc_token`: an identity-provider client's pushed authorization requests and
+ *   token requests (server/oidc).
  */
 export type RateLimitBucket =
   | 'read'
@@ -31,7 +33,9 @@ export type RateLimitBucket =
   | 'account_sign_in_links'
   | 'team_invitations'
   | 'resends_team'
-  | 'resends_recipient';
+  | 'resends_recipient'
+  | 'oidc_par'
+  | 'oidc_token';
 
 /** What guards an account: wrong passwords, and sign-in links mailed to it. */
 export type AccountGuard = 'password' | 'sign_in_link';
@@ -89,6 +93,9 @@ export const ACCOUNT_ATTEMPTS = { points: 50, seconds: 15 * 60 };
 /** Invitations one team may send per day (counted from the day's first). */
 export const TEAM_INVITATIONS_PER_DAY = 20;
 /** Decisions: a team resends at most 100 times an hour, an address is mailed again 10 times a day. */
+/** What one identity-provider client may push (PAR) and redeem (token) a minute, each. */
+export const OIDC_CLIENT_BUDGET = { points: 60, seconds: 60 };
+
 export const RESEND_BUDGETS = {
   team: { points: 100, seconds: secondsInHour },
   recipient: { points: 10, seconds: secondsInDay },
@@ -112,6 +119,8 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     team_invitations: { points: TEAM_INVITATIONS_PER_DAY, seconds: secondsInDay, prefix: 'invite' },
     resends_team: { ...RESEND_BUDGETS.team, prefix: 'resend_team' },
     resends_recipient: { ...RESEND_BUDGETS.recipient, prefix: 'resend_to' },
+    oidc_par: { ...OIDC_CLIENT_BUDGET, prefix: 'oidc_par' },
+    oidc_token: { ...OIDC_CLIENT_BUDGET, prefix: 'oidc_token' },
   };
 }
 
@@ -160,6 +169,10 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
       return `This address has been sent links again ${points} times today; retry in ${retryAfter} s.`;
     case 'write':
       return `Rate limit of ${points} writes per minute exceeded; retry in ${retryAfter} s.`;
+    case 'oidc_par':
+      return `This client has pushed ${points} authorization requests in the last minute; retry in ${retryAfter} s.`;
+    case 'oidc_token':
+      return `This client has asked for ${points} tokens in the last minute; retry in ${retryAfter} s.`;
     default:
       return `Rate limit of ${points} requests per minute exceeded; retry in ${retryAfter} s.`;
   }

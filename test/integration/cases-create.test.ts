@@ -52,6 +52,7 @@ interface CaseBody {
   status: string;
   subject_email: string;
   subject_name: string | null;
+  external_ref: string | null;
   created_at: string;
   expires_at: string;
   is_expired: boolean;
@@ -73,6 +74,7 @@ describe('POST /v1/cases/ success', () => {
         'canceled_at',
         'created_at',
         'expires_at',
+        'external_ref',
         'failure_reason',
         'id',
         'is_expired',
@@ -96,6 +98,7 @@ describe('POST /v1/cases/ success', () => {
     expect(c.subject_email).toBe('subject@example.com');
     expect(c.subject_name).toBeNull();
     expect(c.notes).toBe('');
+    expect(c.external_ref).toBeNull();
     expect(c.failure_reason).toBeNull();
     expect((c as CaseBody & { livemode: boolean }).livemode).toBe(true);
     expect(c.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

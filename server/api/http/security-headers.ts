@@ -5,10 +5,12 @@ import { randomBytes } from 'node:crypto';
  * `verification` (the subject's pages, whose route handlers set their own stricter policy), or
  * `page` (the console, /docs and the home page, rendered by Next with its scripts).
  */
-export type Surface = 'api' | 'verification' | 'page';
+export type Surface = 'api' | 'oauth' | 'verification' | 'page';
 
 export function surfaceOf(pathname: string): Surface {
   if (/^\/(v1|api|integrations)(\/|$)/.test(pathname)) return 'api';
+  // The OpenID provider's endpoints answer in OAuth's shapes (server/oidc/oauth-error.ts).
+  if (/^\/oauth2(\/|$)/.test(pathname)) return 'oauth';
   if (/^\/v(\/|$)/.test(pathname)) return 'verification';
   return 'page';
 }

@@ -29,6 +29,7 @@ function sampleCase(team: TeamPresentation, now: Date): VerificationCase {
     subjectName: 'Alex Example',
     locale: null,
     notes: '',
+    externalRef: null,
     failureReason: null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + 48 * 3600_000),

@@ -57,6 +57,7 @@ function identityCase(overrides: Partial<CaseRecord>, retentionDays: number | nu
     subjectName: null,
     locale: null,
     notes: '',
+    externalRef: null,
     failureReason: null,
     createdAt: now,
     expiresAt: new Date(now.getTime() + 3600_000),

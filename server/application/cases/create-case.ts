@@ -134,7 +134,7 @@ export async function writeCases(
     () =>
       insertCases(
         tx,
-        planned.map(({ prepared: { input }, id, publicId, expiresAt }) => ({
+        planned.map(({ prepared: { input, externalRef }, id, publicId, expiresAt }) => ({
           id,
           teamId,
           livemode,
@@ -143,6 +143,7 @@ export async function writeCases(
           subjectName: input.subject_name ?? null,
           locale: input.locale ? supportedLocale(input.locale) : null,
           notes: input.notes,
+          externalRef: externalRef ?? null,
           now,
           expiresAt,
         })),
@@ -211,6 +212,8 @@ export interface PreparedCase {
   input: CreateCaseInput & Required<Pick<CreateCaseInput, 'verification_methods'>>;
   methods: VerificationMethod[];
   settings: Partial<Record<VerificationMethod, Record<string, unknown>>>;
+  /** Who the case is about in the system that asked for it (an identity provider's login_hint). */
+  externalRef?: string | null;
 }
 
 /**

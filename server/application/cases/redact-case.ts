@@ -28,6 +28,7 @@ function personalValues(record: CaseRecord): Erasure[] {
   const values: Erasure[] = [{ value: record.subjectEmail, replacement: redactedEmail(record.publicId) }];
   const others = [
     record.subjectName,
+    record.externalRef,
     ...record.steps.flatMap((step) =>
       METHOD_BY_KEY[step.method].personalSettings.map((key) => settingString(record, step.method, key)),
     ),
@@ -51,7 +52,7 @@ function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
 
 /**
  * Erases the subject's personal data for good, in one transaction: the case's subject e-mail (to a
- * placeholder), name and notes; the steps' settings (manager's name and e-mail, phone number, the
+ * placeholder), name, notes and external reference; the steps' settings (manager's name and e-mail, phone number, the
  * question, the hashes), every stored event body and delivery body about the case, what receivers
  * answered to those deliveries and the errors they caused, its mails and dev-mailbox entries, the
  * stored idempotent request and answer, and audit details that quote a personal value. The
@@ -99,6 +100,7 @@ export async function redactLockedCase(
     subjectEmail: redactedEmail(record.publicId),
     subjectName: null,
     notes: '',
+    externalRef: null,
     redactedAt: now,
     updatedAt: now,
     steps: record.steps.map((step) => ({ ...step, settings: {} })),
@@ -122,6 +124,7 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
       subjectEmail: redactedEmail(record.publicId),
       subjectName: null,
       notes: '',
+      externalRef: null,
       redactedAt: now,
       updatedAt: now,
     })

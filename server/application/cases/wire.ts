@@ -205,6 +205,14 @@ export const caseOutput = z
       description: 'Your team’s note, as given at creation (empty when none; erased by redaction).',
       examples: ['Contractor onboarding, badge 42'],
     }),
+    external_ref: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Who the case is about in the system that opened it: for a case an identity provider started (Okta, any OIDC relying party), the `login_hint` it sent (its user’s id); null otherwise.',
+        examples: [null, '00u1a2b3c4d5e6f7g8h9'],
+      }),
     failure_reason: z
       .string()
       .nullable()
@@ -251,6 +259,7 @@ export const EXAMPLE_CASE_WIRE: CaseWire = {
   verification_url: `https://vouch.example.com/v/${EXAMPLE_CASE.publicId}`,
   verification_methods: EXAMPLE_VERIFICATION_METHODS as CaseWire['verification_methods'],
   notes: '',
+  external_ref: null,
   failure_reason: null,
   livemode: true,
   canceled_at: null,
@@ -288,6 +297,7 @@ export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): 
     verification_url: verificationUrl(pageBase, record.publicId),
     verification_methods: verificationMethodsWire(record.steps),
     notes: record.notes,
+    external_ref: record.externalRef,
     failure_reason: record.failureReason,
     livemode: record.livemode,
     canceled_at: record.canceledAt?.toISOString() ?? null,

@@ -14,10 +14,16 @@ const HOME = 'server/verification/methods/';
 
 /**
  * Lines where the same word is not a method's key: a validator's format, the
- * field-name guesses of the validation messages, the OpenAPI document's examples, and the
- * recipients of mailed links.
+ * field-name guesses of the validation messages, the OpenAPI document's examples, the
+ * recipients of mailed links, and the claims an identity provider sends (its `email` claim).
  */
-const NOT_A_METHOD = [/format === 'email'/, /^\s*names: \[/, /examples: \[/, /mailsLinkTo === 'manager'/];
+const NOT_A_METHOD = [
+  /format === 'email'/,
+  /^\s*names: \[/,
+  /examples: \[/,
+  /mailsLinkTo === 'manager'/,
+  /requestedValue\(verifiedClaims, 'email'\)/,
+];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

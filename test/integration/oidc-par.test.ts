@@ -1,0 +1,304 @@
+/**
+ * The OpenID provider's front door (issue 30, part 3): discovery, and pushed authorization
+ * requests as Okta sends them (form and JSON bodies, both trust-framework spellings, the
+ * array-shaped verified_claims) and as openid-client pushes them (client_secret_post and
+ * client_secret_basic). Each refusal answers OAuth's error shape and says why.
+ */
+
+import { eq } from 'drizzle-orm';
+import * as oidc from 'openid-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oidcFlows } from '@/db/schema';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
+import { apiClient } from '@/test/support/api-client';
+import { type RunningApp, startApp } from '@/test/support/app';
+import { runCli } from '@/test/support/console-client';
+import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+
+let database: TestDatabase;
+let app: RunningApp;
+let teamId: string;
+let clientId: string;
+let clientSecret: string;
+let strangerTemplate: string;
+const REDIRECT = 'https://acme.okta.com/idp/identity-verification/callback';
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startApp({ databaseUrl: database.url });
+  const created = await createTeam(database.db, { name: 'Acme', adminEmail: 'owner@acme.test' }, systemClock);
+  teamId = created.team.id;
+  const api = apiClient(app.baseUrl, created.testKey.token);
+  for (const template of [
+    { name: 'helpdesk', verification_methods: { email: true, government_id: true } },
+    { name: 'no-id', verification_methods: { email: true, sms: true } },
+    { name: 'new-hire', verification_methods: { government_id: true, manager: true } },
+  ]) {
+    expect((await api.post('/v1/templates/', template)).status).toBe(201);
+  }
+  const other = await createTeam(database.db, { name: 'Other', adminEmail: 'o@other.test' }, systemClock);
+  strangerTemplate = 'other-team-only';
+  expect(
+    (
+      await apiClient(app.baseUrl, other.testKey.token).post('/v1/templates/', {
+        name: strangerTemplate,
+        verification_methods: { government_id: true },
+      })
+    ).status,
+  ).toBe(201);
+  const client = await runCli(
+    ['oidc-clients', 'create', '--team', teamId, '--name', 'Okta', '--redirect-uri', REDIRECT],
+    { DATABASE_URL: database.url },
+  );
+  clientId = String(client.client_id);
+  clientSecret = String(client.client_secret);
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await database?.close();
+});
+
+/** Okta's `claims`, as its guide shows them: an array, values with fuzzy. */
+function oktaClaims(framework = 'IDV-DELEGATED', names = { given: 'Ada', family: 'Lovelace' }) {
+  return {
+    id_token: {
+      verified_claims: [
+        {
+          verification: {
+            trust_framework: { value: framework, essential: true },
+            assurance_level: { value: 'VERIFIED', essential: true },
+          },
+          claims: {
+            given_name: { value: names.given, fuzzy: true },
+            family_name: { value: names.family, fuzzy: true },
+            email: { value: 'ada@acme.test', fuzzy: true },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** An Okta PAR's parameters, with a valid PKCE challenge. */
+async function oktaParams(overrides: Record<string, unknown> = {}) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    client_secret: clientSecret,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    scope: 'openid profile identity_assurance idv_flow_helpdesk',
+    nonce: 'n-0S6_WzA2Mj',
+    state: 'okta-state-123',
+    login_hint: '00u1a2b3c4d5e6f7g8h9',
+    redirect_uri: REDIRECT,
+    claims: oktaClaims(),
+    ...overrides,
+  };
+}
+
+function postForm(params: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const body = new URLSearchParams(
+    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+  );
+  return fetch(`${app.baseUrl}/oauth2/par`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8', ...headers },
+    body,
+  });
+}
+
+function postJson(params: Record<string, unknown>) {
+  return fetch(`${app.baseUrl}/oauth2/par`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(params),
+  });
+}
+
+async function oauthError(response: Response) {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  return body as { error: string; error_description: string };
+}
+
+describe('discovery', () => {
+  it('publishes the provider: issuer, endpoints, PAR required, S256, client authentication, verified claims', async () => {
+    const response = await fetch(`${app.baseUrl}/.well-known/openid-configuration`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      issuer: app.baseUrl,
+      pushed_authorization_request_endpoint: `${app.baseUrl}/oauth2/par`,
+      authorization_endpoint: `${app.baseUrl}/oauth2/authorize`,
+      token_endpoint: `${app.baseUrl}/oauth2/token`,
+      jwks_uri: `${app.baseUrl}/.well-known/jwks.json`,
+      require_pushed_authorization_requests: true,
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      claims_parameter_supported: true,
+      verified_claims_supported: true,
+      trust_frameworks_supported: ['IDV-DELEGATED', 'IDV_DELEGATED'],
+      claims_in_verified_claims_supported: ['given_name', 'family_name'],
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
+  });
+});
+
+describe('POST /oauth2/par', () => {
+  it('takes Okta’s request as a form (both spellings of the trust framework) and as JSON: 201 {request_uri, expires_in: 60}', async () => {
+    for (const send of [
+      async () => postForm(await oktaParams()),
+      async () => postForm(await oktaParams({ claims: oktaClaims('IDV_DELEGATED') })),
+      async () => postJson(await oktaParams()),
+    ]) {
+      const response = await send();
+      expect(response.status).toBe(201);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const body = (await response.json()) as { request_uri: string; expires_in: number };
+      expect(body).toEqual({
+        request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:[0-9A-Za-z]{32}$/),
+        expires_in: 60,
+      });
+      const [flow] = await database.db
+        .select()
+        .from(oidcFlows)
+        .where(eq(oidcFlows.id, body.request_uri.split(':').at(-1) ?? ''));
+      expect(flow).toMatchObject({ clientId, teamId });
+      expect(flow?.request).toMatchObject({
+        redirectUri: REDIRECT,
+        loginHint: '00u1a2b3c4d5e6f7g8h9',
+        subjectEmail: 'ada@acme.test',
+        template: 'helpdesk',
+      });
+      expect((flow?.requestExpiresAt.getTime() ?? 0) - (flow?.createdAt.getTime() ?? 0)).toBe(60_000);
+    }
+  });
+
+  it('is what openid-client pushes with buildAuthorizationUrlWithPAR, with client_secret_post and client_secret_basic', async () => {
+    for (const auth of [oidc.ClientSecretPost(clientSecret), oidc.ClientSecretBasic(clientSecret)]) {
+      const config = await oidc.discovery(new URL(app.baseUrl), clientId, undefined, auth, {
+        execute: [oidc.allowInsecureRequests],
+      });
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid profile identity_assurance idv_flow_helpdesk',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        login_hint: 'ada@acme.test',
+        claims: JSON.stringify(oktaClaims()),
+      });
+      expect(url.origin + url.pathname).toBe(`${app.baseUrl}/oauth2/authorize`);
+      expect(url.searchParams.get('client_id')).toBe(clientId);
+      expect(url.searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    }
+  });
+
+  it('refuses a client that does not authenticate, naming nothing of it: 401 invalid_client', async () => {
+    for (const params of [
+      await oktaParams({ client_secret: 'vouch_secret_wrong' }),
+      await oktaParams({ client_id: 'vouch_client_unknown000000000000' }),
+      await oktaParams({ client_secret: undefined }),
+    ]) {
+      const response = await postForm(
+        Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)),
+      );
+      expect(response.status).toBe(401);
+      expect((await oauthError(response)).error).toBe('invalid_client');
+    }
+  });
+
+  it('refuses each malformed request with invalid_request (or its own error) saying why', async () => {
+    const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
+      [
+        { redirect_uri: 'https://evil.example/callback' },
+        'invalid_request',
+        /redirect_uri is not registered/,
+      ],
+      [{ code_challenge: undefined }, 'invalid_request', /code_challenge is required/],
+      [{ code_challenge_method: 'plain' }, 'invalid_request', /PKCE is required/],
+      [{ response_type: 'token' }, 'unsupported_response_type', /response_type must be code/],
+      [{ scope: 'profile idv_flow_helpdesk' }, 'invalid_scope', /must include openid/],
+      [{ scope: 'openid' }, 'invalid_request', /No template: name one with the scope idv_flow_<template>/],
+      [{ scope: 'openid idv_flow_no-id' }, 'invalid_request', /reads no government ID/],
+      [{ scope: 'openid idv_flow_new-hire' }, 'invalid_request', /leaves manager_name and manager_email to each case/],
+      [
+        { scope: `openid idv_flow_${'other-team-only'}` },
+        'invalid_scope',
+        /no template named "other-team-only"/,
+      ],
+      [
+        { claims: oktaClaims('eIDAS') },
+        'invalid_request',
+        /trust_framework must be IDV-DELEGATED or IDV_DELEGATED, not eIDAS/,
+      ],
+      [
+        {
+          claims: { id_token: { verified_claims: [{ verification: { trust_framework: 'IDV-DELEGATED' } }] } },
+        },
+        'invalid_request',
+        /must ask for given_name/,
+      ],
+      [{ claims: 'not json' }, 'invalid_request', /claims is not JSON/],
+      [{ login_hint: undefined }, 'invalid_request', /login_hint is required/],
+      [{ request_uri: 'urn:x' }, 'invalid_request', /not request_uri/],
+    ];
+    for (const [overrides, error, description] of refusals) {
+      const params = Object.fromEntries(
+        Object.entries(await oktaParams(overrides)).filter(([, v]) => v !== undefined),
+      );
+      const response = await postForm(params);
+      expect(response.status, JSON.stringify(overrides)).toBe(400);
+      const body = await oauthError(response);
+      expect(body.error, JSON.stringify(overrides)).toBe(error);
+      expect(body.error_description).toMatch(description);
+    }
+    // No e-mail claim and a login_hint that is no address: nobody to open the case for.
+    const noEmail = await oktaParams();
+    const [entry] = noEmail.claims.id_token.verified_claims;
+    if (entry) delete (entry.claims as Record<string, unknown>).email;
+    const response = await postForm(noEmail);
+    expect((await oauthError(response)).error_description).toMatch(/No e-mail address for the person/);
+  });
+
+  it('answers a wrong method, a body of another type, and a repeated parameter in OAuth’s shape', async () => {
+    const get = await fetch(`${app.baseUrl}/oauth2/par`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    expect((await oauthError(get)).error).toBe('invalid_request');
+    const text = await fetch(`${app.baseUrl}/oauth2/par`, { method: 'POST', body: 'hello' });
+    expect(text.status).toBe(415);
+    await oauthError(text);
+    const twice = await fetch(`${app.baseUrl}/oauth2/par`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `client_id=${clientId}&client_id=${clientId}`,
+    });
+    expect((await oauthError(twice)).error_description).toMatch(/client_id is given more than once/);
+  });
+
+  it('takes at most 60 pushed requests a minute from one client: 429 with Retry-After', async () => {
+    const params = await oktaParams();
+    const statuses: number[] = [];
+    let limited: Response | undefined;
+    for (let i = 0; i < 70 && !limited; i += 1) {
+      const response = await postForm(params);
+      statuses.push(response.status);
+      if (response.status === 429) limited = response;
+      else await response.text();
+    }
+    expect(limited).toBeDefined();
+    if (!limited) return;
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await oauthError(limited)).error_description).toMatch(
+      /pushed 60 authorization requests in the last minute/,
+    );
+    expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(60);
+  });
+});
