@@ -1,3 +1,4 @@
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { oidcFlows } from '@/db/schema';
 import { randomBase62 } from '@/server/platform/ids';
@@ -39,4 +40,51 @@ export async function insertFlow(
     createdAt: input.now,
   });
   return `${REQUEST_URI_PREFIX}${id}`;
+}
+
+export type FlowRow = typeof oidcFlows.$inferSelect;
+
+/** The request_uri's flow id, or null for anything else. */
+export function flowIdOf(requestUri: string): string | null {
+  if (!requestUri.startsWith(REQUEST_URI_PREFIX)) return null;
+  const id = requestUri.slice(REQUEST_URI_PREFIX.length);
+  return /^[0-9A-Za-z]{32}$/.test(id) ? id : null;
+}
+
+/**
+ * Spends a pushed request: the first authorization that brings it takes it (one statement, so two
+ * at once cannot both), whether or not it is still in time; null when it is unknown or spent.
+ */
+export async function spendRequest(db: Queryable, id: string, now: Date): Promise<FlowRow | null> {
+  const [row] = await db
+    .update(oidcFlows)
+    .set({ authorizedAt: now })
+    .where(and(eq(oidcFlows.id, id), isNull(oidcFlows.authorizedAt)))
+    .returning();
+  return row ?? null;
+}
+
+export async function attachCase(db: Queryable, id: string, caseId: string): Promise<void> {
+  await db.update(oidcFlows).set({ caseId }).where(eq(oidcFlows.id, id));
+}
+
+/** The flow's request as it was pushed. */
+export function pushedRequest(flow: FlowRow): PushedRequest {
+  return flow.request as unknown as PushedRequest;
+}
+
+/**
+ * The relying party's redirect URI with the answer (RFC 6749 §4.1.2): a code, or an error, with
+ * its state and the issuer (RFC 9207).
+ */
+export function relyingPartyRedirect(
+  request: PushedRequest,
+  issuer: string,
+  answer: { code: string } | { error: string; error_description: string },
+): string {
+  const url = new URL(request.redirectUri);
+  for (const [name, value] of Object.entries(answer)) url.searchParams.set(name, value);
+  if (request.state !== null) url.searchParams.set('state', request.state);
+  url.searchParams.set('iss', issuer);
+  return url.toString();
 }

@@ -1,9 +1,12 @@
 import { readRequestBody } from '@/server/api/http/request-body';
 import { createRequestContext } from '@/server/api/trpc/context';
+import { type AuthorizeAnswer, authorizeFlow } from '@/server/application/oidc/authorize-flow';
 import { pushAuthorizationRequest } from '@/server/application/oidc/push-authorization';
 import { openidConfiguration } from '@/server/oidc/discovery';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
+import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { appErrorIn } from '@/server/platform/errors';
+import { escapeHtml } from '@/server/platform/html';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
 
@@ -116,6 +119,69 @@ export function showOpenidConfiguration(): Promise<Response> {
     const rt = await runtime();
     return Response.json(openidConfiguration(rt.env.BASE_URL), {
       headers: { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' },
+    });
+  });
+}
+
+/** What a person reads when the link that brought them cannot be used (English for now). */
+const REFUSALS: Record<
+  Exclude<AuthorizeAnswer, { redirect: string }>['refused'],
+  { title: string; text: string }
+> = {
+  unknown: {
+    title: 'This verification link cannot be used',
+    text: 'It has already been used, or it is not a link of ours. Go back to where you were signing in and start again.',
+  },
+  expired: {
+    title: 'This verification link has expired',
+    text: 'It works for one minute after it is made. Go back to where you were signing in and start again.',
+  },
+  wrong_client: {
+    title: 'This verification link cannot be used',
+    text: 'It was made for another application than the one that sent you here. Go back and start again.',
+  },
+};
+
+function refusalPage(kind: keyof typeof REFUSALS): Response {
+  const { title, text } = REFUSALS[kind];
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
+  return new Response(html, {
+    status: 400,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' },
+  });
+}
+
+/**
+ * GET /oauth2/authorize?request_uri=…[&client_id=…]: the browser goes into the case the request
+ * opens (303), or back to the relying party with an OAuth error, or, when the request cannot be
+ * used (unknown, spent, expired), to a page saying so: there is no redirect URI to trust then.
+ */
+export function getAuthorize(request: Request): Promise<Response> {
+  return answering('authorize', async () => {
+    const rt = await runtime();
+    const url = new URL(request.url);
+    const requestUri = url.searchParams.get('request_uri');
+    if (!requestUri) return refusalPage('unknown');
+    const answer = await authorizeFlow(
+      {
+        db: rt.database.db,
+        clock: rt.clock,
+        jobs: rt.jobProducer,
+        issuer: rt.env.BASE_URL,
+        pageBase: rt.env.VERIFY_URL_BASE,
+        defaultLocale: rt.env.DEFAULT_LOCALE,
+      },
+      {
+        requestUri,
+        clientId: url.searchParams.get('client_id'),
+        clientAddress: request.headers.get(CLIENT_ADDRESS_HEADER),
+        userAgent: request.headers.get('user-agent'),
+      },
+    );
+    if ('refused' in answer) return refusalPage(answer.refused);
+    return new Response(null, {
+      status: 303,
+      headers: { Location: answer.redirect, 'Cache-Control': 'no-store' },
     });
   });
 }

@@ -31,11 +31,16 @@ function creationDeps(ctx: CaseCreationContext) {
 }
 
 /**
- * A console user opens a case (the helpdesk's case): the same rules, billing and events as the
- * API's creation, committed with its audit entry.
+ * A console user (the helpdesk's case) or an identity provider's flow opens a case: the same
+ * rules, billing and events as the API's creation, committed with its audit entry.
  */
-export async function openAuditedCase(ctx: CaseCreationContext, input: CreateCaseInput): Promise<CaseRecord> {
-  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
+export async function openAuditedCase(
+  ctx: CaseCreationContext,
+  input: CreateCaseInput,
+  /** Who the case is about in the system that asked for it (an identity provider's login_hint). */
+  externalRef: string | null = null,
+): Promise<CaseRecord> {
+  const prepared = { ...(await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId))), externalRef };
   return auditedChange(
     ctx,
     (tx) => createCase(tx, ctx.scope, prepared, creationDeps(ctx)),

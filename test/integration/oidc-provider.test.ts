@@ -1,14 +1,14 @@
 /**
- * The OpenID provider's front door (issue 30, part 3): discovery, and pushed authorization
+ * The OpenID provider (issue 30, part 3): discovery, pushed authorization
  * requests as Okta sends them (form and JSON bodies, both trust-framework spellings, the
  * array-shaped verified_claims) and as openid-client pushes them (client_secret_post and
  * client_secret_basic). Each refusal answers OAuth's error shape and says why.
  */
 
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oidcFlows } from '@/db/schema';
+import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
@@ -227,7 +227,11 @@ describe('POST /oauth2/par', () => {
       [{ scope: 'profile idv_flow_helpdesk' }, 'invalid_scope', /must include openid/],
       [{ scope: 'openid' }, 'invalid_request', /No template: name one with the scope idv_flow_<template>/],
       [{ scope: 'openid idv_flow_no-id' }, 'invalid_request', /reads no government ID/],
-      [{ scope: 'openid idv_flow_new-hire' }, 'invalid_request', /leaves manager_name and manager_email to each case/],
+      [
+        { scope: 'openid idv_flow_new-hire' },
+        'invalid_request',
+        /leaves manager_name and manager_email to each case/,
+      ],
       [
         { scope: `openid idv_flow_${'other-team-only'}` },
         'invalid_scope',
@@ -300,5 +304,144 @@ describe('POST /oauth2/par', () => {
       /pushed 60 authorization requests in the last minute/,
     );
     expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('GET /oauth2/authorize', () => {
+  let client: { id: string; secret: string };
+
+  beforeAll(async () => {
+    const created = await runCli(
+      [
+        'oidc-clients',
+        'create',
+        '--team',
+        teamId,
+        '--name',
+        'Okta sandbox',
+        '--redirect-uri',
+        REDIRECT,
+        '--template',
+        'helpdesk',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    client = { id: String(created.client_id), secret: String(created.client_secret) };
+  });
+
+  async function pushed(overrides: Record<string, string> = {}) {
+    const config = await oidc.discovery(
+      new URL(app.baseUrl),
+      client.id,
+      undefined,
+      oidc.ClientSecretPost(client.secret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
+    return oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile identity_assurance',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      state: 'st-1',
+      nonce: oidc.randomNonce(),
+      login_hint: '00uOKTAUSER1',
+      ui_locales: 'de-AT en',
+      claims: JSON.stringify(oktaClaims()),
+      ...overrides,
+    });
+  }
+
+  it('opens a case for the person (the client’s default template, its mode, login_hint as external_ref, 30 minutes) and sends the browser into it', async () => {
+    const url = await pushed();
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = response.headers.get('location') ?? '';
+    expect(location).toMatch(new RegExp(`^${app.baseUrl}/v/[0-9A-Za-z]{16}$`));
+    const [flow] = await database.db
+      .select()
+      .from(oidcFlows)
+      .where(eq(oidcFlows.id, url.searchParams.get('request_uri')?.split(':').at(-1) ?? ''));
+    expect(flow?.caseId).toEqual(expect.any(String));
+    const [opened] = await database.db
+      .select()
+      .from(cases)
+      .where(eq(cases.id, flow?.caseId ?? ''));
+    expect(opened).toMatchObject({
+      teamId,
+      livemode: false,
+      status: 'open',
+      subjectEmail: 'ada@acme.test',
+      externalRef: '00uOKTAUSER1',
+      locale: 'de',
+      publicId: location.split('/').at(-1),
+    });
+    expect((opened?.expiresAt.getTime() ?? 0) - (opened?.createdAt.getTime() ?? 0)).toBe(30 * 60_000);
+    const steps = await database.db
+      .select()
+      .from(caseSteps)
+      .where(eq(caseSteps.caseId, opened?.id ?? ''));
+    expect(steps.map((s) => s.method).sort()).toEqual(['email', 'government_id', 'selfie']);
+    const [audit] = await database.db
+      .select()
+      .from(auditLog)
+      .where(eq(auditLog.target, opened?.id ?? ''));
+    expect(audit).toMatchObject({
+      action: 'case.created',
+      actorEmail: `Okta sandbox (identity provider ${client.id})`,
+    });
+
+    // A second use of the request_uri opens nothing: a page says the link is spent.
+    const again = await fetch(url, { redirect: 'manual' });
+    expect(again.status).toBe(400);
+    expect(again.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await again.text()).toContain('This verification link cannot be used');
+    const all = await database.db.select().from(cases).where(eq(cases.externalRef, '00uOKTAUSER1'));
+    expect(all).toHaveLength(1);
+  });
+
+  it('refuses an expired request_uri, another client’s, and none, opening nothing', async () => {
+    const before = (await database.db.select().from(cases)).length;
+    const expired = await pushed({ login_hint: '00uEXPIRED' });
+    await database.db
+      .update(oidcFlows)
+      .set({ requestExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(oidcFlows.id, expired.searchParams.get('request_uri')?.split(':').at(-1) ?? ''));
+    const late = await fetch(expired, { redirect: 'manual' });
+    expect(late.status).toBe(400);
+    expect(await late.text()).toContain('has expired');
+    const foreign = await pushed({ login_hint: '00uFOREIGN' });
+    foreign.searchParams.set('client_id', clientId);
+    const wrong = await fetch(foreign, { redirect: 'manual' });
+    expect(wrong.status).toBe(400);
+    await wrong.text();
+    const none = await fetch(`${app.baseUrl}/oauth2/authorize`, { redirect: 'manual' });
+    expect(none.status).toBe(400);
+    await none.text();
+    expect((await database.db.select().from(cases)).length).toBe(before);
+  });
+
+  it('sends the browser back with access_denied, its state and the issuer, when the case cannot open', async () => {
+    const url = await pushed({ login_hint: '00uNOTEMPLATE' });
+    // The template goes between the pushed request and the browser's arrival.
+    await database.db.execute(
+      sql`update verification_templates set name = 'renamed' where name = 'helpdesk'`,
+    );
+    const response = await fetch(url, { redirect: 'manual' });
+    await database.db.execute(
+      sql`update verification_templates set name = 'helpdesk' where name = 'renamed'`,
+    );
+    expect(response.status).toBe(303);
+    const back = new URL(response.headers.get('location') ?? '');
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(back.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: expect.stringMatching(
+        /^The verification could not start: template: your team has no template named "helpdesk"/,
+      ),
+      state: 'st-1',
+      iss: app.baseUrl,
+    });
   });
 });

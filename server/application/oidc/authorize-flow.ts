@@ -1,0 +1,90 @@
+import type { Db } from '@/db/client';
+import { openAuditedCase } from '@/server/application/cases/open-case';
+import type { AuditActor } from '@/server/audit/record-audit';
+import { verificationUrl } from '@/server/cases/case-record';
+import type { MessageLocale } from '@/server/i18n/translator';
+import { attachCase, flowIdOf, pushedRequest, relyingPartyRedirect, spendRequest } from '@/server/oidc/flows';
+import { findClient } from '@/server/oidc/oidc-clients';
+import type { Clock } from '@/server/platform/clock';
+import { appErrorIn } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
+
+/** How long a case an identity provider opened may take before it ends (`timeout`). */
+export const IDP_CASE_SECONDS = 30 * 60;
+
+export interface AuthorizeDeps {
+  db: Db;
+  clock: Clock;
+  jobs: JobProducer;
+  /** The provider's issuer (BASE_URL): the `iss` of its answers. */
+  issuer: string;
+  /** Where the subject's pages are served (VERIFY_URL_BASE). */
+  pageBase: string;
+  defaultLocale: MessageLocale;
+}
+
+/** What authorize answers: where to send the browser, or a page saying the link cannot be used. */
+export type AuthorizeAnswer = { redirect: string } | { refused: 'unknown' | 'expired' | 'wrong_client' };
+
+/**
+ * The browser arrives with a pushed request's `request_uri`: the request is spent (once: a second
+ * use opens nothing), and a case opens for the person it names, from its template, in the
+ * client's mode, charged, evented and audited like any case (the identity provider as its actor),
+ * with `login_hint` as its external_ref and 30 minutes to finish; the browser goes straight into
+ * the hosted flow. A case that cannot open (a trial ended, an allowance spent, the template gone)
+ * sends the browser back to the relying party with `access_denied`, saying why.
+ */
+export async function authorizeFlow(
+  deps: AuthorizeDeps,
+  input: {
+    requestUri: string;
+    clientId: string | null;
+    clientAddress: string | null;
+    userAgent: string | null;
+  },
+): Promise<AuthorizeAnswer> {
+  const now = deps.clock();
+  const id = flowIdOf(input.requestUri);
+  const flow = id ? await spendRequest(deps.db, id, now) : null;
+  if (!flow) return { refused: 'unknown' };
+  if (flow.requestExpiresAt <= now) return { refused: 'expired' };
+  if (input.clientId !== null && input.clientId !== flow.clientId) return { refused: 'wrong_client' };
+  const client = await findClient(deps.db, flow.clientId);
+  if (!client) return { refused: 'unknown' };
+  const request = pushedRequest(flow);
+  const actor: AuditActor = {
+    userId: null,
+    email: `${client.name} (identity provider ${client.id})`,
+    ipAddress: input.clientAddress,
+    userAgent: input.userAgent,
+  };
+  try {
+    const opened = await openAuditedCase(
+      {
+        db: deps.db,
+        teamId: client.teamId,
+        actor,
+        clock: deps.clock,
+        jobs: deps.jobs,
+        scope: { teamId: client.teamId, livemode: client.livemode },
+        caseTtlSeconds: IDP_CASE_SECONDS,
+        pageBase: deps.pageBase,
+        defaultLocale: deps.defaultLocale,
+      },
+      { subject_email: request.subjectEmail, locale: request.locale, template: request.template, notes: '' },
+      request.loginHint,
+    );
+    await attachCase(deps.db, flow.id, opened.id);
+    return { redirect: verificationUrl(deps.pageBase, opened.publicId) };
+  } catch (error) {
+    const refused = appErrorIn(error);
+    if (!refused || refused.appCode === 'SERVICE_UNAVAILABLE' || refused.appCode === 'INTERNAL_ERROR')
+      throw error;
+    return {
+      redirect: relyingPartyRedirect(request, deps.issuer, {
+        error: 'access_denied',
+        error_description: `The verification could not start: ${refused.detail}`,
+      }),
+    };
+  }
+}
