@@ -30,7 +30,7 @@ function memberValue(member: unknown): string | null {
  * A requested claim as `{value, fuzzy}`: Okta's current `{value, fuzzy: true}`, a bare string, or
  * its older `{fuzzy: "<value>"}`.
  */
-function requestedClaim(member: unknown): { value: string | null; fuzzy: boolean } {
+function claimAskedFor(member: unknown): { value: string | null; fuzzy: boolean } {
   if (typeof member === 'string') return { value: member, fuzzy: false };
   if (!isObject(member)) return { value: null, fuzzy: false };
   if (typeof member.fuzzy === 'string') return { value: member.fuzzy, fuzzy: true };
@@ -77,7 +77,7 @@ export function readVerifiedClaimsRequest(claims: unknown): VerifiedClaimsEntry[
       trustFramework: framework,
       assuranceLevel: memberValue(entry.verification.assurance_level),
       claims: Object.fromEntries(
-        Object.entries(entry.claims ?? {}).map(([name, member]) => [name, requestedClaim(member)]),
+        Object.entries(entry.claims ?? {}).map(([name, member]) => [name, claimAskedFor(member)]),
       ),
     };
   });
@@ -85,9 +85,17 @@ export function readVerifiedClaimsRequest(claims: unknown): VerifiedClaimsEntry[
 
 /** The value asked for under `name` in any entry (the first that has one). */
 export function requestedValue(entries: VerifiedClaimsEntry[], name: string): string | null {
+  return requestedClaim(entries, name)?.value ?? null;
+}
+
+/** The first entry's request of claim `name` that carries a value, with its fuzzy flag. */
+export function requestedClaim(
+  entries: VerifiedClaimsEntry[],
+  name: string,
+): { value: string | null; fuzzy: boolean } | null {
   for (const entry of entries) {
-    const value = entry.claims[name]?.value;
-    if (value) return value;
+    const claim = entry.claims[name];
+    if (claim?.value) return claim;
   }
   return null;
 }

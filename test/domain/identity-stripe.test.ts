@@ -115,7 +115,12 @@ describe('Stripe Identity adapter (official SDK against a local stand-in)', () =
     const result = await sync(record.publicId);
     const report = stripe.sessions.get(sessionId)?.last_verification_report;
     expect(report).toMatch(/^vr_/);
-    expect(result).toEqual({ outcome: 'verified', name: 'Katherine Johnson', reportId: report });
+    expect(result).toEqual({
+      outcome: 'verified',
+      name: 'Katherine Johnson',
+      names: { given: 'Katherine', family: 'Johnson' },
+      reportId: report,
+    });
     const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
     expect(row).toMatchObject({ status: 'closed', subjectName: 'Katherine Johnson' });
     // The session and the report that decided it stay on the step, for the case's evidence record.

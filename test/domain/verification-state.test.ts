@@ -419,6 +419,7 @@ describe('government id and selfie (simulated provider)', () => {
     expect(result).toEqual({
       outcome: 'verified',
       name: 'Grace Hopper',
+      names: { given: 'Grace', family: 'Hopper' },
       reportId: expect.stringMatching(/^simchk_/),
     });
     const { row, steps } = await reload(record.id);

@@ -5,7 +5,7 @@
  * client_secret_basic). Each refusal answers OAuth's error shape and says why.
  */
 
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
@@ -22,6 +22,7 @@ let teamId: string;
 let clientId: string;
 let clientSecret: string;
 let strangerTemplate: string;
+let testKey: string;
 const REDIRECT = 'https://acme.okta.com/idp/identity-verification/callback';
 
 beforeAll(async () => {
@@ -29,6 +30,7 @@ beforeAll(async () => {
   app = await startApp({ databaseUrl: database.url });
   const created = await createTeam(database.db, { name: 'Acme', adminEmail: 'owner@acme.test' }, systemClock);
   teamId = created.team.id;
+  testKey = created.testKey.token;
   const api = apiClient(app.baseUrl, created.testKey.token);
   for (const template of [
     { name: 'helpdesk', verification_methods: { email: true, government_id: true } },
@@ -399,6 +401,64 @@ describe('GET /oauth2/authorize', () => {
     expect(await again.text()).toContain('This verification link cannot be used');
     const all = await database.db.select().from(cases).where(eq(cases.externalRef, '00uOKTAUSER1'));
     expect(all).toHaveLength(1);
+  });
+
+  it('compares the document’s names with those sent: a match verifies the ID, a mismatch fails the case with name_mismatch', async () => {
+    const openCase = async (loginHint: string) => {
+      const response = await fetch(await pushed({ login_hint: loginHint }), { redirect: 'manual' });
+      expect(response.status).toBe(303);
+      const publicId = response.headers.get('location')?.split('/').at(-1) ?? '';
+      const [opened] = await database.db.select().from(cases).where(eq(cases.publicId, publicId));
+      return { id: opened?.id ?? '', publicId };
+    };
+    const api = apiClient(app.baseUrl, testKey);
+    // The names expected sit on the case's ID step, for the check to compare.
+    const matching = await openCase('00uMATCH');
+    const [step] = await database.db
+      .select()
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, matching.id), eq(caseSteps.method, 'government_id')));
+    expect(step?.settings).toMatchObject({
+      expected_given_name: 'Ada',
+      expected_family_name: 'Lovelace',
+      expected_fuzzy: true,
+    });
+    // Case, accents and one edit (fuzzy) aside, the document shows the names sent.
+    const passed = await api.post<{
+      status: string;
+      verification_methods: Record<string, { verified: boolean }>;
+    }>(`/v1/cases/${matching.id}/simulate/`, {
+      action: 'complete_step',
+      method: 'government_id',
+      document: { given_name: 'ADA', family_name: 'Lovelacé' },
+    });
+    expect(passed.status, passed.text).toBe(200);
+    expect(passed.body.verification_methods.government_id?.verified).toBe(true);
+    expect(passed.body.verification_methods.selfie?.verified).toBe(true);
+
+    const mismatching = await openCase('00uMISMATCH');
+    const failed = await api.post<{ status: string; failure_reason: string }>(
+      `/v1/cases/${mismatching.id}/simulate/`,
+      {
+        action: 'complete_step',
+        method: 'government_id',
+        document: { given_name: 'Grace', family_name: 'Hopper' },
+      },
+    );
+    expect(failed.status, failed.text).toBe(200);
+    expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'name_mismatch' });
+    const page = await (await fetch(`${app.baseUrl}/v/${mismatching.publicId}?lang=en`)).text();
+    expect(page).toContain(
+      'the name on your ID document does not match the name your organisation holds for you',
+    );
+    // A document for a case nobody expected names of: refused where it means nothing.
+    const stray = await api.post<{ detail: string }>(`/v1/cases/${matching.id}/simulate/`, {
+      action: 'complete_step',
+      method: 'email',
+      document: { given_name: 'Ada', family_name: 'Lovelace' },
+    });
+    expect(stray.status).toBe(422);
+    expect(stray.body.detail).toMatch(/document: only complete_step of the government_id/);
   });
 
   it('refuses an expired request_uri, another client’s, and none, opening nothing', async () => {

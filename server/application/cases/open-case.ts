@@ -1,3 +1,4 @@
+import type { VerificationMethod } from '@/db/schema';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
@@ -37,10 +38,21 @@ function creationDeps(ctx: CaseCreationContext) {
 export async function openAuditedCase(
   ctx: CaseCreationContext,
   input: CreateCaseInput,
-  /** Who the case is about in the system that asked for it (an identity provider's login_hint). */
-  externalRef: string | null = null,
+  /**
+   * What an identity provider's flow adds: who the case is about in its system (its login_hint),
+   * and step settings beside the template's (the names the document must show).
+   */
+  extras: {
+    externalRef?: string | null;
+    stepSettings?: Partial<Record<VerificationMethod, Record<string, unknown>>>;
+  } = {},
 ): Promise<CaseRecord> {
-  const prepared = { ...(await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId))), externalRef };
+  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
+  prepared.externalRef = extras.externalRef ?? null;
+  for (const [method, settings] of Object.entries(extras.stepSettings ?? {})) {
+    const key = method as VerificationMethod;
+    if (prepared.methods.includes(key)) prepared.settings[key] = { ...prepared.settings[key], ...settings };
+  }
   return auditedChange(
     ctx,
     (tx) => createCase(tx, ctx.scope, prepared, creationDeps(ctx)),

@@ -7,7 +7,11 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { requiredText } from '@/server/platform/wire-fields';
 import { completeSteps, expireCase, failCase, type TransitionResult } from '@/server/verification/case-state';
+import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
+import { expectedNamesOf } from '@/server/verification/methods/government-id/names';
+import { passIdentity } from '@/server/verification/methods/government-id/step';
 import {
   FAILURE_REASONS,
   type FailureReason,
@@ -44,6 +48,23 @@ export const simulateCaseInput = z.strictObject({
       description: "fail_step only: why the case failed; by default the method's own reason.",
       examples: ['manager_declined'],
     }),
+  document: z
+    .strictObject({
+      given_name: requiredText(200).meta({
+        description: 'The given name the document shows.',
+        examples: ['Ada'],
+      }),
+      family_name: requiredText(200).meta({
+        description: 'The family name the document shows.',
+        examples: ['Lovelace'],
+      }),
+    })
+    .optional()
+    .meta({
+      description:
+        'complete_step of `government_id` (or `selfie`) only: the names the simulated document shows. A case an identity provider opened compares them with the names it sent, and fails with `name_mismatch` when they differ; without it, the document shows the names expected.',
+      examples: [{ given_name: 'Ada', family_name: 'Lovelace' }],
+    }),
 });
 
 export type SimulateCaseInput = z.infer<typeof simulateCaseInput>;
@@ -63,6 +84,16 @@ export async function simulateCase(
   if (found.livemode) throw new AppError('TEST_MODE_ONLY');
 
   const { action, method } = input;
+  // The ID check passes the document and the selfie together: completing either is its pass.
+  const passesIdentity =
+    method !== undefined &&
+    [governmentIdMethod.key, ...governmentIdMethod.passesWith].some((passed) => passed === method);
+  if (input.document !== undefined && (action !== 'complete_step' || !passesIdentity)) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      'document: only complete_step of the government_id (or selfie) step takes a document',
+    );
+  }
   if (action !== 'fail_step' && input.failure_reason !== undefined) {
     throw new AppError('VALIDATION_ERROR', 'failure_reason: only fail_step takes a failure_reason');
   }
@@ -92,6 +123,26 @@ export async function simulateCase(
   const result: TransitionResult = await db.transaction((tx) => {
     if (action === 'expire') return expireCase(tx, jobs, found.id, now, 'timeout');
     const step = method as VerificationMethod;
+    if (
+      action === 'complete_step' &&
+      passesIdentity &&
+      found.steps.some((s) => s.method === governmentIdMethod.key)
+    ) {
+      // As the ID check's pass: with the names the document shows (those expected, unless given).
+      const expected = expectedNamesOf(
+        found.steps.find((s) => s.method === governmentIdMethod.key)?.settings,
+      );
+      const names = input.document
+        ? { given: input.document.given_name, family: input.document.family_name }
+        : expected;
+      return passIdentity(
+        tx,
+        jobs,
+        found.id,
+        { name: names ? `${names.given} ${names.family}` : null, names },
+        now,
+      );
+    }
     if (action === 'complete_step')
       return completeSteps(
         tx,

@@ -3,11 +3,31 @@ import { openAuditedCase } from '@/server/application/cases/open-case';
 import type { AuditActor } from '@/server/audit/record-audit';
 import { verificationUrl } from '@/server/cases/case-record';
 import type { MessageLocale } from '@/server/i18n/translator';
-import { attachCase, flowIdOf, pushedRequest, relyingPartyRedirect, spendRequest } from '@/server/oidc/flows';
+import {
+  attachCase,
+  flowIdOf,
+  type PushedRequest,
+  pushedRequest,
+  relyingPartyRedirect,
+  spendRequest,
+} from '@/server/oidc/flows';
 import { findClient } from '@/server/oidc/oidc-clients';
+import { requestedClaim } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
 import { appErrorIn } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { type ExpectedNames, expectedNamesSettings } from '@/server/verification/methods/government-id/names';
+
+/** The names the pushed request holds, which the document must show (PAR required both). */
+function expectedNames(request: PushedRequest): ExpectedNames {
+  const given = requestedClaim(request.verifiedClaims, 'given_name');
+  const family = requestedClaim(request.verifiedClaims, 'family_name');
+  return {
+    given: given?.value ?? '',
+    family: family?.value ?? '',
+    fuzzy: Boolean(given?.fuzzy && family?.fuzzy),
+  };
+}
 
 /** How long a case an identity provider opened may take before it ends (`timeout`). */
 export const IDP_CASE_SECONDS = 30 * 60;
@@ -72,7 +92,7 @@ export async function authorizeFlow(
         defaultLocale: deps.defaultLocale,
       },
       { subject_email: request.subjectEmail, locale: request.locale, template: request.template, notes: '' },
-      request.loginHint,
+      { externalRef: request.loginHint, stepSettings: expectedNamesSettings(expectedNames(request)) },
     );
     await attachCase(deps.db, flow.id, opened.id);
     return { redirect: verificationUrl(deps.pageBase, opened.publicId) };

@@ -25,6 +25,11 @@ export interface MethodDefinition {
    * subject's page says what it means by the catalogue's `case.failed.<reason>`.
    */
   failureReason: string | null;
+  /**
+   * Further `failure_reason`s the step can give (the government ID's `name_mismatch`: the names an
+   * identity provider sent do not match the document's). Each has its `case.failed.<reason>` too.
+   */
+  otherFailureReasons: readonly string[];
   /** Wrong guesses the step tolerates (the one that reaches it fails the case); null if none. */
   attemptLimit: number | null;
   /** Methods that requesting this one adds (the government ID adds the selfie). */

@@ -20,6 +20,7 @@ describe('the method registry', () => {
     expect(FAILURE_REASONS).toEqual([
       'sms_code_failed',
       'government_id_rejected',
+      'name_mismatch',
       'selfie_rejected',
       'custom_question_failed',
       'manager_declined',

@@ -28,12 +28,15 @@ export const METHOD_BY_KEY: Record<VerificationMethod, MethodDefinition> = Objec
   METHODS.map((m): [VerificationMethod, MethodDefinition] => [m.key, m]),
 ) as Record<VerificationMethod, MethodDefinition>;
 
-/** Why a case failed: the `failure_reason` clients read, one per step that can fail a case. */
-export type FailureReason = NonNullable<Declared['failureReason']>;
-export const FAILURE_REASONS = METHODS.flatMap((m) => (m.failureReason ? [m.failureReason] : [])) as [
-  FailureReason,
-  ...FailureReason[],
-];
+/**
+ * Why a case failed: the `failure_reason` clients read, each step's own and the further ones it
+ * declares, in the methods' order.
+ */
+export type FailureReason = NonNullable<Declared['failureReason']> | Declared['otherFailureReasons'][number];
+export const FAILURE_REASONS = METHODS.flatMap((m) => [
+  ...(m.failureReason ? [m.failureReason] : []),
+  ...m.otherFailureReasons,
+]) as [FailureReason, ...FailureReason[]];
 
 /** The steps that take guesses (an answer, a code), with the wrong guesses each tolerates. */
 export type GuessedMethod = Extract<Declared, { attemptLimit: number }>['key'];

@@ -7,7 +7,13 @@ import type { VendorCopyKeeper } from '@/server/platform/providers/vendor-copy';
  * check's id): the evidence record cites it.
  */
 export type IdentityResult =
-  | { outcome: 'verified'; name: string | null; reportId: string | null }
+  | {
+      outcome: 'verified';
+      name: string | null;
+      /** The given and family names as the document shows them, when the provider read both. */
+      names: { given: string; family: string } | null;
+      reportId: string | null;
+    }
   | { outcome: 'rejected'; part: 'document' | 'face'; detail: string; reportId: string | null }
   | { outcome: 'pending' };
 

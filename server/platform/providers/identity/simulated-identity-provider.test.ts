@@ -16,13 +16,19 @@ describe('simulated identity provider (documented test inputs)', () => {
     ).toEqual({
       outcome: 'verified',
       name: SIMULATED_DEFAULT_NAME,
+      names: { given: 'Sam', family: 'Sample' },
       reportId: expect.stringMatching(/^simchk_[0-9a-f]{24}$/),
     });
     const named = await provider.check({
       document: { fileName: 'id.png', bytes: png('xx VOUCH-TEST:NAME=Ada Lovelace; yy') },
       selfie: { fileName: 's.png', bytes: png() },
     });
-    expect(named).toEqual({ outcome: 'verified', name: 'Ada Lovelace', reportId: expect.any(String) });
+    expect(named).toEqual({
+      outcome: 'verified',
+      name: 'Ada Lovelace',
+      names: { given: 'Ada', family: 'Lovelace' },
+      reportId: expect.any(String),
+    });
   });
 
   it('names each check by its pictures: the same two always get the same report id, others another', async () => {

@@ -9,7 +9,7 @@ import type { IdentityResult, UploadedImage, UploadIdentityProvider } from './id
  * - selfie rejected (face does not match): the selfie's file name contains `mismatch`, or its bytes
  *   contain `VOUCH-TEST:REJECT-SELFIE`
  * - the name on the document: the text after `VOUCH-TEST:NAME=` in the document's bytes, up to `;`
- *   (otherwise `Sam Sample`)
+ *   (otherwise `Sam Sample`); its first word is the given name, the rest the family name
  * - anything else passes.
  *
  * Images are only read in memory and never stored.
@@ -65,7 +65,14 @@ export function createSimulatedIdentityProvider(): UploadIdentityProvider {
       ) {
         return { outcome: 'rejected', part: 'face', detail: 'selfie_face_mismatch', reportId };
       }
-      return { outcome: 'verified', name: nameOn(document), reportId };
+      const name = nameOn(document);
+      const [given = '', ...family] = name.split(' ');
+      return {
+        outcome: 'verified',
+        name,
+        names: family.length > 0 ? { given, family: family.join(' ') } : null,
+        reportId,
+      };
     },
   };
 }

@@ -104,7 +104,11 @@ export function toResult(session: Stripe.Identity.VerificationSession): Identity
   if (session.status === 'verified') {
     const outputs = session.verified_outputs;
     const name = [outputs?.first_name, outputs?.last_name].filter(Boolean).join(' ').trim();
-    return { outcome: 'verified', name: name || null, reportId };
+    const names =
+      outputs?.first_name && outputs?.last_name
+        ? { given: outputs.first_name, family: outputs.last_name }
+        : null;
+    return { outcome: 'verified', name: name || null, names, reportId };
   }
   const code = session.last_error?.code ?? null;
   if (session.status === 'requires_input' && code) {

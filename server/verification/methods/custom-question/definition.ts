@@ -6,6 +6,7 @@ export const customQuestionMethod = {
   label: 'Custom question',
   choice: 'A question only they can answer',
   failureReason: 'custom_question_failed',
+  otherFailureReasons: [],
   attemptLimit: 3,
   adds: [],
   passesWith: [],

@@ -6,6 +6,7 @@ export const emailMethod = {
   label: 'E-mail',
   choice: 'E-mail link',
   failureReason: null,
+  otherFailureReasons: [],
   attemptLimit: null,
   adds: [],
   passesWith: [],

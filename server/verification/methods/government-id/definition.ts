@@ -6,11 +6,18 @@ export const governmentIdMethod = {
   label: 'Government ID',
   choice: 'Government ID and selfie',
   failureReason: 'government_id_rejected',
+  otherFailureReasons: ['name_mismatch'],
   attemptLimit: null,
   adds: ['selfie'],
   passesWith: ['selfie'],
   mailsLinkTo: null,
   vendor: 'identity',
   takesPictures: true,
-  personalSettings: [],
+  // The names an identity provider expected and the names read from the document (./names.ts).
+  personalSettings: [
+    'expected_given_name',
+    'expected_family_name',
+    'document_given_name',
+    'document_family_name',
+  ],
 } as const satisfies MethodDefinition;

@@ -1,5 +1,6 @@
-import type { Db } from '@/db/client';
+import type { Db, Tx } from '@/db/client';
 import type { CaseRecord } from '@/server/cases/case-record';
+import { lockCaseForUpdate } from '@/server/cases/case-repository';
 import { keepVendorCopy } from '@/server/cases/vendor-copies';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import type {
@@ -18,6 +19,10 @@ import {
 import { selfieMethod } from '@/server/verification/methods/selfie/definition';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 import { governmentIdMethod } from './definition';
+import { expectedNamesOf, namesMatch, type PersonNames } from './names';
+
+/** The case's failure when the document's names are not the ones an identity provider expected. */
+const NAME_MISMATCH = governmentIdMethod.otherFailureReasons[0];
 
 /** Largest picture accepted from a phone camera. */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -47,16 +52,7 @@ export async function applyIdentityResult(
   return db.transaction(async (tx) => {
     const transition =
       result.outcome === 'verified'
-        ? await completeSteps(
-            tx,
-            jobs,
-            caseId,
-            [governmentIdMethod.key, ...governmentIdMethod.passesWith],
-            now,
-            {
-              subjectName: result.name ? storableText(result.name) : undefined,
-            },
-          )
+        ? await passIdentity(tx, jobs, caseId, result, now)
         : await failCase(
             tx,
             jobs,
@@ -77,6 +73,44 @@ export async function applyIdentityResult(
       );
     }
     return transition;
+  });
+}
+
+/**
+ * A document the check passed: it verifies the document and the selfie, unless the case expects
+ * names (an identity provider sent them) that the document's do not match, or that it does not
+ * show, which fails the case with `name_mismatch`. The names read are kept on the step (erased
+ * by redaction). The simulation of a test case passes through here too.
+ */
+export async function passIdentity(
+  tx: Tx,
+  jobs: JobProducer,
+  caseId: string,
+  read: { name: string | null; names: PersonNames | null },
+  now: Date,
+): Promise<TransitionResult> {
+  const record = await lockCaseForUpdate(tx, caseId);
+  const step = record ? stepOf(record, governmentIdMethod.key) : undefined;
+  const expected = expectedNamesOf(step?.settings);
+  if (record && expected && step?.state === 'pending' && isActionable(record, now)) {
+    if (read.names) {
+      await mergeStepSettings(
+        tx,
+        caseId,
+        governmentIdMethod.key,
+        {
+          document_given_name: storableText(read.names.given),
+          document_family_name: storableText(read.names.family),
+        },
+        now,
+      );
+    }
+    if (!read.names || !namesMatch(expected, read.names)) {
+      return failCase(tx, jobs, caseId, governmentIdMethod.key, NAME_MISMATCH, now);
+    }
+  }
+  return completeSteps(tx, jobs, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
+    subjectName: read.name ? storableText(read.name) : undefined,
   });
 }
 

@@ -6,6 +6,7 @@ export const managerMethod = {
   label: 'Manager',
   choice: 'Confirmation by their manager',
   failureReason: 'manager_declined',
+  otherFailureReasons: [],
   attemptLimit: null,
   adds: [],
   passesWith: [],

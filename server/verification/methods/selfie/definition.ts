@@ -6,6 +6,7 @@ export const selfieMethod = {
   label: 'Selfie',
   choice: null,
   failureReason: 'selfie_rejected',
+  otherFailureReasons: [],
   attemptLimit: null,
   adds: [],
   passesWith: ['government_id'],

@@ -6,6 +6,7 @@ export const smsMethod = {
   label: 'SMS',
   choice: 'Text message code',
   failureReason: 'sms_code_failed',
+  otherFailureReasons: [],
   attemptLimit: 5,
   adds: [],
   passesWith: [],
