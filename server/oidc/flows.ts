@@ -1,4 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { oidcFlows } from '@/db/schema';
 import { randomBase62 } from '@/server/platform/ids';
@@ -87,4 +88,65 @@ export function relyingPartyRedirect(
   if (request.state !== null) url.searchParams.set('state', request.state);
   url.searchParams.set('iss', issuer);
   return url.toString();
+}
+
+/** How long after its authorization a flow's case page sends the browser back (the case's 30 minutes, and a margin). */
+export const FLOW_RETURN_SECONDS = 40 * 60;
+
+/** The flow that opened a case, if an identity provider's did. */
+export async function flowOfCase(db: Queryable, caseId: string): Promise<FlowRow | null> {
+  const [row] = await db.select().from(oidcFlows).where(eq(oidcFlows.caseId, caseId));
+  return row ?? null;
+}
+
+function codeHash(code: string): string {
+  return createHash('sha256').update(code).digest('hex');
+}
+
+/**
+ * A new authorization code for the flow, valid 60 s, kept as its hash; it replaces one not yet
+ * redeemed. Null once a code was redeemed: a flow hands over one verdict.
+ */
+export async function issueCode(db: Queryable, flowId: string, now: Date): Promise<string | null> {
+  const code = randomBase62(43);
+  const [row] = await db
+    .update(oidcFlows)
+    .set({ codeHash: codeHash(code), codeExpiresAt: new Date(now.getTime() + CODE_SECONDS * 1000) })
+    .where(and(eq(oidcFlows.id, flowId), isNull(oidcFlows.codeUsedAt)))
+    .returning({ id: oidcFlows.id });
+  return row ? code : null;
+}
+
+/** The flow of a code still to redeem (not redeemed, within its 60 s), or null. */
+export async function flowOfCode(db: Queryable, code: string, now: Date): Promise<FlowRow | null> {
+  const [row] = await db
+    .select()
+    .from(oidcFlows)
+    .where(
+      and(
+        eq(oidcFlows.codeHash, codeHash(code)),
+        isNull(oidcFlows.codeUsedAt),
+        gt(oidcFlows.codeExpiresAt, now),
+      ),
+    );
+  return row ?? null;
+}
+
+/**
+ * Redeems a flow's code, once: one statement, so of two redemptions at once only one takes it.
+ * Whether this one did.
+ */
+export async function redeemCode(db: Queryable, flow: FlowRow, now: Date): Promise<boolean> {
+  const rows = await db
+    .update(oidcFlows)
+    .set({ codeUsedAt: now })
+    .where(
+      and(
+        eq(oidcFlows.id, flow.id),
+        eq(oidcFlows.codeHash, flow.codeHash ?? ''),
+        isNull(oidcFlows.codeUsedAt),
+      ),
+    )
+    .returning({ id: oidcFlows.id });
+  return rows.length > 0;
 }

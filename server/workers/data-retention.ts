@@ -6,6 +6,7 @@ import { purgeAudit } from '@/server/audit/purge-audit';
 import { deleteOldImports } from '@/server/case-imports/queries';
 import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
+import { FLOW_REQUEST_RETENTION_DAYS, purgeFlows } from '@/server/oidc/purge-flows';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import type { JobProducer } from '@/server/platform/jobs/producers';
@@ -24,7 +25,8 @@ export const IMPORT_RETENTION = { draftDays: 1, finishedDays: 30 } as const;
 
 /**
  * The daily `data-retention` job: ended cases past their team's retention period are redacted,
- * then events, mails, audit entries and console imports past their periods are deleted. Each part works in
+ * then events, mails, audit entries, console imports and identity-provider flows' requests past
+ * their periods are deleted. Each part works in
  * batches that commit on their own, so the job is resumable, and safe to run on several workers at
  * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
  */
@@ -46,5 +48,15 @@ export async function applyRetention(
     draftsBefore: before(IMPORT_RETENTION.draftDays),
     finishedBefore: before(IMPORT_RETENTION.finishedDays),
   });
-  return { redactedCases, events, mails: mail.mails, devMailbox: mail.devMailbox, auditEntries, caseImports };
+  const oidcFlows = await purgeFlows(db, before(FLOW_REQUEST_RETENTION_DAYS));
+  return {
+    redactedCases,
+    events,
+    mails: mail.mails,
+    devMailbox: mail.devMailbox,
+    auditEntries,
+    caseImports,
+    oidcFlowsDeleted: oidcFlows.deleted,
+    oidcFlowRequestsForgotten: oidcFlows.forgotten,
+  };
 }

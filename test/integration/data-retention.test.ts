@@ -285,6 +285,8 @@ describe('operational data', () => {
       devMailbox: devMails,
       auditEntries: 1,
       caseImports: 1,
+      oidcFlowsDeleted: 0,
+      oidcFlowRequestsForgotten: 0,
     });
     expect(await count('case_import_rows')).toBe(1);
     expect(await count('dev_mailbox')).toBe(0);
@@ -309,6 +311,8 @@ describe('operational data', () => {
       devMailbox: 0,
       auditEntries: 0,
       caseImports: 1,
+      oidcFlowsDeleted: 0,
+      oidcFlowRequestsForgotten: 0,
     });
     expect(await count('case_import_rows')).toBe(0);
     expect(await count('events', pastMonth)).toBe(0);

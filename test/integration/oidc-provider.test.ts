@@ -6,6 +6,7 @@
  */
 
 import { and, eq, sql } from 'drizzle-orm';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
@@ -127,6 +128,31 @@ async function oauthError(response: Response) {
   expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
   return body as { error: string; error_description: string };
 }
+
+describe('the /docs guide', () => {
+  it('gives Okta’s admin the exact values of this service', async () => {
+    const document = (await (await fetch(`${app.baseUrl}/v1/openapi.json`)).json()) as {
+      info: { description: string };
+    };
+    // Table cells padded for reading count as one space.
+    const guide = document.info.description.replace(/ +/g, ' ');
+    expect(guide).toContain("# Use Vouch as Okta's identity verification vendor");
+    for (const value of [
+      `| Issuer | \`${app.baseUrl}\` |`,
+      `| Pushed authorization request endpoint | \`${app.baseUrl}/oauth2/par\` |`,
+      `| Authorization endpoint | \`${app.baseUrl}/oauth2/authorize\` |`,
+      `| Token endpoint | \`${app.baseUrl}/oauth2/token\` |`,
+      `| JWKS endpoint | \`${app.baseUrl}/.well-known/jwks.json\` |`,
+    ]) {
+      expect(guide).toContain(value);
+    }
+    // Each of them is what discovery says.
+    const metadata = (await (
+      await fetch(`${app.baseUrl}/.well-known/openid-configuration`)
+    ).json()) as Record<string, string>;
+    expect(metadata.pushed_authorization_request_endpoint).toBe(`${app.baseUrl}/oauth2/par`);
+  });
+});
 
 describe('discovery', () => {
   it('publishes the provider: issuer, endpoints, PAR required, S256, client authentication, verified claims', async () => {
@@ -447,7 +473,21 @@ describe('GET /oauth2/authorize', () => {
     );
     expect(failed.status, failed.text).toBe(200);
     expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'name_mismatch' });
-    const page = await (await fetch(`${app.baseUrl}/v/${mismatching.publicId}?lang=en`)).text();
+    // The relying party is told (the case's page sends the browser back), and so is the subject
+    // whose case is not waited for: a plain case failed the same way shows why.
+    const back = await fetch(`${app.baseUrl}/v/${mismatching.publicId}`, { redirect: 'manual' });
+    expect(new URL(back.headers.get('location') ?? '').searchParams.get('error')).toBe('access_denied');
+    const plain = await api.post<{ id: string; public_id: string }>('/v1/cases/', {
+      subject_email: 'plain@acme.test',
+      verification_methods: { government_id: true },
+    });
+    const failedPlain = await api.post(`/v1/cases/${plain.body.id}/simulate/`, {
+      action: 'fail_step',
+      method: 'government_id',
+      failure_reason: 'name_mismatch',
+    });
+    expect(failedPlain.status).toBe(200);
+    const page = await (await fetch(`${app.baseUrl}/v/${plain.body.public_id}?lang=en`)).text();
     expect(page).toContain(
       'the name on your ID document does not match the name your organisation holds for you',
     );
@@ -503,5 +543,204 @@ describe('GET /oauth2/authorize', () => {
       state: 'st-1',
       iss: app.baseUrl,
     });
+  });
+});
+
+describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oauth2/token', () => {
+  let client: { id: string; secret: string };
+  let config: oidc.Configuration;
+
+  beforeAll(async () => {
+    const created = await runCli(
+      [
+        'oidc-clients',
+        'create',
+        '--team',
+        teamId,
+        '--name',
+        'Okta flow',
+        '--redirect-uri',
+        REDIRECT,
+        '--template',
+        'helpdesk',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    client = { id: String(created.client_id), secret: String(created.client_secret) };
+    config = await oidc.discovery(
+      new URL(app.baseUrl),
+      client.id,
+      undefined,
+      oidc.ClientSecretPost(client.secret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
+  });
+
+  /** Okta's side up to the browser's arrival in the case: answers what it needs to finish. */
+  async function start(loginHint: string, names = { given: 'Ada', family: 'Lovelace' }) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile identity_assurance',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      login_hint: loginHint,
+      claims: JSON.stringify(oktaClaims('IDV-DELEGATED', names)),
+    });
+    const arrival = await fetch(url, { redirect: 'manual' });
+    expect(arrival.status).toBe(303);
+    const page = arrival.headers.get('location') ?? '';
+    const [opened] = await database.db
+      .select()
+      .from(cases)
+      .where(eq(cases.publicId, page.split('/').at(-1) ?? ''));
+    return { verifier, state, nonce, page, caseId: opened?.id ?? '' };
+  }
+
+  const simulate = (caseId: string, body: Record<string, unknown>) =>
+    apiClient(app.baseUrl, testKey).post(`/v1/cases/${caseId}/simulate/`, body);
+
+  it('hands the verdict back with a code, and the token endpoint answers an RS256 ID token asserting the names sent', async () => {
+    const flow = await start('00uWHOLEFLOW');
+    // While the case is open its page is the flow itself.
+    expect((await fetch(flow.page, { redirect: 'manual' })).status).toBe(200);
+    expect((await simulate(flow.caseId, { action: 'complete_step', method: 'email' })).status).toBe(200);
+    const passed = await simulate(flow.caseId, {
+      action: 'complete_step',
+      method: 'government_id',
+      document: { given_name: 'Ada', family_name: 'Lovelace' },
+    });
+    expect(passed.status).toBe(200);
+    const back = await fetch(flow.page, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    const callback = new URL(back.headers.get('location') ?? '');
+    expect(callback.origin + callback.pathname).toBe(REDIRECT);
+    expect(callback.searchParams.get('state')).toBe(flow.state);
+    expect(callback.searchParams.get('iss')).toBe(app.baseUrl);
+
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.access_token).toMatch(/^vouch_at_/);
+    expect(tokens.expires_in).toBe(300);
+    // The ID token verifies against the published keys, RS256, with its kid.
+    const { payload, protectedHeader } = await jwtVerify(
+      tokens.id_token ?? '',
+      createRemoteJWKSet(new URL(`${app.baseUrl}/.well-known/jwks.json`)),
+      { issuer: app.baseUrl, audience: client.id, algorithms: ['RS256'] },
+    );
+    expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
+    expect(payload).toMatchObject({ sub: '00uWHOLEFLOW', nonce: flow.nonce });
+    expect(payload.verified_claims).toEqual([
+      {
+        verification: {
+          trust_framework: 'IDV-DELEGATED',
+          assurance_level: 'VERIFIED',
+          time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        },
+        // As sent, and nothing Okta did not send: the e-mail it sent was not asserted.
+        claims: {
+          given_name: { value: 'Ada', fuzzy: true },
+          family_name: { value: 'Lovelace', fuzzy: true },
+        },
+      },
+    ]);
+
+    // The code works once: a replay is invalid_grant.
+    const replay = await fetch(`${app.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? '',
+        code_verifier: flow.verifier,
+        redirect_uri: REDIRECT,
+        client_id: client.id,
+        client_secret: client.secret,
+      }),
+    });
+    expect(replay.status).toBe(400);
+    expect((await oauthError(replay)).error).toBe('invalid_grant');
+  });
+
+  it('refuses a wrong verifier, another client, an expired code and a wrong secret', async () => {
+    const flow = await start('00uNEGATIVES');
+    await simulate(flow.caseId, { action: 'complete_step', method: 'email' });
+    await simulate(flow.caseId, { action: 'complete_step', method: 'government_id' });
+    const code = async () =>
+      new URL(
+        (await fetch(flow.page, { redirect: 'manual' })).headers.get('location') ?? '',
+      ).searchParams.get('code') ?? '';
+    const token = (fields: Record<string, string>) =>
+      fetch(`${app.baseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code_verifier: flow.verifier,
+          redirect_uri: REDIRECT,
+          client_id: client.id,
+          client_secret: client.secret,
+          ...fields,
+        }),
+      });
+    const wrongVerifier = await token({ code: await code(), code_verifier: oidc.randomPKCECodeVerifier() });
+    expect((await oauthError(wrongVerifier)).error_description).toMatch(/code_verifier does not match/);
+    const wrongSecret = await token({ code: await code(), client_secret: 'vouch_secret_nope' });
+    expect(wrongSecret.status).toBe(401);
+    expect((await oauthError(wrongSecret)).error).toBe('invalid_client');
+    const otherClient = await token({ code: await code(), client_id: clientId, client_secret: clientSecret });
+    expect((await oauthError(otherClient)).error).toBe('invalid_grant');
+    // A code not redeemed within 60 s is worth nothing.
+    const late = await code();
+    await database.db
+      .update(oidcFlows)
+      .set({ codeExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(oidcFlows.caseId, flow.caseId));
+    expect((await oauthError(await token({ code: late }))).error).toBe('invalid_grant');
+    const grant = await token({ code: await code(), grant_type: 'password' });
+    expect((await oauthError(grant)).error).toBe('unsupported_grant_type');
+  });
+
+  it('sends access_denied back for a name mismatch and for an abandoned flow', async () => {
+    const mismatch = await start('00uMISMATCH2');
+    await simulate(mismatch.caseId, {
+      action: 'complete_step',
+      method: 'government_id',
+      document: { given_name: 'Grace', family_name: 'Hopper' },
+    });
+    const denied = new URL(
+      (await fetch(mismatch.page, { redirect: 'manual' })).headers.get('location') ?? '',
+    );
+    expect(Object.fromEntries(denied.searchParams)).toEqual({
+      error: 'access_denied',
+      error_description: 'The verification failed (name_mismatch).',
+      state: mismatch.state,
+      iss: app.baseUrl,
+    });
+    await expect(
+      oidc.authorizationCodeGrant(config, denied, {
+        pkceCodeVerifier: mismatch.verifier,
+        expectedState: mismatch.state,
+      }),
+    ).rejects.toMatchObject({ error: 'access_denied' });
+
+    const abandoned = await start('00uABANDONED');
+    await simulate(abandoned.caseId, { action: 'expire' });
+    const timedOut = new URL(
+      (await fetch(abandoned.page, { redirect: 'manual' })).headers.get('location') ?? '',
+    );
+    expect(timedOut.searchParams.get('error')).toBe('access_denied');
+    expect(timedOut.searchParams.get('error_description')).toBe('The verification was not finished in time.');
   });
 });

@@ -1,6 +1,7 @@
 import { readRequestBody } from '@/server/api/http/request-body';
 import { createRequestContext } from '@/server/api/trpc/context';
 import { type AuthorizeAnswer, authorizeFlow } from '@/server/application/oidc/authorize-flow';
+import { exchangeCode } from '@/server/application/oidc/exchange-code';
 import { pushAuthorizationRequest } from '@/server/application/oidc/push-authorization';
 import { openidConfiguration } from '@/server/oidc/discovery';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
@@ -9,6 +10,7 @@ import { appErrorIn } from '@/server/platform/errors';
 import { escapeHtml } from '@/server/platform/html';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
+import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 
 /*
  * The OpenID provider's HTTP edge (/oauth2/*, /.well-known/openid-configuration): each endpoint
@@ -183,5 +185,24 @@ export function getAuthorize(request: Request): Promise<Response> {
       status: 303,
       headers: { Location: answer.redirect, 'Cache-Control': 'no-store' },
     });
+  });
+}
+
+/** POST /oauth2/token: `{access_token, token_type, expires_in, id_token}`; nothing of it may be cached. */
+export function postToken(request: Request): Promise<Response> {
+  return answering('token', async () => {
+    const rt = await runtime();
+    const ctx = createRequestContext(rt, request);
+    const answer = await exchangeCode(
+      {
+        db: rt.database.db,
+        clock: rt.clock,
+        rateLimiters: ctx.rateLimiters,
+        issuer: rt.env.BASE_URL,
+        kek: () => signingKeyEncryptionKey(rt.database.db, rt.env.SIGNING_KEY_SECRET),
+      },
+      { params: await requestParams(request), authorization: request.headers.get('authorization') },
+    );
+    return Response.json(answer, { headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' } });
   });
 }

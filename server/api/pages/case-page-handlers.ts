@@ -9,6 +9,12 @@ export function showCasePage(request: Request, params: { publicId: string }): Pr
   return answerPage(request, async (ctx) => {
     const view = await openCasePage(ctx, params.publicId);
     if (!view) return notFoundPage(pageFrame(ctx, 'subject', null));
+    if (view.returnTo) {
+      return new Response(null, {
+        status: 303,
+        headers: { Location: view.returnTo, 'Cache-Control': 'no-store' },
+      });
+    }
     const frame = pageFrame(ctx, 'subject', view.found);
     const csrf = csrfFor(request, view.found);
     if (csrf.setCookie) frame.cookies.push(csrf.setCookie);

@@ -13,7 +13,7 @@ import type { Notice } from './notices';
 import { documentHtml, type PageFrame, type RenderedPage } from './respond';
 import { testModeBanner } from './test-mode';
 
-export interface CasePageInput extends CasePageView {
+export interface CasePageInput extends Omit<CasePageView, 'returnTo'> {
   frame: PageFrame;
   csrf: string;
   notice: Notice | null;

@@ -1,6 +1,15 @@
 import { and, arrayContains, eq, type SQL, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
-import { auditLog, caseSteps, cases, devMailbox, events, idempotencyKeys, mailOutbox } from '@/db/schema';
+import {
+  auditLog,
+  caseSteps,
+  cases,
+  devMailbox,
+  events,
+  idempotencyKeys,
+  mailOutbox,
+  oidcFlows,
+} from '@/db/schema';
 import { caseEventData } from '@/server/cases/case-event-data';
 import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
@@ -150,6 +159,8 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
       responseBody: sql`${withoutPersonalValues(sql`${idempotencyKeys.responseBody}::text`, erasures)}::jsonb`,
     })
     .where(arrayContains(idempotencyKeys.caseIds, [record.id]));
+  // An identity provider's flow forgets what its request said (names, address, login_hint).
+  await tx.update(oidcFlows).set({ request: {} }).where(eq(oidcFlows.caseId, record.id));
   await tx.delete(mailOutbox).where(eq(mailOutbox.caseId, record.id));
   await tx.delete(devMailbox).where(eq(devMailbox.caseId, record.id));
   await tx

@@ -1,4 +1,5 @@
 import type { Queryable } from '@/db/client';
+import { relyingPartyReturn } from '@/server/application/oidc/return-to-relying-party';
 import { type CaseStatus, effectiveStatus } from '@/server/cases/case-record';
 import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
 import type { Env } from '@/server/platform/env';
@@ -26,6 +27,8 @@ export interface CasePageView {
   identityFlow: 'upload' | 'redirect';
   /** The vendors of the case's steps a development stand-in serves (none in production). */
   standIns: Vendor[];
+  /** Where to send the browser instead, when an identity provider's flow waits for the verdict. */
+  returnTo: string | null;
 }
 
 /** The subject opens their verification page: the case as of now, and how its steps are served. */
@@ -36,9 +39,11 @@ export async function openCasePage(
   const found = await findSubjectCase(deps.db, publicId);
   if (!found) return null;
   const { record } = found;
+  const now = deps.clock();
   return {
     found,
-    now: deps.clock(),
+    now,
+    returnTo: await relyingPartyReturn(deps.db, record, deps.config.BASE_URL, now),
     identityFlow: identityFlowOf(deps, record.livemode),
     // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
     standIns: record.livemode
