@@ -15,7 +15,13 @@
   }
 
   async function refresh() {
-    const response = await fetch(location.pathname, { headers: { Accept: 'text/html' }, cache: 'no-store' });
+    const response = await fetch(location.pathname, {
+      headers: { Accept: 'text/html' },
+      cache: 'no-store',
+      redirect: 'manual',
+    });
+    // The ended case of an identity provider's flow sends the browser back to it: go there.
+    if (response.type === 'opaqueredirect') return location.reload();
     if (!response.ok) return;
     const next = new DOMParser().parseFromString(await response.text(), 'text/html').querySelector('main');
     if (!next) return;
