@@ -12,6 +12,10 @@ test('an owner registers an identity provider, copies its secret once, and rotat
   await page.getByRole('link', { name: 'Identity providers' }).click();
   await expect(page.getByRole('heading', { name: 'Identity providers', level: 1 })).toBeVisible();
   await expect(page.getByText('No identity provider registered yet.')).toBeVisible();
+  // The values Okta's form asks for, beside the client's.
+  const values = page.getByRole('region', { name: 'What your identity provider asks for' });
+  await expect(values).toContainText(`${world.app.baseUrl}/oauth2/par`);
+  await expect(values).toContainText(`${world.app.baseUrl}/.well-known/jwks.json`);
   const form = page.getByRole('form', { name: 'Register an identity provider' });
   await form.getByLabel('Name', { exact: true }).fill('Okta');
   await form.getByLabel(/^Redirect URIs/).fill('https://idpco.okta.com/idp/identity-verification/callback');

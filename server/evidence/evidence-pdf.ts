@@ -279,6 +279,7 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
     ['Subject', c.subject_email],
     ['Subject’s name', c.subject_name],
     ['External reference', c.external_ref],
+    ['Opened by identity provider client', c.identity_provider_client],
     ['Created', c.created_at],
     ['Ended', c.ended_at],
     ['Case id', c.id],

@@ -3,6 +3,7 @@ import type { Queryable } from '@/db/client';
 import { auditChainHeads, auditLog, events, redactedEvidence } from '@/db/schema';
 import { caseEndedAt } from '@/server/cases/case-ended-at';
 import { type CaseRecord, effectiveStatus } from '@/server/cases/case-record';
+import { flowOfCase } from '@/server/oidc/flows';
 import { eventWireId } from '@/server/platform/ids';
 import {
   bodyDigest,
@@ -116,10 +117,11 @@ export async function readEvidenceRecord(
   issue: RecordIssue,
   now: Date,
 ): Promise<EvidenceRecord> {
-  const [eventRows, audit, redacted] = await Promise.all([
+  const [eventRows, audit, redacted, flow] = await Promise.all([
     caseEvents(db, record),
     caseAudit(db, record),
     record.redactedAt ? keptAtRedaction(db, record.id) : null,
+    flowOfCase(db, record.id),
   ]);
   const status = effectiveStatus(record, now);
   const live = stepEvidence(record);
@@ -147,6 +149,7 @@ export async function readEvidenceRecord(
       subject_email: redacted?.subject_email ?? record.subjectEmail,
       subject_name: record.redactedAt ? (redacted?.subject_name ?? null) : record.subjectName,
       external_ref: record.redactedAt ? (redacted?.external_ref ?? null) : record.externalRef,
+      identity_provider_client: flow?.clientId ?? null,
     },
     steps: ordered.map((step) => ({
       method: step.method,

@@ -62,6 +62,8 @@ export interface EvidenceRecord {
     subject_name: string | null;
     /** Who the case is about in the system that opened it (an identity provider's login_hint). */
     external_ref: string | null;
+    /** The identity provider's client whose flow opened the case, if one did. */
+    identity_provider_client: string | null;
   };
   steps: EvidenceStep[];
   /** Each event about the case, with SHA-256 (hex) of its body as delivered (null when not known). */

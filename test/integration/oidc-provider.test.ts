@@ -656,6 +656,16 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
       },
     ]);
 
+    // The case's evidence record names the identity provider's client and its login_hint.
+    const evidence = await apiClient(app.baseUrl, testKey).get<{ payload: string }>(
+      `/v1/cases/${flow.caseId}/evidence/`,
+    );
+    expect(evidence.status).toBe(200);
+    const record = JSON.parse(Buffer.from(evidence.body.payload, 'base64url').toString()) as {
+      case: { external_ref: string; identity_provider_client: string };
+    };
+    expect(record.case).toMatchObject({ external_ref: '00uWHOLEFLOW', identity_provider_client: client.id });
+
     // The code works once: a replay is invalid_grant.
     const replay = await fetch(`${app.baseUrl}/oauth2/token`, {
       method: 'POST',

@@ -228,6 +228,37 @@ export default function IdentityProvidersPage() {
       {shown ? (
         <ClientSecret client={shown.client} secret={shown.secret} onDone={() => setShown(null)} />
       ) : null}
+      {clients.data ? (
+        <section aria-labelledby="provider-values">
+          <h2 id="provider-values">What your identity provider asks for</h2>
+          <p className="c-muted">
+            With the client’s id and secret, and the scopes <code>openid profile identity_assurance</code>{' '}
+            (add <code>idv_flow_&lt;template&gt;</code> to run another template than the client’s).
+          </p>
+          <dl className="c-facts">
+            {(
+              [
+                ['Issuer', clients.data.provider.issuer],
+                [
+                  'Pushed authorization request endpoint',
+                  clients.data.provider.pushed_authorization_request_endpoint,
+                ],
+                ['Authorization endpoint', clients.data.provider.authorization_endpoint],
+                ['Token endpoint', clients.data.provider.token_endpoint],
+                ['JWKS endpoint', clients.data.provider.jwks_uri],
+              ] as const
+            ).map(([label, value]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd>
+                  <code className="c-break">{value}</code>{' '}
+                  <CopyButton value={value} label={`Copy ${label.toLowerCase()}`} />
+                </dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      ) : null}
       {clients.isPending ? <Loading what="the identity providers" /> : null}
       <ErrorNote error={clients.error} />
       {clients.data && clients.data.results.length === 0 ? (

@@ -6,6 +6,7 @@ import {
   rotateClientSecretInput,
   toClientWire,
 } from '@/server/application/oidc/wire';
+import { providerEndpoints } from '@/server/oidc/discovery';
 import { listClients } from '@/server/oidc/oidc-clients';
 
 /**
@@ -15,6 +16,8 @@ import { listClients } from '@/server/oidc/oidc-clients';
 export const consoleOidcClientsRouter = router({
   list: sessionProcedure.query(async ({ ctx }) => ({
     results: (await listClients(ctx.db, ctx.teamId)).map(toClientWire),
+    /** What an identity provider's settings ask for besides the client's id and secret. */
+    provider: providerEndpoints(ctx.env.BASE_URL),
   })),
   create: managerProcedure.input(createClientInput).mutation(async ({ ctx, input }) => {
     const { client, secret } = await clientActions.create(ctx, input);
