@@ -18,13 +18,37 @@ async function recordText(file: string): Promise<string> {
   return new TextDecoder().decode(first[1]);
 }
 
-/** The issuer a record says it is from, read before anything is verified (to find its key set). */
-function statedIssuer(text: string): string {
+/** The issuer a record says it is from (read before anything is verified: a claim, not a fact). */
+function statedIssuer(text: string): string | null {
   try {
     const payload = JSON.parse(new TextDecoder().decode(base64url.decode(JSON.parse(text).payload)));
-    if (typeof payload.issuer === 'string') return payload.issuer;
-  } catch {}
-  throw new Error('the record names no issuer to fetch keys from: give --jwks FILE|URL');
+    return typeof payload.issuer === 'string' ? payload.issuer : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The key set to trust: the one --jwks names, else that of the service BASE_URL names, and then
+ * only for a record that service issued. Never the one a record points to itself: a forger would
+ * sign with their own keys and publish them.
+ */
+function trustedKeySource(values: Values, text: string): string {
+  if (values.jwks) return values.jwks;
+  const service = process.env.BASE_URL?.replace(/\/+$/, '');
+  if (!service) {
+    throw new UsageError(
+      'give --jwks FILE|URL (a key set you trust), or set BASE_URL to the service whose records these are',
+      commandUsage('evidence verify'),
+    );
+  }
+  const issuer = statedIssuer(text);
+  if (issuer !== service) {
+    throw new Error(
+      `the evidence record does not verify: issuer: it says it was issued by ${issuer ?? 'nobody'}, not by ${service} (BASE_URL)`,
+    );
+  }
+  return `${service}/.well-known/jwks.json`;
 }
 
 async function keySet(source: string): Promise<JWK[]> {
@@ -49,7 +73,7 @@ const OFFLINE_RUNS: Record<OfflineCommandName, (values: Values) => Promise<Recor
     const file = values.file;
     if (!file) throw new UsageError('FILE is required', commandUsage('evidence verify'));
     const text = await recordText(file);
-    const source = values.jwks ?? `${statedIssuer(text).replace(/\/+$/, '')}/.well-known/jwks.json`;
+    const source = trustedKeySource(values, text);
     const check = await verifyEvidence(text, await keySet(source));
     if (!check.ok) throw new Error(`the evidence record does not verify: ${check.part}: ${check.reason}`);
     process.stdout.write(`The evidence record verifies (keys: ${source}).\n`);

@@ -80,7 +80,8 @@ export const COMMANDS = {
     description:
       'Verifies an evidence record offline: FILE is the signed JSON (GET /v1/cases/{id}/evidence/) or the\n' +
       "console's PDF (its attached record is read). Checks the JWS against the key set (--jwks: a JWKS file\n" +
-      "or URL; unset, the record's issuer's /.well-known/jwks.json), the key, the payload's form and each\n" +
+      'or URL you trust; unset, the keys of the service BASE_URL names, for its own records only), the key,\n' +
+      "the payload's form and each\n" +
       "audit entry's hash against its content and stated predecessor. Prints what the record proves and\n" +
       'exits 0, or exits 1 naming what failed. Needs no database.',
     options: ['jwks'],

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { oidcFlows } from '@/db/schema';
@@ -54,13 +54,26 @@ export function flowIdOf(requestUri: string): string | null {
 
 /**
  * Spends a pushed request: the first authorization that brings it takes it (one statement, so two
- * at once cannot both), whether or not it is still in time; null when it is unknown or spent.
+ * at once cannot both), whether or not it is still in time; null when it is unknown, spent, or
+ * brought with another client's client_id (Okta's authorize carries none; openid-client's does).
  */
-export async function spendRequest(db: Queryable, id: string, now: Date): Promise<FlowRow | null> {
+export async function spendRequest(
+  db: Queryable,
+  id: string,
+  clientId: string | null,
+  now: Date,
+): Promise<FlowRow | null> {
   const [row] = await db
     .update(oidcFlows)
     .set({ authorizedAt: now })
-    .where(and(eq(oidcFlows.id, id), isNull(oidcFlows.authorizedAt)))
+    .where(
+      and(
+        eq(oidcFlows.id, id),
+        isNull(oidcFlows.authorizedAt),
+        // A client_id that is not the pushing client's spends nothing (RFC 9126 §4).
+        clientId === null ? undefined : eq(oidcFlows.clientId, clientId),
+      ),
+    )
     .returning();
   return row ?? null;
 }
@@ -103,16 +116,35 @@ function codeHash(code: string): string {
   return createHash('sha256').update(code).digest('hex');
 }
 
+/** A code as derived for a flow and its deadline: the same inputs, the same code. */
+function derivedCode(key: Uint8Array, flowId: string, expiresAt: Date): string {
+  return createHmac('sha256', key)
+    .update(`oidc-code:${flowId}:${expiresAt.toISOString()}`)
+    .digest('base64url');
+}
+
 /**
- * A new authorization code for the flow, valid 60 s, kept as its hash; it replaces one not yet
- * redeemed. Null once a code was redeemed: a flow hands over one verdict.
+ * The flow's authorization code, valid 60 s, kept only as its hash: derived (HMAC under the team's
+ * internal key) from the flow and its deadline, so every visit within those 60 s answers the same
+ * code (a reload or a second tab does not void the one on its way), and a later visit a new one.
+ * Null once a code was redeemed: a flow hands over one verdict.
  */
-export async function issueCode(db: Queryable, flowId: string, now: Date): Promise<string | null> {
-  const code = randomBase62(43);
+export async function issueCode(
+  db: Queryable,
+  flow: FlowRow,
+  key: Uint8Array,
+  now: Date,
+): Promise<string | null> {
+  if (flow.codeUsedAt) return null;
+  if (flow.codeHash && flow.codeExpiresAt && flow.codeExpiresAt > now) {
+    return derivedCode(key, flow.id, flow.codeExpiresAt);
+  }
+  const expiresAt = new Date(now.getTime() + CODE_SECONDS * 1000);
+  const code = derivedCode(key, flow.id, expiresAt);
   const [row] = await db
     .update(oidcFlows)
-    .set({ codeHash: codeHash(code), codeExpiresAt: new Date(now.getTime() + CODE_SECONDS * 1000) })
-    .where(and(eq(oidcFlows.id, flowId), isNull(oidcFlows.codeUsedAt)))
+    .set({ codeHash: codeHash(code), codeExpiresAt: expiresAt })
+    .where(and(eq(oidcFlows.id, flow.id), isNull(oidcFlows.codeUsedAt)))
     .returning({ id: oidcFlows.id });
   return row ? code : null;
 }

@@ -17,7 +17,10 @@ export interface Verdict {
  * them so, as Okta does; the plain value otherwise). Nothing it did not send: these are the names
  * compared with the document, and matched.
  */
-export function verifiedClaims(asked: VerifiedClaimsEntry[], verdict: Verdict) {
+export function verifiedClaims(
+  asked: VerifiedClaimsEntry[],
+  verdict: Verdict & { compared: Record<string, string> },
+) {
   return asked.map((entry) => ({
     verification: {
       trust_framework: entry.trustFramework,
@@ -27,7 +30,8 @@ export function verifiedClaims(asked: VerifiedClaimsEntry[], verdict: Verdict) {
     claims: Object.fromEntries(
       ['given_name', 'family_name'].flatMap((name) => {
         const claim = entry.claims[name];
-        if (!claim?.value) return [];
+        // Only the value the document was compared with: another entry's other value was not.
+        if (!claim?.value || claim.value !== verdict.compared[name]) return [];
         return [[name, claim.fuzzy ? { value: claim.value, fuzzy: true } : claim.value]];
       }),
     ),
@@ -44,12 +48,15 @@ export function signIdToken(
     nonce: string | null;
     now: Date;
     verifiedClaims: unknown;
+    /** False for a test-mode client's case (simulated checks): said in the token, never left to guess. */
+    livemode: boolean;
   },
 ): Promise<string> {
   const iat = Math.floor(claims.now.getTime() / 1000);
   return new SignJWT({
     ...(claims.nonce !== null ? { nonce: claims.nonce } : {}),
     verified_claims: claims.verifiedClaims,
+    vouch_livemode: claims.livemode,
   })
     .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
     .setIssuer(claims.issuer)

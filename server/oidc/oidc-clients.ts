@@ -15,6 +15,7 @@ export interface OidcClient extends OidcClientRow {
 }
 
 export const CLIENT_ID_PREFIX = 'vouch_client_';
+const CLIENT_ID = /^vouch_client_[0-9A-Za-z]{24}$/;
 const SECRET_PREFIX = 'vouch_secret_';
 
 /** How many clients a team may register. */
@@ -87,7 +88,8 @@ export async function listClients(db: Queryable, teamId: string): Promise<OidcCl
 
 /** A client by its id, whichever team's (null for none): how a flow finds the client that calls. */
 export async function findClient(db: Queryable, clientId: string): Promise<OidcClient | null> {
-  if (!clientId.startsWith(CLIENT_ID_PREFIX) || clientId.length > 64) return null;
+  // Anything but an id's shape (a NUL from a Basic header, say) names no client.
+  if (!CLIENT_ID.test(clientId)) return null;
   const [row] = joined(
     await db
       .select(withTemplate)

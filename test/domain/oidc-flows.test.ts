@@ -11,6 +11,7 @@ import { createClient } from '@/server/oidc/oidc-clients';
 import { purgeFlows } from '@/server/oidc/purge-flows';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
+import { teamHmacKey } from '@/server/teams/team-secrets';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, openCase, startInProcess } from '@/test/support/in-process';
 
@@ -63,16 +64,23 @@ describe('identity-provider flows', () => {
   it('redeems a code once, and not after its 60 s', async () => {
     const now = new Date();
     const id = idOf(await insertFlow(database.db, { clientId, teamId, request, now }));
-    const code = (await issueCode(database.db, id, now)) ?? '';
+    const key = await teamHmacKey(database.db, teamId);
+    const [pushed] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.id, id));
+    if (!pushed) throw new Error('no flow');
+    const code = (await issueCode(database.db, pushed, key, now)) ?? '';
     const flow = await flowOfCode(database.db, code, now);
     expect(flow?.id).toBe(id);
     if (!flow) return;
+    // A second visit within the 60 s answers the same code; one after them, a new one.
+    expect(await issueCode(database.db, flow, key, new Date(now.getTime() + 30_000))).toBe(code);
     expect(await flowOfCode(database.db, code, new Date(now.getTime() + 60_000))).toBeNull();
     expect(await redeemCode(database.db, flow, now)).toBe(true);
     expect(await redeemCode(database.db, flow, now)).toBe(false);
     expect(await flowOfCode(database.db, code, now)).toBeNull();
     // A flow whose code was redeemed hands over no other.
-    expect(await issueCode(database.db, id, now)).toBeNull();
+    const [redeemed] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.id, id));
+    if (!redeemed) throw new Error('no flow');
+    expect(await issueCode(database.db, redeemed, key, now)).toBeNull();
   });
 
   it('deletes a day-old request never authorized, and makes a day-old flow forget its request', async () => {

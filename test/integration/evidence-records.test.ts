@@ -354,7 +354,22 @@ describe('evidence verify (the operator CLI, offline)', () => {
     expect(
       await runCli(['evidence', 'verify', file, '--jwks', `${app.baseUrl}/.well-known/jwks.json`], offline),
     ).toMatchObject({ ok: true });
-    expect(await runCli(['evidence', 'verify', file], offline)).toMatchObject({ ok: true });
+    // Without --jwks: the keys of the service BASE_URL names, for its own records only. Never the
+    // keys a record points to itself (a forger's would be there).
+    expect(await runCli(['evidence', 'verify', file], { ...offline, BASE_URL: app.baseUrl })).toMatchObject({
+      ok: true,
+    });
+    const elsewhere = await runCliProcess(['evidence', 'verify', file], {
+      ...offline,
+      BASE_URL: 'https://vouch.example.com',
+    });
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.err).toMatch(
+      /issuer: it says it was issued by http:\/\/localhost:\d+, not by https:\/\/vouch.example.com/,
+    );
+    const anchorless = await runCliProcess(['evidence', 'verify', file], offline);
+    expect(anchorless.code).toBe(1);
+    expect(anchorless.err).toMatch(/give --jwks FILE\|URL/);
   });
 
   it('fails on one changed byte anywhere, naming what failed', async () => {
@@ -536,7 +551,7 @@ describe('the console’s downloads', () => {
     // The CLI verifies the PDF itself.
     const file = path.join(work, answer.data?.file_name ?? 'x.pdf');
     writeFileSync(file, bytes);
-    const run = await runCliProcess(['evidence', 'verify', file], {});
+    const run = await runCliProcess(['evidence', 'verify', file], { BASE_URL: app.baseUrl });
     expect(run.code, run.err).toBe(0);
     expect(run.out).toContain(`Case ${other.body.id}`);
 

@@ -640,7 +640,8 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
       { issuer: app.baseUrl, audience: client.id, algorithms: ['RS256'] },
     );
     expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
-    expect(payload).toMatchObject({ sub: '00uWHOLEFLOW', nonce: flow.nonce });
+    // A test-mode client's case: its token says so.
+    expect(payload).toMatchObject({ sub: '00uWHOLEFLOW', nonce: flow.nonce, vouch_livemode: false });
     expect(payload.verified_claims).toEqual([
       {
         verification: {
@@ -752,5 +753,201 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
     );
     expect(timedOut.searchParams.get('error')).toBe('access_denied');
     expect(timedOut.searchParams.get('error_description')).toBe('The verification was not finished in time.');
+  });
+});
+
+describe('the endpoints under any input', () => {
+  it('answer every malformed request in OAuth’s shape, never a server error', async () => {
+    const bodies: Array<[string, string | undefined]> = [
+      ['application/x-www-form-urlencoded', 'claims=%7B&client_id=%00&scope=openid'],
+      ['application/x-www-form-urlencoded', '%%%'],
+      ['application/json', '{"claims": {"id_token": {"verified_claims": [null, 3, "x"]}}}'],
+      ['application/json', '[1,2,3]'],
+      ['application/json', '{"client_id": {"nested": true}, "client_secret": []}'],
+      ['application/json', 'not json'],
+      ['text/plain', 'hello'],
+      ['application/x-www-form-urlencoded', `code=${'x'.repeat(5000)}&grant_type=authorization_code`],
+      ['application/x-www-form-urlencoded', undefined],
+    ];
+    for (const endpoint of ['/oauth2/par', '/oauth2/token']) {
+      for (const [type, body] of bodies) {
+        for (const authorization of [
+          undefined,
+          'Basic %%%',
+          'Bearer x',
+          `Basic ${Buffer.from('a:b').toString('base64')}`,
+        ]) {
+          const response = await fetch(`${app.baseUrl}${endpoint}`, {
+            method: 'POST',
+            headers: { 'Content-Type': type, ...(authorization ? { Authorization: authorization } : {}) },
+            body,
+          });
+          const context = `${endpoint} ${type} ${body?.slice(0, 40)} ${authorization}`;
+          expect(response.status, context).toBeGreaterThanOrEqual(400);
+          expect(response.status, context).toBeLessThan(500);
+          await oauthError(response);
+        }
+      }
+    }
+    // A valid client's request with a NUL in a parameter: refused, not stored.
+    for (const state of ['a\u0000b']) {
+      const response = await postForm(await oktaParams({ state }));
+      expect(response.status).toBe(400);
+      expect((await oauthError(response)).error_description).toMatch(/NUL/);
+    }
+    for (const query of [
+      '',
+      '?request_uri=%00',
+      '?request_uri=urn:ietf:params:oauth:request_uri:',
+      `?request_uri=${'a'.repeat(3000)}`,
+    ]) {
+      const response = await fetch(`${app.baseUrl}/oauth2/authorize${query}`, { redirect: 'manual' });
+      expect(response.status, query).toBe(400);
+      await response.text();
+    }
+  });
+
+  it('takes at most 60 token requests a minute from one client: 429 with Retry-After', async () => {
+    const created = await runCli(
+      [
+        'oidc-clients',
+        'create',
+        '--team',
+        teamId,
+        '--name',
+        'Busy',
+        '--redirect-uri',
+        REDIRECT,
+        '--template',
+        'helpdesk',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    let limited: Response | undefined;
+    for (let i = 0; i < 70 && !limited; i += 1) {
+      const response = await fetch(`${app.baseUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: 'unknown',
+          code_verifier: 'v'.repeat(43),
+          redirect_uri: REDIRECT,
+          client_id: String(created.client_id),
+          client_secret: String(created.client_secret),
+        }),
+      });
+      if (response.status === 429) limited = response;
+      else {
+        expect(response.status).toBe(400);
+        await response.text();
+      }
+    }
+    expect(limited?.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await oauthError(limited as Response)).error_description).toMatch(
+      /asked for 60 tokens in the last minute/,
+    );
+  });
+
+  it('never lets another team’s client redeem a code, nor push for a template that is not its team’s', async () => {
+    const other = await createTeam(
+      database.db,
+      { name: 'Elsewhere', adminEmail: 'e@elsewhere.test' },
+      systemClock,
+    );
+    const otherTemplate = await apiClient(app.baseUrl, other.testKey.token).post('/v1/templates/', {
+      name: 'helpdesk',
+      verification_methods: { government_id: true },
+    });
+    expect(otherTemplate.status).toBe(201);
+    const theirs = await runCli(
+      [
+        'oidc-clients',
+        'create',
+        '--team',
+        other.team.id,
+        '--name',
+        'Theirs',
+        '--redirect-uri',
+        REDIRECT,
+        '--template',
+        'helpdesk',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    // Their client pushes: the flow runs their own template and opens their team's case, never ours.
+    const pushed = await postForm(
+      await oktaParams({ client_id: String(theirs.client_id), client_secret: String(theirs.client_secret) }),
+    );
+    expect(pushed.status).toBe(201);
+    const { request_uri } = (await pushed.json()) as { request_uri: string };
+    const [flow] = await database.db
+      .select()
+      .from(oidcFlows)
+      .where(eq(oidcFlows.id, request_uri.split(':').at(-1) ?? ''));
+    expect(flow?.teamId).toBe(other.team.id);
+    // Our flow's code, redeemed by their client: invalid_grant.
+    const ours = await runCli(
+      [
+        'oidc-clients',
+        'create',
+        '--team',
+        teamId,
+        '--name',
+        'Ours',
+        '--redirect-uri',
+        REDIRECT,
+        '--template',
+        'helpdesk',
+      ],
+      { DATABASE_URL: database.url },
+    );
+    const config = await oidc.discovery(
+      new URL(app.baseUrl),
+      String(ours.client_id),
+      undefined,
+      oidc.ClientSecretPost(String(ours.client_secret)),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      login_hint: '00uCROSSTEAM',
+      claims: JSON.stringify(oktaClaims()),
+    });
+    const page = (await fetch(url, { redirect: 'manual' })).headers.get('location') ?? '';
+    const [opened] = await database.db
+      .select()
+      .from(cases)
+      .where(eq(cases.publicId, page.split('/').at(-1) ?? ''));
+    expect(opened?.teamId).toBe(teamId);
+    await apiClient(app.baseUrl, testKey).post(`/v1/cases/${opened?.id}/simulate/`, {
+      action: 'complete_step',
+      method: 'email',
+    });
+    await apiClient(app.baseUrl, testKey).post(`/v1/cases/${opened?.id}/simulate/`, {
+      action: 'complete_step',
+      method: 'government_id',
+    });
+    const code =
+      new URL((await fetch(page, { redirect: 'manual' })).headers.get('location') ?? '').searchParams.get(
+        'code',
+      ) ?? '';
+    const stolen = await fetch(`${app.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: String(theirs.client_id),
+        client_secret: String(theirs.client_secret),
+      }),
+    });
+    expect((await oauthError(stolen)).error).toBe('invalid_grant');
   });
 });

@@ -39,6 +39,12 @@ export function oauthRefusal(
  * revision sent its pushed requests as JSON). A parameter given twice is refused (RFC 6749 §3.1).
  */
 async function requestParams(request: Request): Promise<Record<string, unknown>> {
+  const params = await bodyParams(request);
+  if (holdsNul(params)) throw new OAuthError('invalid_request', 'A parameter holds a NUL character.');
+  return params;
+}
+
+async function bodyParams(request: Request): Promise<Record<string, unknown>> {
   const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   let bytes: Uint8Array;
   try {
@@ -76,6 +82,14 @@ async function requestParams(request: Request): Promise<Record<string, unknown>>
     'Send the parameters as application/x-www-form-urlencoded (or application/json).',
     415,
   );
+}
+
+/** Whether any string in a value holds a NUL, which PostgreSQL cannot store. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value && typeof value === 'object') return Object.values(value).some(holdsNul);
+  return false;
 }
 
 /** Runs an endpoint, answering its failures as OAuth errors. */
@@ -137,10 +151,6 @@ const REFUSALS: Record<
   expired: {
     title: 'This verification link has expired',
     text: 'It works for one minute after it is made. Go back to where you were signing in and start again.',
-  },
-  wrong_client: {
-    title: 'This verification link cannot be used',
-    text: 'It was made for another application than the one that sent you here. Go back and start again.',
   },
 };
 

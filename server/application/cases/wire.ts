@@ -218,7 +218,7 @@ export const caseOutput = z
       .nullable()
       .meta({
         description:
-          'Why a `failed` case failed: `government_id_rejected`, `selfie_rejected`, `manager_declined`, `custom_question_failed` or `sms_code_failed`; null otherwise.',
+          'Why a `failed` case failed: `government_id_rejected`, `selfie_rejected`, `manager_declined`, `custom_question_failed`, `sms_code_failed`, or `name_mismatch` (an identity provider’s case whose document shows other names than it sent); null otherwise.',
         examples: [null, 'manager_declined'],
       }),
     livemode: z.boolean().meta({

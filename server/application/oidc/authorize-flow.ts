@@ -16,6 +16,7 @@ import { requestedClaim } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
 import { appErrorIn } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { errorFields, logger } from '@/server/platform/logger';
 import { type ExpectedNames, expectedNamesSettings } from '@/server/verification/methods/government-id/names';
 
 /** The names the pushed request holds, which the document must show (PAR required both). */
@@ -44,7 +45,7 @@ export interface AuthorizeDeps {
 }
 
 /** What authorize answers: where to send the browser, or a page saying the link cannot be used. */
-export type AuthorizeAnswer = { redirect: string } | { refused: 'unknown' | 'expired' | 'wrong_client' };
+export type AuthorizeAnswer = { redirect: string } | { refused: 'unknown' | 'expired' };
 
 /**
  * The browser arrives with a pushed request's `request_uri`: the request is spent (once: a second
@@ -65,10 +66,9 @@ export async function authorizeFlow(
 ): Promise<AuthorizeAnswer> {
   const now = deps.clock();
   const id = flowIdOf(input.requestUri);
-  const flow = id ? await spendRequest(deps.db, id, now) : null;
+  const flow = id ? await spendRequest(deps.db, id, input.clientId, now) : null;
   if (!flow) return { refused: 'unknown' };
   if (flow.requestExpiresAt <= now) return { refused: 'expired' };
-  if (input.clientId !== null && input.clientId !== flow.clientId) return { refused: 'wrong_client' };
   const client = await findClient(deps.db, flow.clientId);
   if (!client) return { refused: 'unknown' };
   const request = pushedRequest(flow);
@@ -97,13 +97,22 @@ export async function authorizeFlow(
     await attachCase(deps.db, flow.id, opened.id);
     return { redirect: verificationUrl(deps.pageBase, opened.publicId) };
   } catch (error) {
+    // The request is spent: whatever went wrong, the browser goes back to the relying party
+    // (its redirect URI is known good), never to a bare error it cannot leave.
     const refused = appErrorIn(error);
-    if (!refused || refused.appCode === 'SERVICE_UNAVAILABLE' || refused.appCode === 'INTERNAL_ERROR')
-      throw error;
+    if (refused && refused.appCode !== 'SERVICE_UNAVAILABLE' && refused.appCode !== 'INTERNAL_ERROR') {
+      return {
+        redirect: relyingPartyRedirect(request, deps.issuer, {
+          error: 'access_denied',
+          error_description: `The verification could not start: ${refused.detail}`,
+        }),
+      };
+    }
+    if (refused?.appCode !== 'SERVICE_UNAVAILABLE') logger.error('authorize failed', errorFields(error));
     return {
       redirect: relyingPartyRedirect(request, deps.issuer, {
-        error: 'access_denied',
-        error_description: `The verification could not start: ${refused.detail}`,
+        error: refused?.appCode === 'SERVICE_UNAVAILABLE' ? 'temporarily_unavailable' : 'server_error',
+        error_description: 'The verification could not start; try again.',
       }),
     };
   }

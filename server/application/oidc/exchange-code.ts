@@ -5,6 +5,7 @@ import { authenticateClient } from '@/server/oidc/client-authentication';
 import { flowOfCode, pushedRequest, redeemCode } from '@/server/oidc/flows';
 import { signIdToken, TOKEN_SECONDS, verifiedClaims } from '@/server/oidc/id-token';
 import { OAuthError } from '@/server/oidc/oauth-error';
+import { requestedValue } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
 import { isAppError } from '@/server/platform/errors';
 import { randomBase62 } from '@/server/platform/ids';
@@ -90,7 +91,14 @@ export async function exchangeCode(
     subject: request.loginHint,
     nonce: request.nonce,
     now,
-    verifiedClaims: verifiedClaims(request.verifiedClaims, { verifiedAt: decided }),
+    livemode: record.livemode,
+    verifiedClaims: verifiedClaims(request.verifiedClaims, {
+      verifiedAt: decided,
+      compared: {
+        given_name: requestedValue(request.verifiedClaims, 'given_name') ?? '',
+        family_name: requestedValue(request.verifiedClaims, 'family_name') ?? '',
+      },
+    }),
   });
   return {
     access_token: `vouch_at_${randomBase62(32)}`,

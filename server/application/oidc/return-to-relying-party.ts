@@ -7,6 +7,7 @@ import {
   pushedRequest,
   relyingPartyRedirect,
 } from '@/server/oidc/flows';
+import { teamHmacKey } from '@/server/teams/team-secrets';
 
 /**
  * Where an ended case's page sends the browser when an identity provider's flow opened the case,
@@ -29,7 +30,7 @@ export async function relyingPartyReturn(
     return null;
   const request = pushedRequest(flow);
   if (status === 'closed') {
-    const code = await issueCode(db, flow.id, now);
+    const code = await issueCode(db, flow, await teamHmacKey(db, flow.teamId), now);
     return code ? relyingPartyRedirect(request, issuer, { code }) : null;
   }
   const why =

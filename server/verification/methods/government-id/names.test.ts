@@ -8,6 +8,15 @@ describe('comparing the names an identity provider sent with the document’s', 
     expect(comparableName('  ZOË   Ångström ')).toBe('zoe angstrom');
     expect(namesMatch(expected('Zoë', 'Ångström', false), { given: ' zoe', family: 'ANGSTROM ' })).toBe(true);
     expect(namesMatch(expected('José', 'Muñoz', false), { given: 'Jose', family: 'Munoz' })).toBe(true);
+    // Letters whose accent no decomposition removes, and the punctuation names are spelt with or without.
+    expect(namesMatch(expected('Lukasz', 'Strass', false), { given: 'Łukasz', family: 'Straß' })).toBe(true);
+    expect(namesMatch(expected('Soren', 'Kjaer', false), { given: 'Søren', family: 'Kjær' })).toBe(true);
+    expect(namesMatch(expected('Jean Luc', 'OBrien', false), { given: 'Jean-Luc', family: "O'Brien" })).toBe(
+      false,
+    );
+    expect(namesMatch(expected('Jean Luc', 'O Brien', false), { given: 'Jean-Luc', family: 'O’Brien' })).toBe(
+      true,
+    );
   });
 
   it('with fuzzy, allows one edit up to 5 characters and two beyond; without, none', () => {

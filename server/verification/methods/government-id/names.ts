@@ -14,9 +14,32 @@ export interface ExpectedNames extends PersonNames {
   fuzzy: boolean;
 }
 
-/** A name as compared: accents and case dropped, spaces trimmed and collapsed. */
+/** Latin letters that carry their accent in their shape (no decomposition takes it off). */
+const FOLDED: Record<string, string> = {
+  ł: 'l',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ı: 'i',
+};
+
+/**
+ * A name as compared: accents and case dropped (ł, ø, ß… folded too), hyphens, apostrophes and
+ * dots read as spaces (Jean-Luc, O'Brien, J. are spelt both ways), spaces trimmed and collapsed.
+ */
 export function comparableName(name: string): string {
-  return name.normalize('NFKD').replace(/\p{M}/gu, '').toLocaleLowerCase('und').replace(/\s+/g, ' ').trim();
+  return name
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLocaleLowerCase('und')
+    .replace(/[łøđðþßæœı]/g, (letter) => FOLDED[letter] ?? letter)
+    .replace(/[-‐‑–'’.]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Whether one name matches: equal as compared, or within the edit distance fuzzy allows (1 up to 5 characters, 2 beyond). */
