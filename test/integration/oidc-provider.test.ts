@@ -10,12 +10,14 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
+import ja from '@/server/i18n/messages/ja.json' with { type: 'json' };
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -425,6 +427,13 @@ describe('GET /oauth2/authorize', () => {
     expect(again.status).toBe(400);
     expect(again.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await again.text()).toContain('This verification link cannot be used');
+    // In the reader's language, every word of it (the pseudo-locale shows any left in English).
+    const japanese = await fetch(url, { redirect: 'manual', headers: { 'Accept-Language': 'ja,en;q=0.5' } });
+    expect(japanese.headers.get('content-language')).toBe('ja');
+    expect(await japanese.text()).toContain(ja['signInLink.spent.title']);
+    const pseudo = await fetch(`${url}&lang=en-XA`, { redirect: 'manual' });
+    // The service's name is a name, not a word to translate.
+    expect(untranslatedRuns(readableText(await pseudo.text()), ['Vouch'])).toEqual([]);
     const all = await database.db.select().from(cases).where(eq(cases.externalRef, '00uOKTAUSER1'));
     expect(all).toHaveLength(1);
   });

@@ -1,13 +1,13 @@
 import { readRequestBody } from '@/server/api/http/request-body';
+import { signInLinkPage } from '@/server/api/pages/sign-in-link-page';
 import { createRequestContext } from '@/server/api/trpc/context';
-import { type AuthorizeAnswer, authorizeFlow } from '@/server/application/oidc/authorize-flow';
+import { authorizeFlow } from '@/server/application/oidc/authorize-flow';
 import { exchangeCode } from '@/server/application/oidc/exchange-code';
 import { pushAuthorizationRequest } from '@/server/application/oidc/push-authorization';
 import { openidConfiguration } from '@/server/oidc/discovery';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { appErrorIn } from '@/server/platform/errors';
-import { escapeHtml } from '@/server/platform/html';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
@@ -139,30 +139,6 @@ export function showOpenidConfiguration(): Promise<Response> {
   });
 }
 
-/** What a person reads when the link that brought them cannot be used (English for now). */
-const REFUSALS: Record<
-  Exclude<AuthorizeAnswer, { redirect: string }>['refused'],
-  { title: string; text: string }
-> = {
-  unknown: {
-    title: 'This verification link cannot be used',
-    text: 'It has already been used, or it is not a link of ours. Go back to where you were signing in and start again.',
-  },
-  expired: {
-    title: 'This verification link has expired',
-    text: 'It works for one minute after it is made. Go back to where you were signing in and start again.',
-  },
-};
-
-function refusalPage(kind: keyof typeof REFUSALS): Response {
-  const { title, text } = REFUSALS[kind];
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></main></body></html>`;
-  return new Response(html, {
-    status: 400,
-    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' },
-  });
-}
-
 /**
  * GET /oauth2/authorize?request_uri=…[&client_id=…]: the browser goes into the case the request
  * opens (303), or back to the relying party with an OAuth error, or, when the request cannot be
@@ -173,7 +149,7 @@ export function getAuthorize(request: Request): Promise<Response> {
     const rt = await runtime();
     const url = new URL(request.url);
     const requestUri = url.searchParams.get('request_uri');
-    if (!requestUri) return refusalPage('unknown');
+    if (!requestUri) return signInLinkPage(request, rt.env, 'spent');
     const answer = await authorizeFlow(
       {
         db: rt.database.db,
@@ -190,7 +166,8 @@ export function getAuthorize(request: Request): Promise<Response> {
         userAgent: request.headers.get('user-agent'),
       },
     );
-    if ('refused' in answer) return refusalPage(answer.refused);
+    if ('refused' in answer)
+      return signInLinkPage(request, rt.env, answer.refused === 'expired' ? 'expired' : 'spent');
     return new Response(null, {
       status: 303,
       headers: { Location: answer.redirect, 'Cache-Control': 'no-store' },
