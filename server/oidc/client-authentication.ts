@@ -1,3 +1,5 @@
+import { isAppError } from '@/server/platform/errors';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { OAuthError } from './oauth-error';
 import { findClient, type OidcClient, secretMatches } from './oidc-clients';
 
@@ -75,4 +77,23 @@ export async function authenticateClient(
     );
   }
   return client;
+}
+
+/**
+ * Spends one of the client's per-minute requests at an endpoint (PAR or token); past its budget,
+ * OAuth's answer to it: 429 `invalid_request` with Retry-After.
+ */
+export async function spendClientBudget(
+  limiters: RateLimiters,
+  bucket: 'oidc_par' | 'oidc_token',
+  client: OidcClient,
+): Promise<void> {
+  try {
+    await limiters.consume(bucket, client.id);
+  } catch (error) {
+    if (isAppError(error) && error.appCode === 'RATE_LIMITED') {
+      throw new OAuthError('invalid_request', error.detail, 429, error.headers);
+    }
+    throw error;
+  }
 }

@@ -1,6 +1,10 @@
 import type { VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
-import { CREATE_FIELDS_BY_METHOD, methodFieldIssues } from '@/server/verification/methods/creation';
+import {
+  CREATE_FIELDS_BY_METHOD,
+  methodFieldIssues,
+  refuseFieldIssues,
+} from '@/server/verification/methods/creation';
 import type { TemplateRecord } from './templates';
 
 /** Finds a team's template by name (memoised per request by `templateLookup`). */
@@ -33,12 +37,7 @@ export function applyTemplate<Input extends CaseFields>(template: TemplateRecord
       }
     }
   }
-  if (issues.length > 0) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      issues.map(({ field, message }) => `${field}: ${message}`).join('; '),
-    );
-  }
+  refuseFieldIssues(issues);
   const manager = template.settings.manager;
   return {
     input: {

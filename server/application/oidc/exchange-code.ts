@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '@/db/client';
 import { findCaseById } from '@/server/cases/case-repository';
-import { authenticateClient } from '@/server/oidc/client-authentication';
+import { authenticateClient, spendClientBudget } from '@/server/oidc/client-authentication';
 import { flowOfCode, pushedRequest, redeemCode } from '@/server/oidc/flows';
 import { signIdToken, TOKEN_SECONDS, verifiedClaims } from '@/server/oidc/id-token';
 import { OAuthError } from '@/server/oidc/oauth-error';
 import { requestedValue } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
-import { isAppError } from '@/server/platform/errors';
 import { randomBase62 } from '@/server/platform/ids';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { currentSigningKey } from '@/server/signing/signing-keys';
@@ -40,14 +39,7 @@ export async function exchangeCode(
   const now = deps.clock();
   const { params } = input;
   const client = await authenticateClient(deps.db, params, input.authorization, now);
-  try {
-    await deps.rateLimiters.consume('oidc_token', client.id);
-  } catch (error) {
-    if (isAppError(error) && error.appCode === 'RATE_LIMITED') {
-      throw new OAuthError('invalid_request', error.detail, 429, error.headers);
-    }
-    throw error;
-  }
+  await spendClientBudget(deps.rateLimiters, 'oidc_token', client);
   if (params.grant_type !== 'authorization_code') {
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');
   }

@@ -1,12 +1,11 @@
 import type { Db } from '@/db/client';
 import { supportedLocale } from '@/server/i18n/locales';
-import { authenticateClient } from '@/server/oidc/client-authentication';
+import { authenticateClient, spendClientBudget } from '@/server/oidc/client-authentication';
 import { insertFlow, type PushedRequest, REQUEST_URI_SECONDS } from '@/server/oidc/flows';
 import { OAuthError } from '@/server/oidc/oauth-error';
 import type { OidcClient } from '@/server/oidc/oidc-clients';
 import { readVerifiedClaimsRequest, requestedValue } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
-import { isAppError } from '@/server/platform/errors';
 import { emailAddress } from '@/server/platform/wire-fields';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { findTemplateByName, type TemplateRecord } from '@/server/templates/templates';
@@ -84,14 +83,7 @@ export async function pushAuthorizationRequest(
   const now = deps.clock();
   const { params } = input;
   const client = await authenticateClient(deps.db, params, input.authorization, now);
-  try {
-    await deps.rateLimiters.consume('oidc_par', client.id);
-  } catch (error) {
-    if (isAppError(error) && error.appCode === 'RATE_LIMITED') {
-      throw new OAuthError('invalid_request', error.detail, 429, error.headers);
-    }
-    throw error;
-  }
+  await spendClientBudget(deps.rateLimiters, 'oidc_par', client);
   if (params.request_uri !== undefined || params.request !== undefined) {
     throw new OAuthError(
       'invalid_request',

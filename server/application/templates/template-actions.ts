@@ -1,7 +1,6 @@
-import { VERIFICATION_METHODS, type VerificationMethod } from '@/db/schema';
+import { VERIFICATION_METHODS } from '@/db/schema';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type AuditEntry, auditedChange } from '@/server/audit/record-audit';
-import { AppError } from '@/server/platform/errors';
 import {
   deleteTemplate,
   findTemplateOrFail,
@@ -14,6 +13,7 @@ import {
 import {
   CREATE_FIELDS_BY_METHOD,
   methodFieldIssues,
+  refuseFieldIssues,
   settingsAtCreation,
 } from '@/server/verification/methods/creation';
 import { type CreateTemplateInput, templateLocale, type UpdateTemplateInput } from './wire';
@@ -36,19 +36,6 @@ function givenFields(body: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(body).filter(([, value]) => value !== undefined && value !== null),
   );
-}
-
-function refuseFieldIssues(
-  methods: Partial<Record<VerificationMethod, boolean>>,
-  body: Record<string, unknown>,
-) {
-  const issues = methodFieldIssues(methods, givenFields(body), { everyCaseGivesThem: false });
-  if (issues.length > 0) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      issues.map(({ field, message }) => `${field}: ${message}`).join('; '),
-    );
-  }
 }
 
 /**
@@ -82,7 +69,7 @@ export const templateActions = {
         await lockTeamTemplates(tx, ctx.teamId);
         const current = await findTemplateOrFail(tx, ctx.teamId, id);
         const methods = verification_methods ?? current.methods;
-        refuseFieldIssues(methods, fields);
+        refuseFieldIssues(methodFieldIssues(methods, givenFields(fields), { everyCaseGivesThem: false }));
         const settings = { ...current.settings };
         for (const [method, names] of CREATE_FIELDS_BY_METHOD) {
           if (

@@ -1,4 +1,5 @@
 import type { VerificationMethod } from '@/db/schema';
+import { AppError } from '@/server/platform/errors';
 import { customQuestionCreateFields, customQuestionSettings } from './custom-question/create-input';
 import { managerCreateFields, managerSettings } from './manager/create-input';
 
@@ -110,5 +111,14 @@ export function shownSettings(
     ...Object.entries(CREATION_INPUT).map(([method, { shown }]) =>
       shown(settings[method as VerificationMethod]),
     ),
+  );
+}
+
+/** Refuses a body with issues: one VALIDATION_ERROR naming each field, as the API's validation does. */
+export function refuseFieldIssues(issues: readonly MethodFieldIssue[]): void {
+  if (issues.length === 0) return;
+  throw new AppError(
+    'VALIDATION_ERROR',
+    issues.map(({ field, message }) => `${field}: ${message}`).join('; '),
   );
 }

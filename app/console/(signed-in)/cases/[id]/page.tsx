@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
+import { saveFile } from '@/app/console/_lib/save-file';
 import { useSession } from '@/app/console/_lib/session';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { CopyButton, Empty, ErrorNote, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
@@ -113,19 +114,6 @@ function CaseActions({ current, onChanged }: { current: CaseWire; onChanged: () 
   );
 }
 
-/** Saves a file the server made: the browser only hands it to the user. */
-function saveFile(file: { file_name: string; media_type: string; content_base64: string }) {
-  const bytes = Uint8Array.from(atob(file.content_base64), (char) => char.charCodeAt(0));
-  const url = URL.createObjectURL(new Blob([bytes], { type: file.media_type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = file.file_name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  URL.revokeObjectURL(url);
-}
-
 /**
  * The case's signed evidence record, for any member: the signed JSON an auditor verifies, or a PDF
  * for people with the same record attached. Each download is audited.
@@ -137,7 +125,9 @@ function EvidenceDownloads({ current }: { current: CaseWire }) {
     setBusy(true);
     setError(undefined);
     try {
-      saveFile(await api.cases.evidence.mutate({ id: current.id, format }));
+      const file = await api.cases.evidence.mutate({ id: current.id, format });
+      const bytes = Uint8Array.from(atob(file.content_base64), (char) => char.charCodeAt(0));
+      saveFile(file.file_name, bytes, file.media_type);
     } catch (err) {
       setError(err);
     } finally {

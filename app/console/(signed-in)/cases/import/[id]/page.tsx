@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useParams } from 'next/navigation';
 import { useState } from 'react';
+import { saveFile } from '@/app/console/_lib/save-file';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, formatInstant, Loading } from '@/app/console/_lib/ui';
 
@@ -15,14 +16,7 @@ type ImportWire = Awaited<ReturnType<typeof api.imports.get.query>>;
 /** Saves the result file: the server writes it, the browser only hands it to the user. */
 async function downloadResult(id: string) {
   const { file_name, csv } = await api.imports.result.query({ id });
-  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = file_name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  URL.revokeObjectURL(url);
+  saveFile(file_name, csv, 'text/csv;charset=utf-8');
 }
 
 function RefusedRows({ current }: { current: ImportWire }) {
