@@ -21,6 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { teamTemplates } from '@/server/templates/templates';
+import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { buildIfNeeded } from './build';
 import { explainReads } from './explain';
 import { closedLoop, closedLoopOf, type LoadResult, openLoop, type Target } from './load';
@@ -328,7 +329,8 @@ async function databaseCreationCeiling(
     // Validated as the procedure's input is, defaults included.
     const prepared = await prepareCase(
       createCaseInput.parse(JSON.parse(target.body ?? '{}')),
-      teamTemplates(database.db, key.scope.teamId),
+      teamTemplates(database.db, key.scope),
+      hashingAnswers((task) => task()),
     );
     await database.db.transaction((tx) =>
       createCase(tx, key.scope, prepared, {

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     log(`app on ${app.baseUrl}, SMTP on ${smtp.url}`);
 
     process.env.DATABASE_URL = databaseUrl;
-    const { database, jobProducer: jobs } = await bootRuntime({ workers: false, migrate: false });
+    const { database, jobProducer: jobs, env } = await bootRuntime({ workers: false, migrate: false });
     cleanups.push(shutdown);
     const created = await createTeam(
       database.db,
@@ -89,6 +89,7 @@ async function main(): Promise<void> {
       actor: { userId: null, email: 'hr@wave.test', ipAddress: '127.0.0.1', userAgent: 'bench' },
       clock: systemClock,
       jobs,
+      env,
     };
     const csv = `email,name,methods\n${Array.from({ length: ROWS }, (_, n) => `hire-${n}@wave.test,Hire ${n},email`).join('\n')}\n`;
 

@@ -19,6 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import postgres from 'postgres';
 import { teamTemplates } from '@/server/templates/templates';
+import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { openLoop } from './load';
 
 const DIST_DIR = '.next-bench-pages';
@@ -141,7 +142,8 @@ async function main(): Promise<void> {
       custom_question_answer: 'Alex',
       notes: '',
     },
-    teamTemplates(database.db, team.id),
+    teamTemplates(database.db, { teamId: team.id, livemode: true }),
+    hashingAnswers((task) => task()),
   );
   const publicIds: string[] = [];
   for (let i = 0; i < CASES; i++) {

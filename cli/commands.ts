@@ -4,13 +4,15 @@ import { connectDatabase, type Db, migrateDatabase } from '@/db/client';
 import { SIGNING_ALGORITHMS, SUBSCRIPTION_STATUSES, teams } from '@/db/schema';
 import { clientActions } from '@/server/application/oidc/client-actions';
 import { createClientInput, toClientWire } from '@/server/application/oidc/wire';
+import { revokeKey } from '@/server/application/signing/revoke-signing-key';
 import { chainedTeams, verifyAuditChain } from '@/server/audit/audit-chain';
 import { OPERATOR_ACTOR } from '@/server/audit/record-audit';
 import { createApiKey, revokeApiKey } from '@/server/auth/api-keys';
 import { findClient, listClients, MAX_SECRET_GRACE_SECONDS } from '@/server/oidc/oidc-clients';
-import { resolveDatabaseUrl } from '@/server/platform/boot-runtime';
+import { directDatabaseUrl, poolSettings, resolveDatabaseUrl } from '@/server/platform/boot-runtime';
 import { systemClock } from '@/server/platform/clock';
 import { env } from '@/server/platform/env';
+import { isAppError } from '@/server/platform/errors';
 import { lastServedBaseUrl } from '@/server/platform/served-base-url';
 import { publishedKeys, rotateSigningKey } from '@/server/signing/signing-keys';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
@@ -176,6 +178,28 @@ const RUNS: Record<DatabaseCommandName, Run> = {
     const rotated = await rotateSigningKey(db, alg, kek, systemClock());
     return { alg, kid: rotated.kid, retired: rotated.retired };
   },
+  'keys signing-revoke': async (values, db) => {
+    const kid = z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{43}$/, '--kid must be a key id as the key set shows it')
+      .parse(required('keys signing-revoke', values, 'kid'));
+    const config = env();
+    const revoked = await revokeKey(
+      {
+        db,
+        clock: systemClock,
+        kek: () => signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET),
+      },
+      kid,
+      values.reason ?? null,
+    ).catch((error: unknown) => {
+      if (isAppError(error) && error.appCode === 'NOT_FOUND') {
+        throw new UsageError(error.detail, commandUsage('keys signing-revoke'));
+      }
+      throw error;
+    });
+    return { ...revoked, revoked: true };
+  },
   'audit verify': async (values, db) => {
     const teamIds = values.team ? [uuid('--team').parse(values.team)] : await chainedTeams(db);
     const keys = await publishedKeys(db, systemClock(), env().AUDIT_RETENTION_DAYS);
@@ -238,8 +262,8 @@ export async function runCommand(
   const shutdownHooks: Array<() => Promise<void>> = [];
   try {
     const url = await resolveDatabaseUrl((hook) => shutdownHooks.push(hook));
-    await migrateDatabase(url);
-    const database = connectDatabase(url, { max: 2 });
+    await migrateDatabase(directDatabaseUrl(url));
+    const database = connectDatabase(url, { max: 2, poolMode: poolSettings().poolMode });
     try {
       return await RUNS[name](values, database.db, lists);
     } finally {

@@ -1,21 +1,50 @@
 import { readFile } from 'node:fs/promises';
 import { base64url, type JWK } from 'jose';
-import { pdfAttachments } from '@/server/evidence/pdf-attachment';
-import { evidenceSummary, verifyEvidence } from '@/server/evidence/verify-evidence';
+import { readPdf } from '@/server/evidence/pdf-attachment';
+import { type EvidenceRecord, evidencePdfNames } from '@/server/evidence/record-format';
+import { evidenceSummary, type RevokedKeyNotice, verifyEvidence } from '@/server/evidence/verify-evidence';
 import { commandUsage, type OfflineCommandName, UsageError, type Values } from './usage';
 
 /** The operator commands that work on files alone: no database is opened. */
 
-/** The record in FILE: the signed JSON itself, or the one attached to an evidence PDF. */
-async function recordText(file: string): Promise<string> {
+/** What an evidence PDF says of the case it describes, outside the record attached to it. */
+interface PdfClaims {
+  attachment: string;
+  title: string | null;
+  subject: string | null;
+}
+
+/** The record in FILE: the signed JSON itself, or the one attached to an evidence PDF (with what the PDF claims). */
+async function recordText(file: string): Promise<{ text: string; pdf: PdfClaims | null }> {
   const bytes = await readFile(file);
-  if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return bytes.toString('utf8');
-  const attached = [...(await pdfAttachments(bytes)).entries()].filter(([name]) => name.endsWith('.json'));
+  if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { text: bytes.toString('utf8'), pdf: null };
+  const pdf = await readPdf(bytes);
+  const attached = [...pdf.attachments.entries()].filter(([name]) => name.endsWith('.json'));
   const [first] = attached;
   if (!first || attached.length > 1) {
     throw new Error(`${file}: the PDF does not hold one attached .json record (it holds ${attached.length})`);
   }
-  return new TextDecoder().decode(first[1]);
+  return {
+    text: new TextDecoder().decode(first[1]),
+    pdf: { attachment: first[0], title: pdf.title, subject: pdf.subject },
+  };
+}
+
+/**
+ * A PDF's own description of its case (the attachment's name, its title and subject) held against
+ * the record verified, so that an evidence PDF of one case carrying another case's genuine record
+ * is refused. It is a consistency check, no proof: all three can be edited, and so can the pages,
+ * which are never verified (they are a drawing); the output says so.
+ */
+function pdfMismatch(pdf: PdfClaims, record: Pick<EvidenceRecord, 'case'>): string | null {
+  const expected = evidencePdfNames(record);
+  if (pdf.attachment !== expected.attachment) {
+    return `the attached record is named ${pdf.attachment}, but it is the record of case ${record.case.public_id} (${expected.attachment})`;
+  }
+  if (pdf.title !== expected.title || pdf.subject !== expected.subject) {
+    return `the PDF describes itself as "${pdf.title ?? ''}" / "${pdf.subject ?? ''}", but its attached record is of case ${record.case.id} (${record.case.public_id})`;
+  }
+  return null;
 }
 
 /** The issuer a record says it is from (read before anything is verified: a claim, not a fact). */
@@ -51,7 +80,7 @@ function trustedKeySource(values: Values, text: string): string {
   return `${service}/.well-known/jwks.json`;
 }
 
-async function keySet(source: string): Promise<JWK[]> {
+async function keySet(source: string): Promise<{ keys: JWK[]; revoked: RevokedKeyNotice[] }> {
   let text: string;
   if (/^https?:\/\//i.test(source)) {
     const response = await fetch(source, { signal: AbortSignal.timeout(10_000) }).catch((error: unknown) => {
@@ -62,24 +91,41 @@ async function keySet(source: string): Promise<JWK[]> {
   } else {
     text = await readFile(source, 'utf8');
   }
-  const parsed = JSON.parse(text) as { keys?: unknown } | unknown[];
+  const parsed = JSON.parse(text) as { keys?: unknown; revoked?: unknown } | unknown[];
   const keys = Array.isArray(parsed) ? parsed : parsed?.keys;
   if (!Array.isArray(keys)) throw new Error(`${source} is not a JWK set ({"keys": [...]})`);
-  return keys as JWK[];
+  const revoked = Array.isArray(parsed) || !Array.isArray(parsed?.revoked) ? [] : parsed.revoked;
+  return {
+    keys: keys as JWK[],
+    revoked: revoked.filter(
+      (key): key is RevokedKeyNotice =>
+        typeof key === 'object' && key !== null && typeof (key as RevokedKeyNotice).kid === 'string',
+    ),
+  };
 }
 
 const OFFLINE_RUNS: Record<OfflineCommandName, (values: Values) => Promise<Record<string, unknown>>> = {
   'evidence verify': async (values) => {
     const file = values.file;
     if (!file) throw new UsageError('FILE is required', commandUsage('evidence verify'));
-    const text = await recordText(file);
+    const { text, pdf } = await recordText(file);
     const source = trustedKeySource(values, text);
-    const check = await verifyEvidence(text, await keySet(source));
+    const set = await keySet(source);
+    const check = await verifyEvidence(text, set.keys, set.revoked);
     if (!check.ok) throw new Error(`the evidence record does not verify: ${check.part}: ${check.reason}`);
+    const mismatch = pdf ? pdfMismatch(pdf, check.record) : null;
+    if (mismatch) throw new Error(`the evidence PDF does not hold its own case's record: ${mismatch}`);
     process.stdout.write(`The evidence record verifies (keys: ${source}).\n`);
+    if (pdf) {
+      process.stdout.write(
+        `What was verified is the record attached to the PDF (${pdf.attachment}), not its printed pages: they are a rendering, which anyone can edit. Check that they show case ${check.record.case.id} (${check.record.case.public_id}); trust only the lines below.\n`,
+      );
+    }
     for (const line of evidenceSummary(check.record)) process.stdout.write(`${line}\n`);
     return {
       ok: true,
+      // A PDF's pages are a drawing anyone can edit: only its attached record was verified.
+      verified: pdf ? 'the attached record, not the printed pages' : 'the record',
       case_id: check.record.case.id,
       status: check.record.case.status,
       provisional: check.record.provisional,

@@ -63,9 +63,19 @@ export const COMMANDS = {
     synopsis: '[--alg EdDSA|RS256]',
     description:
       'Makes a new signing key current (EdDSA, which signs evidence records, unless --alg RS256, which signs\n' +
-      'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json for\n' +
-      'AUDIT_RETENTION_DAYS, so what it signed keeps verifying. Needs SIGNING_KEY_SECRET as the service has it.',
+      'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json, so what it\n' +
+      'signed keeps verifying: an evidence key for AUDIT_RETENTION_DAYS, an ID-token key for 15 minutes\n' +
+      '(a token lives 5). Needs SIGNING_KEY_SECRET as the service has it.',
     options: ['alg'],
+  },
+  'keys signing-revoke': {
+    synopsis: '--kid KID [--reason TEXT]',
+    description:
+      'Revokes a signing key at once (one thought compromised): it leaves /.well-known/jwks.json, which names\n' +
+      'it among the revoked so records it signed fail saying so; a current key is replaced at the next\n' +
+      'signature; each team it signed for is told in its audit log, and audit checkpoints it signed are\n' +
+      'signed again with the current key. Needs SIGNING_KEY_SECRET as the service has it.',
+    options: ['kid', 'reason'],
   },
   'audit verify': {
     synopsis: '[--team TEAM_ID]',

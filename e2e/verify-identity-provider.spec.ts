@@ -4,14 +4,7 @@ import { createClient } from '../server/oidc/oidc-clients';
 import { systemClock } from '../server/platform/clock';
 import { createTeam } from '../server/teams/manage-teams';
 import { apiClient } from '../test/support/api-client';
-import { expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
-
-/** A PNG header followed by the simulated provider's documented test markers. */
-const png = (name: string, marker = '') => ({
-  name,
-  mimeType: 'image/png',
-  buffer: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]),
-});
+import { expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
 
 /** Where the relying party (played by openid-client) takes the verdict: intercepted by the page. */
 const REDIRECT = 'http://127.0.0.1:9/idp/identity-verification/callback';
@@ -95,8 +88,8 @@ test.describe('an identity provider’s verification flow', () => {
       await expectAccessible(page);
       await page
         .getByLabel('Photo of your ID document')
-        .setInputFiles(png('passport.png', `VOUCH-TEST:NAME=${shown};`));
-      await page.getByLabel('Selfie', { exact: true }).setInputFiles(png('selfie.png'));
+        .setInputFiles(markedPng('passport.png', `VOUCH-TEST:NAME=${shown};`));
+      await page.getByLabel('Selfie', { exact: true }).setInputFiles(markedPng('selfie.png'));
       await page.getByRole('button', { name: 'Submit for checking' }).click();
       await expect(page).toHaveTitle('Back at Okta');
       if (!callback) throw new Error('the browser did not come back');

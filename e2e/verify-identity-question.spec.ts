@@ -1,11 +1,4 @@
-import { expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
-
-/** A PNG header followed by the simulated provider's documented test markers. */
-const png = (name: string, marker = '') => ({
-  name,
-  mimeType: 'image/png',
-  buffer: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]),
-});
+import { expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
 
 test.describe('government ID and selfie (simulated provider)', () => {
   test('a passing check verifies ID and selfie and sets the name on the document', async ({
@@ -21,8 +14,8 @@ test.describe('government ID and selfie (simulated provider)', () => {
     await expectAccessible(page);
     await page
       .getByLabel('Photo of your ID document')
-      .setInputFiles(png('passport.png', 'VOUCH-TEST:NAME=Grace Hopper;'));
-    await page.getByLabel('Selfie', { exact: true }).setInputFiles(png('selfie.png'));
+      .setInputFiles(markedPng('passport.png', 'VOUCH-TEST:NAME=Grace Hopper;'));
+    await page.getByLabel('Selfie', { exact: true }).setInputFiles(markedPng('selfie.png'));
     await page.getByRole('button', { name: 'Submit for checking' }).click();
     await expect(page.locator('#notice')).toHaveText('Thank you, your ID and selfie are confirmed.');
     await expect(page.locator('#case-summary')).toContainText('All steps are done');
@@ -37,8 +30,13 @@ test.describe('government ID and selfie (simulated provider)', () => {
   });
 
   for (const [label, document, selfie, reason] of [
-    ['document', png('reject-document.png'), png('selfie.png'), 'government_id_rejected'],
-    ['selfie', png('passport.png'), png('selfie.png', 'VOUCH-TEST:REJECT-SELFIE'), 'selfie_rejected'],
+    ['document', markedPng('reject-document.png'), markedPng('selfie.png'), 'government_id_rejected'],
+    [
+      'selfie',
+      markedPng('passport.png'),
+      markedPng('selfie.png', 'VOUCH-TEST:REJECT-SELFIE'),
+      'selfie_rejected',
+    ],
   ] as const) {
     test(`a rejected ${label} fails the case with ${reason}`, async ({ page, vouch }) => {
       const created = await vouch.createCase({

@@ -3,14 +3,7 @@ import { systemClock } from '../server/platform/clock';
 import { createTeam } from '../server/teams/manage-teams';
 import { apiClient } from '../test/support/api-client';
 import type { TwilioMessage } from '../test/support/twilio-stand-in';
-import { type CaseWire, expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
-
-/** A PNG header followed by the simulated provider's documented test markers. */
-const png = (name: string, marker = '') => ({
-  name,
-  mimeType: 'image/png',
-  buffer: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]),
-});
+import { type CaseWire, expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
 
 /**
  * A test-mode case as its subject's phone shows it (decisions: "Test mode and simulation"): marked
@@ -59,8 +52,8 @@ test.describe('a test-mode case', () => {
 
     await page
       .getByLabel('Photo of your ID document')
-      .setInputFiles(png('passport.png', 'VOUCH-TEST:NAME=Ada Lovelace;'));
-    await page.getByLabel('Selfie', { exact: true }).setInputFiles(png('selfie.png'));
+      .setInputFiles(markedPng('passport.png', 'VOUCH-TEST:NAME=Ada Lovelace;'));
+    await page.getByLabel('Selfie', { exact: true }).setInputFiles(markedPng('selfie.png'));
     await page.getByRole('button', { name: 'Submit for checking' }).click();
     await expect(page.locator('#case-summary')).toContainText('All steps are done');
     await expectAccessible(page);

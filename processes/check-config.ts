@@ -5,10 +5,11 @@
  * on over IPC, and exits. So the launcher, which runs as long as the service, never loads the
  * validator (zod alone is about 19 MB of a process's memory).
  */
+import { exitWhenIdle } from './exit-when-idle';
 import type { LauncherSettings } from './launcher-settings';
 import { checkedConfig } from './process-kit';
 
-const config = checkedConfig();
+const config = await checkedConfig();
 const settings: LauncherSettings = {
   PORT: config.PORT,
   HOST: config.HOST,
@@ -16,5 +17,7 @@ const settings: LauncherSettings = {
   DATABASE_URL: config.DATABASE_URL,
   WEB_PROCESSES: config.WEB_PROCESSES,
   EMBEDDED_PG_DIR: config.EMBEDDED_PG_DIR,
+  HEALTH_PORT: config.HEALTH_PORT,
+  METRICS_PORT: config.METRICS_PORT,
 };
-process.send?.({ type: 'config', settings }, () => process.exit(0));
+process.send?.({ type: 'config', settings }, () => exitWhenIdle(0));

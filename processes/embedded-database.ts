@@ -8,6 +8,7 @@
 import { startEmbeddedPostgres } from '@/db/embedded';
 import { env } from '@/server/platform/env';
 import { logger } from '@/server/platform/logger';
+import { exitWhenIdle } from './exit-when-idle';
 
 const config = env();
 const server = await startEmbeddedPostgres({
@@ -17,7 +18,7 @@ const server = await startEmbeddedPostgres({
   logger.error('the embedded PostgreSQL did not start', {
     reason: error instanceof Error ? error.message : String(error),
   });
-  process.exit(1);
+  return exitWhenIdle(1);
 });
 
 let stopping = false;
@@ -27,7 +28,7 @@ async function stop(): Promise<void> {
   await server
     .stop()
     .catch((error: unknown) => logger.error('embedded PostgreSQL did not stop', { error: String(error) }));
-  process.exit(0);
+  await exitWhenIdle(0);
 }
 process.on('message', (message: { type?: string }) => {
   if (message?.type === 'stop') void stop();

@@ -26,6 +26,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { logger } from '@/server/platform/logger';
+import { exitWhenIdle } from './exit-when-idle';
 import type { LauncherSettings } from './launcher-settings';
 
 const STOP_TIMEOUT_MS = 30_000;
@@ -36,9 +37,9 @@ const STABLE_AFTER_MS = 60_000;
 const BUILT_PROCESSES = path.dirname(fileURLToPath(import.meta.url));
 
 /** Stops the launcher at start-up with one line saying why (its own reasons; a child logs its own). */
-function refuseToStart(reason: string): never {
+function refuseToStart(reason: string): Promise<never> {
   logger.error('refusing to start', { reason });
-  process.exit(1);
+  return exitWhenIdle(1);
 }
 
 /** The configuration, validated in a process of its own (processes/check-config.ts). */
@@ -56,7 +57,7 @@ function checkConfig(): Promise<LauncherSettings> {
     });
     // It has logged why; a check that passed has sent the settings before it exits.
     checker.once('exit', (code) => {
-      if (code !== 0) process.exit(1);
+      if (code !== 0) void exitWhenIdle(1);
     });
   });
 }
@@ -125,6 +126,8 @@ function start(unit: Supervised): void {
         url: config.BASE_URL,
         web_processes: webProcesses,
         worker_processes: 1,
+        worker_health_port: healthPort,
+        ...(config.METRICS_PORT === 0 ? {} : { metrics_ports: metricsPorts }),
       });
     }
   });
@@ -160,13 +163,19 @@ async function stopAll(signal: NodeJS.Signals, stopDatabase: () => Promise<void>
   clearTimeout(timer);
   await stopDatabase();
   logger.info('stopped');
-  process.exit(0);
+  await exitWhenIdle(0);
 }
 
 if (process.argv.includes('--build')) {
-  await run(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build']);
+  // Next.js announces at a first build that it sends usage data to a third party: not from a
+  // service that holds identity data.
+  await run(process.execPath, [path.resolve('node_modules/next/dist/bin/next'), 'build'], {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: '1',
+  });
 }
-if (!(await portIsFree(config.PORT, config.HOST))) refuseToStart(`port ${config.PORT} is already in use`);
+if (!(await portIsFree(config.PORT, config.HOST)))
+  await refuseToStart(`port ${config.PORT} is already in use`);
 
 /**
  * Starts the embedded PostgreSQL in its own process group (processes/embedded-database.ts) and
@@ -201,7 +210,7 @@ let databaseUrl = config.DATABASE_URL;
 let stopDatabase = async () => {};
 if (!databaseUrl) {
   // Its process has logged why when it could not start.
-  const embedded = await startEmbeddedDatabase().catch(() => process.exit(1));
+  const embedded = await startEmbeddedDatabase().catch(() => exitWhenIdle(1));
   databaseUrl = embedded.url;
   stopDatabase = embedded.stop;
   logger.info('using embedded PostgreSQL', { data_dir: config.EMBEDDED_PG_DIR });
@@ -213,19 +222,49 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 await run(process.execPath, childArguments('migrate'), { ...process.env, DATABASE_URL: databaseUrl }).catch(
   async () => {
     await stopDatabase();
-    process.exit(1);
+    await exitWhenIdle(1);
   },
 );
 
 const childEnv = { ...process.env, DATABASE_URL: databaseUrl };
+/** Ports this launcher hands out, so no two of its processes are given the same one. */
+const given = new Set<number>([config.PORT]);
+/**
+ * `from`, or the next free port after it (another service, or another launcher on this machine,
+ * may hold it). A process keeps the port it was given across restarts.
+ */
+async function nextFreePort(from: number, what: string): Promise<number> {
+  let port = from;
+  while (given.has(port) || !(await portIsFree(port, config.HOST))) {
+    port += 1;
+    if (port > 65535) await refuseToStart(`no free port for ${what}`);
+  }
+  given.add(port);
+  return port;
+}
+const healthPort = await nextFreePort(config.HEALTH_PORT, 'the worker process’s health from HEALTH_PORT on');
+// Each process serves its own /metrics: web-1, web-2, … and the worker take the next free ports
+// from METRICS_PORT (0: metrics off everywhere).
+const metricsPorts: Record<string, number> = {};
+const metricsPortOf = async (name: string) => {
+  if (config.METRICS_PORT === 0) return '0';
+  metricsPorts[name] = await nextFreePort(config.METRICS_PORT, `${name}’s metrics from METRICS_PORT on`);
+  return String(metricsPorts[name]);
+};
 for (let i = 1; i <= webProcesses; i++) {
   supervised.push({
     name: `web-${i}`,
     entry: 'web',
-    env: { ...childEnv, RUN_WORKERS: 'false' },
+    env: { ...childEnv, RUN_WORKERS: 'false', METRICS_PORT: await metricsPortOf(`web-${i}`) },
     startedAt: 0,
     backoffMs: 1000,
   });
 }
-supervised.push({ name: 'worker', entry: 'worker', env: childEnv, startedAt: 0, backoffMs: 1000 });
+supervised.push({
+  name: 'worker',
+  entry: 'worker',
+  env: { ...childEnv, HEALTH_PORT: String(healthPort), METRICS_PORT: await metricsPortOf('worker') },
+  startedAt: 0,
+  backoffMs: 1000,
+});
 for (const unit of supervised) start(unit);

@@ -9,6 +9,7 @@ import { type Env, env } from '@/server/platform/env';
 import { logger, routeConsoleThroughLogger } from '@/server/platform/logger';
 import { productionRefusals } from '@/server/platform/production-refusals';
 import { announceStandIns } from '@/server/platform/stand-ins';
+import { exitWhenIdle } from './exit-when-idle';
 
 /**
  * Whether the launcher started this process (`--launched`): the database is then migrated, the
@@ -20,21 +21,24 @@ export const launched = process.argv.includes('--launched');
 // logger too.
 routeConsoleThroughLogger();
 
-/** Stops the process at start-up, with one line for each reason (no stack: nothing is broken). */
-export function refuseToStart(...reasons: string[]): never {
+/**
+ * Stops the process at start-up, with one line for each reason (no stack: nothing is broken).
+ * Never settles: an awaiting caller goes no further.
+ */
+export function refuseToStart(...reasons: string[]): Promise<never> {
   for (const reason of reasons) logger.error('refusing to start', { reason });
-  process.exit(1);
+  return exitWhenIdle(1);
 }
 
-export function checkedConfig(): Env {
+export async function checkedConfig(): Promise<Env> {
   let config: Env;
   try {
     config = env();
   } catch (error) {
-    refuseToStart(error instanceof Error ? error.message : String(error));
+    return refuseToStart(error instanceof Error ? error.message : String(error));
   }
   const refusals = productionRefusals(config);
-  if (refusals.length > 0) refuseToStart(...refusals);
+  if (refusals.length > 0) return refuseToStart(...refusals);
   // Under the launcher, which announced them once for all its processes.
   announceStandIns(config, launched ? () => {} : logger.warn);
   return config;
@@ -78,7 +82,7 @@ export async function usingDatabase<T>(config: Env, step: Promise<T>): Promise<T
     const reason = unusableDatabaseReason(error);
     if (reason === undefined) throw error;
     const which = config.DATABASE_URL ? 'DATABASE_URL' : 'the embedded PostgreSQL';
-    refuseToStart(`${which}: cannot use the database (${reason})`);
+    return refuseToStart(`${which}: cannot use the database (${reason})`);
   }
 }
 
@@ -94,7 +98,7 @@ export function onStopSignal(stop: (why: string) => Promise<void>): void {
     logger.info('shutting down', { reason: why });
     stop(why)
       .catch((error: unknown) => logger.error('shutdown failed', { error: String(error) }))
-      .finally(() => process.exit(0));
+      .finally(() => exitWhenIdle(0));
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => run(signal));
   if (launched && process.send) process.on('disconnect', () => run('the launcher is gone'));

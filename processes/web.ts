@@ -31,7 +31,9 @@ import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-add
 import { guardConnections } from '@/server/api/http/connection-guard';
 import { isDecodablePath } from '@/server/api/http/decodable-path';
 import { bodyLimitFor } from '@/server/api/http/request-body';
+import { routeTemplates } from '@/server/api/http/route-template';
 import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/security-headers';
+import { finishServerSpan, startServerSpan } from '@/server/api/http/server-span';
 import { staticAssets } from '@/server/api/http/static-assets';
 import { oauthRefusal } from '@/server/api/oauth/oauth-answers';
 import { refusedPage } from '@/server/api/pages/refused-page';
@@ -40,11 +42,27 @@ import { bootRuntime } from '@/server/platform/boot-runtime';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { AppError } from '@/server/platform/errors';
 import { errorFields, logger } from '@/server/platform/logger';
+import { watchBacklog } from '@/server/platform/metrics/backlog';
+import {
+  enableMetrics,
+  recordRequest,
+  watchDatabaseConnections,
+} from '@/server/platform/metrics/instruments';
+import { listenForMetrics } from '@/server/platform/metrics/metrics-server';
+import { answerHealth, type ReadinessProbe, readinessProbe } from '@/server/platform/readiness';
 import { newRequestId, runInRequestScope } from '@/server/platform/request-scope';
 import { shutdown as shutdownRuntime } from '@/server/platform/runtime';
 import { recordServedBaseUrl } from '@/server/platform/served-base-url';
+import { startTracing, stopTracing, tracingOn } from '@/server/platform/tracing';
 import { startWorkers } from '@/server/workers/start-workers';
-import { checkedConfig, launched, onStopSignal, tellLauncher, usingDatabase } from './process-kit';
+import {
+  checkedConfig,
+  launched,
+  onStopSignal,
+  refuseToStart,
+  tellLauncher,
+  usingDatabase,
+} from './process-kit';
 
 /** A request, headers and body, must be in within this; then 408. */
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -57,18 +75,20 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const INTERNAL_HEADER_PREFIX = 'x-vouch-';
 
 const dev = process.argv.includes('--dev');
-const config = checkedConfig();
+const config = await checkedConfig();
 const https = config.BASE_URL.startsWith('https:');
 const trustProxy = compileProxyTrust(config.TRUSTED_PROXIES);
 
 const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
 const handle = app.getRequestHandler();
-const staticAssetAt = staticAssets({
-  // Where next.config.mjs puts the build.
-  distDir: path.resolve(process.env.NEXT_DIST_DIR || '.next'),
-  publicDir: path.resolve('public'),
-  dev,
-});
+// Where next.config.mjs puts the build.
+const distDir = path.resolve(process.env.NEXT_DIST_DIR || '.next');
+const staticAssetAt = staticAssets({ distDir, publicDir: path.resolve('public'), dev });
+// Tracing first (when a collector is named): spans begin with the first request.
+await startTracing('web');
+/** Metrics on (METRICS_PORT not 0): every answered request is counted under its route's template. */
+const metricsRegistry = config.METRICS_PORT > 0 ? enableMetrics('web') : undefined;
+const routes = routeTemplates(distDir);
 
 /**
  * An error answered by this process itself: the API's JSON shape on API paths, OAuth's on the
@@ -125,11 +145,18 @@ function loggablePath(pathname: string): string {
   return pathname.replace(/\/[A-Za-z0-9_-]{16,}(?=\/|$)/g, '/:id');
 }
 
+/** Set once the database URL is known (a process still starting has none: unready, `database`). */
+let readiness: ReadinessProbe | undefined;
+/** Whether the runtime is booted and Next prepared: until then only the health paths are answered. */
+let serving = false;
+
 function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const requestId = newRequestId();
   const started = performance.now();
   res.setHeader('Request-Id', requestId);
   const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  // `/livez` and `/readyz` first and cheaply: probes come often, and before the process serves.
+  if (answerHealth(req, res, readiness)) return;
   const surface = surfaceOf(pathname);
   const nonce = surface === 'page' ? newScriptNonce() : undefined;
   const defaults = securityHeaders({ surface, nonce, https, dev });
@@ -148,43 +175,66 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   // Next reads the page's nonce from the request's policy and puts it on every script it renders.
   if (nonce) req.headers['content-security-policy'] = defaults['Content-Security-Policy'];
 
-  runInRequestScope({ requestId }, () => {
-    // One line per request at debug level; a client that leaves before its answer is 499, as
-    // nginx writes it (the request may still be running: its own line says when it is dropped).
-    res.once('close', () =>
-      logger.debug('request', {
-        request_id: requestId,
-        pid: process.pid,
-        method: req.method,
-        path: loggablePath(pathname),
-        status: res.writableFinished ? res.statusCode : 499,
-        duration_ms: Math.round(performance.now() - started),
-      }),
-    );
-    if (!METHODS.includes(req.method ?? '')) {
-      return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: METHODS.join(', ') });
-    }
-    if (Number(req.headers['content-length'] ?? 0) > bodyLimitFor(pathname)) {
-      return refuse(res, pathname, new AppError('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
-    }
-    // A path that is not valid percent-encoding names nothing. Next.js would answer it with a
-    // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
-    const rest = isRestApiPath(pathname);
-    if (!rest && !isDecodablePath(pathname)) return refuse(res, pathname, new AppError('NOT_FOUND'));
-    const asset = rest ? undefined : staticAssetAt(pathname);
-    if (asset && req.method !== 'GET' && req.method !== 'HEAD') {
-      return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: 'GET, HEAD' });
-    }
-    const serve = rest ? serveRestApi(req, res, pathname) : asset ? asset(req, res) : handle(req, res);
-    serve.catch((error: unknown) => {
-      logger.error('request failed in the web process', {
-        path: loggablePath(pathname),
-        ...errorFields(error),
+  // With tracing on, the request's span is active for everything that serves it.
+  // The method as metrics and traces name it: one this process speaks, or `_OTHER`.
+  const method = METHODS.includes(req.method ?? '') ? (req.method as string) : '_OTHER';
+  const traced = tracingOn() ? startServerSpan(req, method) : undefined;
+  const serve = () =>
+    runInRequestScope({ requestId }, () => {
+      // One line per request at debug level; a client that leaves before its answer is 499, as
+      // nginx writes it (the request may still be running: its own line says when it is dropped).
+      const closed = () => {
+        const status = res.writableFinished ? res.statusCode : 499;
+        const durationMs = performance.now() - started;
+        const route = metricsRegistry || traced ? routes.of(pathname) : null;
+        if (metricsRegistry) recordRequest(method, route, status, durationMs / 1000);
+        if (traced) finishServerSpan(traced.span, method, route, status);
+        logger.debug('request', {
+          request_id: requestId,
+          pid: process.pid,
+          method: req.method,
+          path: loggablePath(pathname),
+          status,
+          duration_ms: Math.round(durationMs),
+        });
+      };
+      // Bound to the request's span, so its line carries the trace's ids too.
+      res.once('close', traced ? traced.bind(closed) : closed);
+      if (!serving) {
+        return refuse(
+          res,
+          pathname,
+          new AppError('SERVICE_UNAVAILABLE', 'The service is starting; retry shortly.', {
+            'Retry-After': '1',
+          }),
+        );
+      }
+      if (method === '_OTHER') {
+        return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: METHODS.join(', ') });
+      }
+      if (Number(req.headers['content-length'] ?? 0) > bodyLimitFor(pathname)) {
+        return refuse(res, pathname, new AppError('PAYLOAD_TOO_LARGE'), { Connection: 'close' });
+      }
+      // A path that is not valid percent-encoding names nothing. Next.js would answer it with a
+      // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
+      const rest = isRestApiPath(pathname);
+      if (!rest && !isDecodablePath(pathname)) return refuse(res, pathname, new AppError('NOT_FOUND'));
+      const asset = rest ? undefined : staticAssetAt(pathname);
+      if (asset && req.method !== 'GET' && req.method !== 'HEAD') {
+        return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: 'GET, HEAD' });
+      }
+      const served = rest ? serveRestApi(req, res, pathname) : asset ? asset(req, res) : handle(req, res);
+      served.catch((error: unknown) => {
+        logger.error('request failed in the web process', {
+          path: loggablePath(pathname),
+          ...errorFields(error),
+        });
+        if (!res.headersSent) refuse(res, pathname, new AppError('INTERNAL_ERROR'));
+        else res.destroy();
       });
-      if (!res.headersSent) refuse(res, pathname, new AppError('INTERNAL_ERROR'));
-      else res.destroy();
     });
-  });
+  if (traced) traced.run(serve);
+  else serve();
 }
 
 const server = createServer(
@@ -266,10 +316,19 @@ const stopGuardingConnections = guardConnections(server, {
 });
 
 /**
- * Stops taking connections, lets the requests in flight finish (at most DRAIN_TIMEOUT_MS), then
- * stops the process's background work and database (an embedded PostgreSQL this process started).
+ * On SIGTERM (a container's stop): `/readyz` answers 503 `draining` at once while the process
+ * keeps serving for DRAIN_DELAY_SECONDS, so load balancers stop sending it requests before it
+ * stops taking them; then it stops taking connections, lets the requests in flight finish (at
+ * most DRAIN_TIMEOUT_MS), and stops its background work and database (an embedded PostgreSQL this
+ * process started). SIGINT (Ctrl-C) and the launcher's processes, with no balancer in front, skip
+ * the delay.
  */
-async function drainAndStop(): Promise<void> {
+async function drainAndStop(why: string): Promise<void> {
+  readiness?.markDraining();
+  if (why === 'SIGTERM' && !launched && config.DRAIN_DELAY_SECONDS > 0) {
+    logger.info('draining: unready, still serving', { seconds: config.DRAIN_DELAY_SECONDS });
+    await new Promise((resolve) => setTimeout(resolve, config.DRAIN_DELAY_SECONDS * 1000));
+  }
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const idle = setInterval(() => server.closeIdleConnections(), 100);
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
@@ -278,23 +337,59 @@ async function drainAndStop(): Promise<void> {
   stopGuardingConnections();
   server.closeAllConnections();
   await shutdownRuntime();
+  await readiness?.close();
+  metrics?.close();
+  await stopTracing();
 }
 
 onStopSignal(drainAndStop);
 
-// The runtime (database, migrations, jobs) is booted before the first connection is taken; the
-// routes, which Next bundles apart from this file, find it through its globalThis holder. Under
-// the launcher the database is migrated already and the worker process runs the jobs.
-const booted = await usingDatabase(config, bootRuntime({ workers: config.RUN_WORKERS, migrate: !launched }));
-if (config.RUN_WORKERS) await startWorkers(booted);
+/** Listens on PORT; under the launcher every web process shares it (SO_REUSEPORT). */
+function listen(): Promise<void> {
+  return new Promise((resolve) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      refuseToStart(`PORT: cannot listen on ${config.PORT} (${error.code ?? error.message})`),
+    );
+    server.listen({ port: config.PORT, host: config.HOST, reusePort: launched }, resolve);
+  });
+}
+
+// Prometheus's port first: a port in use refuses the start before anything else is done.
+const metrics = metricsRegistry
+  ? await listenForMetrics(config.METRICS_PORT, config.HOST).catch((error: NodeJS.ErrnoException) =>
+      refuseToStart(`METRICS_PORT: cannot listen on ${config.METRICS_PORT} (${error.code ?? error.message})`),
+    )
+  : undefined;
+
+// A web process of its own (a container's) listens at once, answering only `/livez` and
+// `/readyz` until it is ready, so its probes see it start (and wait for migrations). Under the
+// launcher it listens once ready: the kernel spreads connections across every process sharing
+// the port, and none must be sent to one still starting.
+if (!launched) await listen();
+// The runtime (database, migrations, jobs) is booted before requests are served; the routes,
+// which Next bundles apart from this file, find it through its globalThis holder. Under the
+// launcher the database is migrated already and the worker process runs the jobs.
+const booted = await usingDatabase(
+  config,
+  bootRuntime({
+    workers: config.RUN_WORKERS,
+    migrate: !launched && config.MIGRATE_ON_START,
+    onDatabaseUrl: (url) => {
+      readiness = readinessProbe(url);
+    },
+  }),
+);
+watchDatabaseConnections(booted.database.connectionUsage);
+if (config.RUN_WORKERS) {
+  await startWorkers(booted);
+  if (metricsRegistry) watchBacklog(metricsRegistry, booted.database.db);
+}
 // The operator CLI, in another shell, takes the links it prints from this.
 await recordServedBaseUrl(booted.database.db, config.BASE_URL, booted.clock());
 await app.prepare();
-// Under the launcher every web process listens on the same port (SO_REUSEPORT): the kernel
-// spreads new connections across them, and no process in between hands them on.
-server.listen({ port: config.PORT, host: config.HOST, reusePort: launched }, () => {
-  if (launched) {
-    logger.info('web process listening', { port: config.PORT, pid: process.pid });
-    tellLauncher({ type: 'ready', role: 'web', port: config.PORT });
-  } else logger.info('vouch is ready', { port: config.PORT, dev });
-});
+serving = true;
+if (launched) {
+  await listen();
+  logger.info('web process listening', { port: config.PORT, pid: process.pid });
+  tellLauncher({ type: 'ready', role: 'web', port: config.PORT });
+} else logger.info('vouch is ready', { port: config.PORT, dev });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ const script = path.resolve('scripts/summarize-tests.mjs');
 let dir: string;
 
 const expectations = {
-  floors: { 'vitest.json': 2, 'playwright.json': 1 },
+  stages: { 'vitest.json': ['unit', 'integration'], 'playwright.json': ['e2e'] },
+  files: { 'test/integration/a.test.ts': 2, 'e2e/a.spec.ts': 1, 'e2e/console/console.spec.ts': 0 },
   playwright_skips_by_design: [
     { file: 'console/console.spec.ts', project: 'phone', reason: 'desktop only', count: 2 },
   ],
@@ -36,8 +37,8 @@ function summarize(reports: Record<string, unknown>, env: Record<string, string>
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const vitestFile = (status: string, tests: string[], message = '') => ({
-  name: `${process.cwd()}/test/integration/a.test.ts`,
+const vitestFile = (status: string, tests: string[], message = '', file = 'test/integration/a.test.ts') => ({
+  name: `${process.cwd()}/${file}`,
   status,
   message,
   assertionResults: tests.map((t, i) => ({ status: t, fullName: `test ${i}` })),
@@ -62,7 +63,7 @@ const designedSkips = [
 ];
 
 describe('the run summary', () => {
-  it('passes a run at its floors with exactly the skips by design', () => {
+  it('passes a run at its manifest’s counts with exactly the skips by design', () => {
     const { code, out } = summarize({
       'vitest.json': vitest(vitestFile('passed', ['passed', 'passed'])),
       'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
@@ -105,19 +106,65 @@ describe('the run summary', () => {
     expect(code).toBe(1);
   });
 
-  it('fails a stage that passed fewer tests than its floor', () => {
+  it('fails a file that passes fewer tests than the manifest lists, though another file gained as many', () => {
     const { code, out } = summarize({
-      'vitest.json': vitest(vitestFile('passed', ['passed'])),
+      'vitest.json': vitest(
+        vitestFile('passed', ['passed']),
+        vitestFile('passed', ['passed', 'passed', 'passed'], '', 'server/b.test.ts'),
+      ),
       'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
     });
-    expect(out).toContain("below this stage's floor of 2");
+    expect(out).toContain(
+      'test/integration/a.test.ts: 1 passed, the manifest lists 2 (scripts/test-expectations.json): tests left the run',
+    );
     expect(code).toBe(1);
   });
 
-  it('fails a stage without a floor, and a stage whose report is missing', () => {
-    const { code, out } = summarize({ 'other.json': vitest(vitestFile('passed', ['passed', 'passed'])) });
-    expect(out).toContain('no floor for other.json');
+  it('fails a file of the stage’s projects missing from its report, and a file missing from the manifest', () => {
+    const { code, out } = summarize({
+      'vitest.json': vitest(vitestFile('passed', ['passed', 'passed'], '', 'server/new.test.ts')),
+      'playwright.json': playwright(pwTest('a.spec.ts', 'desktop', 'expected'), ...designedSkips),
+    });
+    expect(out).toContain('test/integration/a.test.ts: 0 passed, the manifest lists 2');
+    expect(out).toContain(
+      'server/new.test.ts: not in the manifest (npm run test:manifest after a run, and commit it)',
+    );
     expect(code).toBe(1);
+  });
+
+  it('fails a stage whose projects are not listed, and a stage whose report is missing', () => {
+    const { code, out } = summarize({ 'other.json': vitest(vitestFile('passed', ['passed', 'passed'])) });
+    expect(out).toContain('no projects listed for other.json');
+    expect(code).toBe(1);
+  });
+
+  it('writes the manifest from a run’s reports: each file’s passing tests, the most any stage saw', () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'summary-'));
+    const target = path.join(dir, 'expectations.json');
+    writeFileSync(target, JSON.stringify(expectations));
+    writeFileSync(
+      path.join(dir, '1.json'),
+      JSON.stringify(
+        vitest(vitestFile('passed', ['passed', 'passed', 'failed'], '', 'test/domain/d.test.ts')),
+      ),
+    );
+    writeFileSync(
+      path.join(dir, '2.json'),
+      JSON.stringify(
+        vitest(vitestFile('passed', ['passed', 'passed', 'passed'], '', 'test/domain/d.test.ts')),
+      ),
+    );
+    writeFileSync(
+      path.join(dir, 'p.json'),
+      JSON.stringify(playwright(pwTest('a.spec.ts', 'desktop', 'expected'))),
+    );
+    execFileSync(process.execPath, [script, '--write-manifest', dir], {
+      env: { ...process.env, TEST_EXPECTATIONS: target },
+      encoding: 'utf8',
+    });
+    const written = JSON.parse(readFileSync(target, 'utf8')) as typeof expectations;
+    expect(written.files).toEqual({ 'e2e/a.spec.ts': 1, 'test/domain/d.test.ts': 3 });
+    expect(written.stages).toEqual(expectations.stages);
   });
 
   it('counts as a skip any Playwright skip not listed by design, whatever reason it gives', () => {

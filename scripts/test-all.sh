@@ -23,7 +23,14 @@ unchanged_by() {
 
 echo "== type-check" && next typegen && tsc --noEmit
 echo "== lint and format" && biome check .
-echo "== build" && next build && node scripts/build-processes.mjs
+# The build as a newcomer's `npm run build`, which must not announce telemetry (it is off in every
+# script, the launcher and the image: a service holding identity data sends nothing to third parties).
+echo "== build"
+npm run -s build 2>&1 | tee "$results/build.log"
+if grep -qi "telemetry" "$results/build.log"; then
+  echo "the build announced telemetry: set NEXT_TELEMETRY_DISABLED=1 where it runs" >&2
+  exit 1
+fi
 unchanged_by "the type-check or the build"
 
 failed_stages=()
@@ -59,6 +66,33 @@ as_postgres() {
 }
 
 second_stage="2-vitest-domain-integration-pg15.json=vitest domain + integration (PostgreSQL 15)"
+pooler_stage=""
+
+# Stage 4: the service behind PgBouncer in transaction pooling (Debian's `pgbouncer`), as managed
+# PostgreSQL is usually reached: the pooler's own test, and the integration files of the core flows
+# again with every app they start routed through a PgBouncer (VOUCH_TEST_POOLER, test/support/pgbouncer.ts).
+pooler_files=(
+  test/pooler
+  test/integration/cases-create.test.ts test/integration/cases-list.test.ts
+  test/integration/cases-batch.test.ts test/integration/webhooks-delivery.test.ts
+  test/integration/mail-outbox.test.ts test/integration/console-sign-in-links.test.ts
+  test/integration/evidence-records.test.ts test/integration/oidc-provider.test.ts
+  test/integration/expiry-events.test.ts test/integration/data-retention.test.ts
+)
+run_pooler_stage() {
+  local server="$1"
+  if [ -x /usr/sbin/pgbouncer ]; then
+    pooler_stage="4-vitest-pgbouncer.json=vitest core flows through PgBouncer (transaction pooling, $server)"
+    VOUCH_TEST_POOLER=transaction stage "vitest core flows through PgBouncer (transaction pooling, $server)" \
+      vitest run --project pooler --project integration "${pooler_files[@]}" --reporter=default \
+      --reporter=json --outputFile.json="$results/4-vitest-pgbouncer.json"
+  elif [ -n "${CI:-}" ]; then
+    echo "PgBouncer is not installed (/usr/sbin/pgbouncer): CI must test it (.ci/run installs pgbouncer)"
+    failed_stages+=("PgBouncer missing")
+  else
+    echo "== PgBouncer is not installed (/usr/sbin/pgbouncer): the pooler stage is left out (CI runs it; apt install pgbouncer)"
+  fi
+}
 # As many connections as the embedded server allows (db/embedded.ts): the scale-out test runs six
 # of the service's processes at once beside the other files' apps.
 if [ -x "$PG15_BIN/initdb" ]; then
@@ -71,6 +105,7 @@ if [ -x "$PG15_BIN/initdb" ]; then
     TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg15_port/postgres" stage "vitest domain + integration (PostgreSQL 15)" \
       vitest run --project domain --project integration --reporter=default --reporter=json \
       --outputFile.json="$results/2-vitest-domain-integration-pg15.json"
+    TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg15_port/postgres" run_pooler_stage "PostgreSQL 15"
   else
     echo "PostgreSQL 15 could not start:" && cat "$pg15_dir"/*.log
     failed_stages+=("PostgreSQL 15 start")
@@ -85,6 +120,7 @@ else
   stage "vitest integration (embedded PostgreSQL 18)" \
     vitest run --project integration --reporter=default --reporter=json \
     --outputFile.json="$results/2-vitest-integration-pg18.json"
+  run_pooler_stage "embedded PostgreSQL 18"
 fi
 
 PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
@@ -95,6 +131,7 @@ stage "tracked files unchanged by the tests" unchanged_by "the tests"
 # The reports every stage that ran must have written; a missing one fails the summary.
 summary_args=("$results" "1-vitest-embedded-pg18.json=vitest unit + domain (embedded PostgreSQL 18)")
 summary_args+=("$second_stage")
+if [ -n "$pooler_stage" ]; then summary_args+=("$pooler_stage"); fi
 summary_args+=("3-playwright.json=playwright (Chromium)")
 summary_ok=0
 node scripts/summarize-tests.mjs "${summary_args[@]}" || summary_ok=1

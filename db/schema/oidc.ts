@@ -62,6 +62,13 @@ export const oidcFlows = pgTable(
     authorizedAt: timestamptz('authorized_at'),
     /** The case the authorization opened. */
     caseId: uuid('case_id').references(() => cases.id, { onDelete: 'set null' }),
+    /**
+     * SHA-256 (hex) of the secret that binds the flow to the browser that brought the request
+     * (its cookie on the case's path): only that browser may take the ID step and carry the code.
+     */
+    browserBindingHash: text('browser_binding_hash'),
+    /** When that browser took its cookie (once: the link that hands it over works one time). */
+    boundAt: timestamptz('bound_at'),
     /** SHA-256 (hex) of the authorization code handed back, its deadline, and when it was redeemed. */
     codeHash: text('code_hash'),
     codeExpiresAt: timestamptz('code_expires_at'),

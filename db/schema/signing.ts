@@ -7,8 +7,10 @@ import { oneOf, SIGNING_ALGORITHMS, type SigningAlgorithm } from './values';
  * The service's signing keys: Ed25519 (EdDSA) for evidence records, RS256 for ID tokens. The
  * public half is published at /.well-known/jwks.json; the private half is kept only encrypted
  * (a JWE, `dir` + A256GCM, under a key derived from SIGNING_KEY_SECRET). One key per algorithm is
- * current (`retired_at` null); a retired key stays published for AUDIT_RETENTION_DAYS, so what it
- * signed keeps verifying.
+ * current (`retired_at` null). A retired evidence key stays published for AUDIT_RETENTION_DAYS, so
+ * what it signed keeps verifying; a retired ID-token key only for a token's lifetime and a cache's
+ * margin. A revoked key (`revoked_at`: the operator's `keys signing-revoke`) is withdrawn at once,
+ * and the key set names it among the revoked, so what it signed fails saying why.
  */
 export const signingKeys = pgTable(
   'signing_keys',
@@ -21,6 +23,9 @@ export const signingKeys = pgTable(
     privateJwe: text('private_jwe').notNull(),
     createdAt: createdAt(),
     retiredAt: timestamptz('retired_at'),
+    revokedAt: timestamptz('revoked_at'),
+    /** Why the operator revoked it (published beside the kid: "key compromised", say). */
+    revocationReason: text('revocation_reason'),
   },
   (t) => [
     check('signing_keys_alg_check', oneOf(t.alg, SIGNING_ALGORITHMS)),

@@ -1,12 +1,13 @@
 import { jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, primaryUuid, timestamptz } from './columns';
+import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
 import type { Locale, VerificationMethod } from './values';
 
 /**
  * A team's named set of verification methods with their settings (server/templates): a case
- * names one instead of listing methods, and an identity provider's flow picks one. Both of the
- * team's modes use the same templates.
+ * names one instead of listing methods, and an identity provider's flow picks one. A template
+ * belongs to a mode like the cases it opens: a test key (or test client) sees and changes only
+ * test templates, so nothing done with a test key can change how live cases are verified.
  */
 export const verificationTemplates = pgTable(
   'verification_templates',
@@ -15,6 +16,7 @@ export const verificationTemplates = pgTable(
     teamId: uuid('team_id')
       .notNull()
       .references(() => teams.id, { onDelete: 'cascade' }),
+    livemode: livemode(),
     /** How cases and identity-provider scopes (`idv_flow_<name>`) name it. */
     name: text('name').notNull(),
     /** The methods it requests, as a create body's `verification_methods` says them. */
@@ -31,6 +33,6 @@ export const verificationTemplates = pgTable(
     createdAt: createdAt(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
-  // A case names its template by name, within its team.
-  (t) => [unique('verification_templates_team_name_unique').on(t.teamId, t.name)],
+  // A case names its template by name, within its team and mode.
+  (t) => [unique('verification_templates_team_mode_name_unique').on(t.teamId, t.livemode, t.name)],
 );

@@ -40,6 +40,16 @@ async function poll<T>(what: string, read: () => Promise<T | undefined>, timeout
   }
 }
 
+/**
+ * A picture to upload: a PNG signature followed by the simulated identity provider's documented
+ * test markers (none: a document that passes).
+ */
+export const markedPng = (name: string, marker = '') => ({
+  name,
+  mimeType: 'image/png',
+  buffer: Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(marker)]),
+});
+
 export function uniqueEmail(label: string): string {
   return `${label}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@e2e.test`;
 }

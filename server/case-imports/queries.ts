@@ -83,6 +83,12 @@ export async function findImport(
 }
 
 /** The import's row, locked until the transaction ends: one chunk or one change at a time. */
+/** An import by its id alone (the worker's, which holds no scope): null when gone. */
+export async function findImportById(db: Queryable, id: string): Promise<CaseImportRecord | null> {
+  const [record] = await db.select().from(caseImports).where(eq(caseImports.id, id));
+  return record ?? null;
+}
+
 export async function lockImport(tx: Tx, id: string): Promise<CaseImportRecord | null> {
   const [record] = await tx.select().from(caseImports).where(eq(caseImports.id, id)).for('update');
   return record ?? null;
@@ -103,11 +109,11 @@ export async function recentImports(
 }
 
 export async function pendingRows(
-  tx: Tx,
+  db: Queryable,
   importId: string,
   limit: number,
 ): Promise<Array<{ line: number; prepared: unknown }>> {
-  return tx
+  return db
     .select({ line: caseImportRows.line, prepared: caseImportRows.prepared })
     .from(caseImportRows)
     .where(
@@ -119,6 +125,26 @@ export async function pendingRows(
     )
     .orderBy(asc(caseImportRows.line))
     .limit(limit);
+}
+
+/** A pending row's case as now prepared (its answer hashed); a row written meanwhile is left. */
+export async function rewritePendingRow(
+  db: Queryable,
+  importId: string,
+  line: number,
+  prepared: unknown,
+): Promise<void> {
+  await db
+    .update(caseImportRows)
+    .set({ prepared })
+    .where(
+      and(
+        eq(caseImportRows.importId, importId),
+        eq(caseImportRows.line, line),
+        isNull(caseImportRows.caseId),
+        isNull(caseImportRows.errorCode),
+      ),
+    );
 }
 
 /** A chunk's outcomes in one statement; a written row no longer keeps its case's input. */

@@ -3,12 +3,11 @@ import type { VerificationMethod } from '@/db/schema';
 import { METHOD_CREATE_FIELDS } from '@/server/verification/methods/creation';
 
 /**
- * How much one file may hold: a hiring wave fits, and the upload stays under the body limit. Rows
- * with a custom question are fewer: each answer is hashed with scrypt as the file is checked
- * (about 19 ms of the process's crypto threads each here), and 500 keep the check under ten
- * seconds without starving the process's other requests of those threads.
+ * How much one file may hold: a hiring wave fits, and the upload stays under the body limit. A
+ * custom answer costs the check nothing much: it is sealed, and hashed by the worker as its row
+ * is created (server/case-imports/sealed-answers.ts).
  */
-export const IMPORT_LIMITS = { rows: 10_000, bytes: 900_000, customQuestionRows: 500 } as const;
+export const IMPORT_LIMITS = { rows: 10_000, bytes: 900_000 } as const;
 
 /**
  * A data row of the file, by its line (the header is line 1, as a spreadsheet numbers it): the

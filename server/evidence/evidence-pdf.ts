@@ -3,7 +3,7 @@ import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
 import subsetFont from 'subset-font';
-import { EVIDENCE_MEDIA_TYPE, type EvidenceRecord } from './record-format';
+import { EVIDENCE_MEDIA_TYPE, type EvidenceRecord, evidencePdfNames } from './record-format';
 
 /*
  * The evidence record for people: a PDF with a readable summary of the case and its steps, the
@@ -83,7 +83,7 @@ const PAGE = { width: 595.28, height: 841.89, margin: 50 };
 const INK = rgb(0.1, 0.1, 0.12);
 const MUTED = rgb(0.38, 0.38, 0.42);
 
-interface ParagraphOptions {
+export interface ParagraphOptions {
   size?: number;
   bold?: boolean;
   color?: typeof INK;
@@ -92,7 +92,7 @@ interface ParagraphOptions {
   gap?: number;
 }
 
-interface Paragraph extends ParagraphOptions {
+export interface Paragraph extends ParagraphOptions {
   text: string;
 }
 
@@ -218,11 +218,11 @@ class Writer {
   text(text: string, options: ParagraphOptions = {}): void {
     this.paragraphs.push({ text, ...options });
   }
+}
 
-  async render(doc: PDFDocument): Promise<void> {
-    const layout = new Layout(doc, await embedFonts(doc, this.paragraphs));
-    for (const paragraph of this.paragraphs) layout.draw(paragraph);
-  }
+async function render(doc: PDFDocument, paragraphs: Paragraph[]): Promise<void> {
+  const layout = new Layout(doc, await embedFonts(doc, paragraphs));
+  for (const paragraph of paragraphs) layout.draw(paragraph);
 }
 
 /** A field's value as printed: what the record says, or a dash for nothing. */
@@ -240,7 +240,7 @@ export interface EvidencePdfInput {
 
 /** The attachment's file name: what `evidence verify` and a PDF reader's attachment list show. */
 export function evidenceFileName(record: EvidenceRecord): string {
-  return `evidence-${record.case.public_id}.json`;
+  return evidencePdfNames(record).attachment;
 }
 
 /** The PDF of a signed evidence record (see the top of this file). */
@@ -249,14 +249,15 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
   const doc = await PDFDocument.create();
   doc.registerFontkit(fontkit);
   const issued = new Date(record.issued_at);
-  doc.setTitle(`Evidence record — case ${record.case.public_id}`);
+  const names = evidencePdfNames(record);
+  doc.setTitle(names.title);
   doc.setAuthor(record.issuer);
-  doc.setSubject(`Signed evidence record of case ${record.case.id}`);
+  doc.setSubject(names.subject);
   doc.setCreator('Vouch');
   doc.setProducer('Vouch (pdf-lib)');
   doc.setCreationDate(issued);
   doc.setModificationDate(issued);
-  const attachment = evidenceFileName(record);
+  const attachment = names.attachment;
   await doc.attach(new TextEncoder().encode(input.signed), attachment, {
     mimeType: EVIDENCE_MEDIA_TYPE,
     description: 'The signed evidence record (JWS, flattened JSON serialization)',
@@ -264,8 +265,19 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
     modificationDate: issued,
   });
 
+  await render(doc, evidencePdfText(record, input.teamName));
+  return doc.save();
+}
+
+/**
+ * What an evidence PDF prints, paragraph by paragraph (text and style), before it is laid out: the
+ * team, the case and its outcome, each step with its evidence, the events with their bodies'
+ * hashes, the audit entries, and how to verify the signed record attached.
+ */
+export function evidencePdfText(record: EvidenceRecord, teamName: string): Paragraph[] {
+  const attachment = evidencePdfNames(record).attachment;
   const out = new Writer();
-  out.text(input.teamName, { size: 11, color: MUTED });
+  out.text(teamName, { size: 11, color: MUTED });
   out.text(`Evidence record — case ${record.case.public_id}`, { size: 17, bold: true, gap: 6 });
   if (record.provisional) {
     out.text(
@@ -338,6 +350,5 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
   out.text(
     `or check the attachment with any JOSE library against ${record.issuer}/.well-known/jwks.json (the guide “Verify an evidence record” on ${record.issuer}/docs).`,
   );
-  await out.render(doc);
-  return doc.save();
+  return out.paragraphs;
 }

@@ -26,7 +26,27 @@ function text(value: unknown): string | null {
 
 /** Every attached file of the PDF, by name (the name tree's leaves; kids are followed). */
 export async function pdfAttachments(bytes: Uint8Array): Promise<Map<string, Uint8Array>> {
+  return (await readPdf(bytes)).attachments;
+}
+
+/**
+ * What a PDF says of itself besides its pages: its attached files by name, and its title and
+ * subject (what a reader's document properties show). `evidence verify` holds them against the
+ * record it verifies: a PDF that describes one case must not carry another case's record.
+ */
+export async function readPdf(
+  bytes: Uint8Array,
+): Promise<{ attachments: Map<string, Uint8Array>; title: string | null; subject: string | null }> {
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent; updating the metadata changes only the producer and dates of a copy in memory, which nothing here reads.
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  return {
+    attachments: attachmentsOf(doc),
+    title: doc.getTitle() ?? null,
+    subject: doc.getSubject() ?? null,
+  };
+}
+
+function attachmentsOf(doc: PDFDocument): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   const tree = lookupDict(lookupDict(doc.catalog, 'Names'), 'EmbeddedFiles');
   const visit = (node: PDFDict | undefined) => {

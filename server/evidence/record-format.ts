@@ -94,3 +94,13 @@ export interface SignedEvidence {
   protected: string;
   signature: string;
 }
+
+/**
+ * How an evidence PDF names the case it describes, besides its pages: the attached record's file
+ * name, and its title and subject. `evidence verify` checks a PDF's against the record attached.
+ */
+export const evidencePdfNames = (record: Pick<EvidenceRecord, 'case'>) => ({
+  attachment: `evidence-${record.case.public_id}.json`,
+  title: `Evidence record — case ${record.case.public_id}`,
+  subject: `Signed evidence record of case ${record.case.id}`,
+});

@@ -56,8 +56,22 @@ function auditBreak(record: EvidenceRecord): EvidenceCheck | null {
   return null;
 }
 
-/** Verifies `text`, a record as served (flattened JWS JSON), against `keys` (a JWKS's `keys`). */
-export async function verifyEvidence(text: string, keys: JWK[]): Promise<EvidenceCheck> {
+/** A key its issuer revoked, as the key set's `revoked` member names it. */
+export interface RevokedKeyNotice {
+  kid: string;
+  revoked_at: string;
+  reason?: string | null;
+}
+
+/**
+ * Verifies `text`, a record as served (flattened JWS JSON), against `keys` (a JWKS's `keys`); a
+ * record signed with a key in `revoked` (the key set's `revoked`) fails saying it was revoked.
+ */
+export async function verifyEvidence(
+  text: string,
+  keys: JWK[],
+  revoked: RevokedKeyNotice[] = [],
+): Promise<EvidenceCheck> {
   let jws: unknown;
   try {
     jws = JSON.parse(text);
@@ -85,6 +99,13 @@ export async function verifyEvidence(text: string, keys: JWK[]): Promise<Evidenc
     typeof header.kid !== 'string'
   ) {
     return failed('protected header', `it does not say alg EdDSA, typ ${EVIDENCE_TYP} and a kid`);
+  }
+  const revocation = revoked.find((key) => key.kid === header.kid);
+  if (revocation) {
+    return failed(
+      'key',
+      `it was signed with key ${header.kid}, which its issuer revoked at ${revocation.revoked_at}${revocation.reason ? ` (${revocation.reason})` : ''}: it can no longer be trusted; ask the issuer for a new record`,
+    );
   }
   const jwk = keys.find((key) => key.kid === header.kid);
   if (!jwk) {

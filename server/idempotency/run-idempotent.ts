@@ -65,10 +65,20 @@ export interface IdempotencyScope<T> {
   casesOf: (body: T) => { caseId: string } | { caseIds: string[] };
 }
 
+/** A request's work: slow preparation outside any transaction, then the change that commits. */
+export interface IdempotentWork<T, P> {
+  /**
+   * Runs only once the key is this request's (never for a repeat): slow work a replay must not
+   * redo, such as hashing answers, and that must not run while the transaction holds locks.
+   */
+  prepare: () => Promise<P>;
+  commit: (tx: Tx, prepared: P) => Promise<T>;
+}
+
 /**
- * Runs `work` in a transaction at most once per (team, mode, key): the first request claims the key with
- * an insert that only one concurrent request can win, does its work, and stores its response in
- * the same transaction as the work. A repeat gets the stored response; a repeat while the first
+ * Runs `work` at most once per (team, mode, key): the first request claims the key with an insert
+ * that only one concurrent request can win, prepares, does its work in a transaction, and stores
+ * its response in the same transaction as the work. A repeat gets the stored response; a repeat while the first
  * still runs gets 409 IDEMPOTENCY_KEY_IN_USE; another body under the same key gets 422
  * IDEMPOTENCY_KEY_REUSED. Failed requests release the key (errors are not stored).
  *
@@ -77,13 +87,16 @@ export interface IdempotencyScope<T> {
  * hashes. A record without a hash (erased by its case's redaction, or kept from before hashes were
  * keyed) can no longer tell a repeat from another body: any request with its key is a repeat.
  */
-export async function runIdempotent<T>(
+export async function runIdempotent<T, P>(
   db: Db,
   scope: IdempotencyScope<T>,
   clock: Clock,
-  work: (tx: Tx) => Promise<T>,
+  work: IdempotentWork<T, P>,
 ): Promise<IdempotentResult<T>> {
-  if (scope.key === null) return { body: await db.transaction(work), replayed: false };
+  if (scope.key === null) {
+    const prepared = await work.prepare();
+    return { body: await db.transaction((tx) => work.commit(tx, prepared)), replayed: false };
+  }
   const key = scope.key;
   const requestHash = hmacSha256Hex(await teamHmacKey(db, scope.teamId), canonicalJson(scope.request));
   const now = clock();
@@ -147,11 +160,19 @@ export async function runIdempotent<T>(
     lockedAt = takenOver.lockedAt;
   }
 
+  if (lockedAt === null) throw new Error('an idempotency key was claimed without a lock time');
+  const ours: Date = lockedAt;
   try {
+    const prepared = await work.prepare();
     const body = await db.transaction(async (tx) => {
-      const result = await work(tx);
-      // Stored as the JSON the client receives, so a replay is byte-for-byte the same answer.
-      await tx
+      const result = await work.commit(tx, prepared);
+      // Stored as the JSON the client receives, so a replay is byte-for-byte the same answer; and
+      // only while the key is still ours. A preparation that waited past STALE_LOCK_MS (in the
+      // slow-hash queue, say) may have been taken over by a client's retry: then the retry does
+      // the work, and this transaction, work and all, is rolled back. (Checked here, at the end,
+      // so that the key's row is not locked while the work runs: a repeat meanwhile is told the
+      // key is in use at once rather than waiting for the lock.)
+      const [stored] = await tx
         .update(idempotencyKeys)
         .set({
           responseBody: JSON.parse(JSON.stringify(result)),
@@ -159,16 +180,16 @@ export async function runIdempotent<T>(
           ...scope.casesOf(result),
           lockedAt: null,
         })
-        .where(where);
+        .where(and(where, isNull(idempotencyKeys.responseBody), eq(idempotencyKeys.lockedAt, ours)))
+        .returning({ key: idempotencyKeys.key });
+      if (!stored) throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { 'Retry-After': '1' });
       return result;
     });
     return { body, replayed: false };
   } catch (error) {
-    if (lockedAt) {
-      await db
-        .delete(idempotencyKeys)
-        .where(and(where, isNull(idempotencyKeys.responseBody), eq(idempotencyKeys.lockedAt, lockedAt)));
-    }
+    await db
+      .delete(idempotencyKeys)
+      .where(and(where, isNull(idempotencyKeys.responseBody), eq(idempotencyKeys.lockedAt, ours)));
     throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Db } from '@/db/client';
@@ -5,6 +6,7 @@ import { devMailbox, mailOutbox } from '@/db/schema';
 import { name, names } from '@/db/sql-names';
 import type { Clock } from '@/server/platform/clock';
 import { logger } from '@/server/platform/logger';
+import { inSpan } from '@/server/platform/tracing';
 
 export interface MailTransportConfig {
   smtpUrl?: string;
@@ -114,16 +116,26 @@ async function sendOverSmtp(
   config: MailTransportConfig & { smtpUrl: string },
   clock: Clock,
 ): Promise<MailFailure[]> {
+  // A span per send (tracing on) names the SMTP server, never the recipient or the subject.
+  const server = new URL(config.smtpUrl);
   const outcomes = await Promise.allSettled(
     mails.map((mail) =>
-      smtpTransport(config.smtpUrl).sendMail({
-        from: config.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        ...(mail.html ? { html: mail.html } : {}),
-        ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}),
-      }),
+      inSpan(
+        'smtp send',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'server.address': server.hostname, 'server.port': Number(server.port || 25) },
+        },
+        () =>
+          smtpTransport(config.smtpUrl).sendMail({
+            from: config.from,
+            to: mail.to,
+            subject: mail.subject,
+            text: mail.text,
+            ...(mail.html ? { html: mail.html } : {}),
+            ...(mail.language ? { headers: { 'Content-Language': mail.language } } : {}),
+          }),
+      ),
     ),
   );
   const sent = mails.filter((_, index) => outcomes[index]?.status === 'fulfilled').map((mail) => mail.id);

@@ -23,13 +23,30 @@ function basicCredentials(authorization: string): { id: string; secret: string }
   return id !== null && secret !== null ? { id, secret } : null;
 }
 
+/** What a client's authentication needs: its record, and the failures' budgets by address. */
+export interface ClientAuthenticationDeps {
+  db: Parameters<typeof findClient>[0];
+  rateLimiters: RateLimiters;
+  /** The caller's address, as the web process established it. */
+  clientAddress: string;
+}
+
+/** A budget's refusal in OAuth's shape: 429 `invalid_request` with Retry-After. */
+function oauthRateLimited(error: unknown): unknown {
+  if (isAppError(error) && error.appCode === 'RATE_LIMITED') {
+    return new OAuthError('invalid_request', error.detail, 429, error.headers);
+  }
+  return error;
+}
+
 /**
  * The client a request authenticates as, by `client_secret_basic` (the Authorization header) or
  * `client_secret_post` (client_id and client_secret in the body), never both. A wrong or unknown
- * client is `invalid_client` (401; with Basic, the challenge the header asked for).
+ * client is `invalid_client` (401; with Basic, the challenge the header asked for); past the
+ * failures' budgets (per client and address, and per client), 429 with Retry-After.
  */
 export async function authenticateClient(
-  db: Parameters<typeof findClient>[0],
+  deps: ClientAuthenticationDeps,
   params: Record<string, unknown>,
   authorization: string | null,
   now: Date,
@@ -67,16 +84,22 @@ export async function authenticateClient(
   if (basic && typeof params.client_id === 'string' && params.client_id !== basic.id) {
     throw new OAuthError('invalid_request', 'client_id does not match the authenticated client.');
   }
-  const client = await findClient(db, credentials.id);
-  if (!client || !secretMatches(client, credentials.secret, now)) {
-    throw new OAuthError(
-      'invalid_client',
-      'Client authentication failed.',
-      401,
-      basic ? { 'WWW-Authenticate': 'Basic realm="vouch"' } : {},
-    );
-  }
-  return client;
+  const found = await findClient(deps.db, credentials.id);
+  if (found && secretMatches(found, credentials.secret, now)) return found;
+  // Only failures are counted (per client and address, and per client), and a right secret is
+  // never refused: it is 40 random characters no one guesses, and a stranger who knows a client's
+  // id must not be able to lock its identity provider out. Past either budget a failure is 429.
+  await deps.rateLimiters
+    .failedAttempt('client_secret', { account: credentials.id, address: deps.clientAddress })
+    .catch((error: unknown) => {
+      throw oauthRateLimited(error);
+    });
+  throw new OAuthError(
+    'invalid_client',
+    'Client authentication failed.',
+    401,
+    basic ? { 'WWW-Authenticate': 'Basic realm="vouch"' } : {},
+  );
 }
 
 /**
@@ -91,9 +114,6 @@ export async function spendClientBudget(
   try {
     await limiters.consume(bucket, client.id);
   } catch (error) {
-    if (isAppError(error) && error.appCode === 'RATE_LIMITED') {
-      throw new OAuthError('invalid_request', error.detail, 429, error.headers);
-    }
-    throw error;
+    throw oauthRateLimited(error);
   }
 }

@@ -1,8 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { oidcFlows } from '@/db/schema';
 import { randomBase62 } from '@/server/platform/ids';
+import { isClientId } from './oidc-clients';
 import type { VerifiedClaimsEntry } from './verified-claims-request';
 
 /** How long a pushed request and an authorization code may wait (Okta's `expires_in: 60`). */
@@ -63,6 +64,8 @@ export async function spendRequest(
   clientId: string | null,
   now: Date,
 ): Promise<FlowRow | null> {
+  // A client_id of no client's shape spends nothing (and never reaches a query).
+  if (clientId !== null && !isClientId(clientId)) return null;
   const [row] = await db
     .update(oidcFlows)
     .set({ authorizedAt: now })
@@ -78,8 +81,66 @@ export async function spendRequest(
   return row ?? null;
 }
 
-export async function attachCase(db: Queryable, id: string, caseId: string): Promise<void> {
-  await db.update(oidcFlows).set({ caseId }).where(eq(oidcFlows.id, id));
+/**
+ * Attaches the case the authorization opened, and binds the flow to the browser that brought the
+ * request: answers the secret that browser is handed (once, by bindBrowser), kept here as its hash.
+ */
+export async function attachCase(db: Queryable, id: string, caseId: string): Promise<string> {
+  const binding = randomBase62(32);
+  await db
+    .update(oidcFlows)
+    .set({ caseId, browserBindingHash: bindingHash(binding) })
+    .where(eq(oidcFlows.id, id));
+  return binding;
+}
+
+/** The parameter of the one-time link that hands the browser its binding (authorize sends it there). */
+export const FLOW_BINDING_PARAM = 'binding';
+
+/** The case's link that hands a browser the flow's binding, under the pages' origin. */
+export function flowBeginUrl(pageBase: string, publicId: string, binding: string): string {
+  return `${pageBase}/v/${publicId}/begin?${FLOW_BINDING_PARAM}=${binding}`;
+}
+
+function bindingHash(binding: string): string {
+  return createHash('sha256').update(binding).digest('hex');
+}
+
+/** Whether `binding` (a browser's cookie, or the link handing it over) is the flow's. */
+export function holdsBinding(flow: FlowRow, binding: string | null): boolean {
+  if (!binding || !flow.browserBindingHash) return false;
+  const offered = Buffer.from(bindingHash(binding), 'hex');
+  const kept = Buffer.from(flow.browserBindingHash, 'hex');
+  return offered.length === kept.length && timingSafeEqual(offered, kept);
+}
+
+/**
+ * How long after authorize its link into the case may bind a browser: the browser follows it at
+ * once, so a link forwarded to someone else (a phisher's, say) has long stopped working.
+ */
+export const BEGIN_LINK_SECONDS = 120;
+
+/**
+ * Hands the flow's binding to a browser, once and within BEGIN_LINK_SECONDS of authorize: the
+ * first visit of the link that carries it takes it (one statement, so two at once cannot both).
+ * Whether this visit did.
+ */
+export async function bindBrowser(
+  db: Queryable,
+  flow: FlowRow,
+  binding: string,
+  now: Date,
+): Promise<boolean> {
+  if (!holdsBinding(flow, binding)) return false;
+  if (!flow.authorizedAt || now.getTime() - flow.authorizedAt.getTime() > BEGIN_LINK_SECONDS * 1000) {
+    return false;
+  }
+  const rows = await db
+    .update(oidcFlows)
+    .set({ boundAt: now })
+    .where(and(eq(oidcFlows.id, flow.id), isNull(oidcFlows.boundAt)))
+    .returning({ id: oidcFlows.id });
+  return rows.length > 0;
 }
 
 /** The flow's request as it was pushed. */

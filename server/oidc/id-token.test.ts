@@ -1,5 +1,6 @@
+import { generateKeyPair, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { verifiedClaims } from './id-token';
+import { signIdToken, TOKEN_SECONDS, verifiedClaims } from './id-token';
 
 const verifiedAt = new Date('2026-11-26T10:00:00.000Z');
 
@@ -60,5 +61,47 @@ describe('an ID token’s verified_claims', () => {
       trust_framework: 'IDV-DELEGATED',
       time: '2026-11-26T10:00:00.000Z',
     });
+  });
+});
+
+describe('an ID token', () => {
+  const now = new Date('2026-11-28T12:00:00.000Z');
+  const claims = {
+    issuer: 'https://vouch.example',
+    audience: 'client_abc',
+    subject: 'case_sub_1',
+    now,
+    verifiedClaims: [{ verification: { trust_framework: 'IDV_DELEGATED' }, claims: {} }],
+    livemode: true,
+  };
+
+  async function signed(nonce: string | null) {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const token = await signIdToken({ kid: 'key-1', alg: 'RS256', privateKey }, { ...claims, nonce });
+    return {
+      token,
+      verified: await jwtVerify(token, publicKey, { algorithms: ['RS256'], currentDate: now }),
+    };
+  }
+
+  it('is a JWT signed RS256 under the key’s kid, valid for TOKEN_SECONDS from now', async () => {
+    const { verified } = await signed('n-0S6_WzA2Mj');
+    expect(verified.protectedHeader).toEqual({ alg: 'RS256', kid: 'key-1', typ: 'JWT' });
+    const iat = now.getTime() / 1000;
+    expect(verified.payload).toEqual({
+      iss: 'https://vouch.example',
+      aud: 'client_abc',
+      sub: 'case_sub_1',
+      iat,
+      exp: iat + TOKEN_SECONDS,
+      nonce: 'n-0S6_WzA2Mj',
+      verified_claims: claims.verifiedClaims,
+      vouch_livemode: true,
+    });
+  });
+
+  it('carries no nonce when the request sent none (not an empty or null one)', async () => {
+    const { verified } = await signed(null);
+    expect('nonce' in verified.payload).toBe(false);
   });
 });

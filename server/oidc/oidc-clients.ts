@@ -16,6 +16,11 @@ export interface OidcClient extends OidcClientRow {
 
 export const CLIENT_ID_PREFIX = 'vouch_client_';
 const CLIENT_ID = /^vouch_client_[0-9A-Za-z]{24}$/;
+
+/** Whether `text` has a client id's shape: anything else (a NUL from a header, say) names no client. */
+export function isClientId(text: string): boolean {
+  return CLIENT_ID.test(text);
+}
 const SECRET_PREFIX = 'vouch_secret_';
 
 /** How many clients a team may register. */
@@ -41,7 +46,7 @@ export interface ClientSettings {
   livemode: boolean;
 }
 
-/** The settings checked: each redirect URI (naming the first wrong one) and the template named. */
+/** The settings checked: each redirect URI (naming the first wrong one) and the template named (in the client's mode). */
 async function checkedSettings(db: Queryable, teamId: string, settings: ClientSettings) {
   const uris = [...new Set(settings.redirectUris)];
   if (uris.length === 0) throw new AppError('VALIDATION_ERROR', 'redirect_uris: give at least one');
@@ -54,11 +59,16 @@ async function checkedSettings(db: Queryable, teamId: string, settings: ClientSe
   }
   let defaultTemplateId: string | null = null;
   if (settings.defaultTemplate !== null) {
-    const template = await findTemplateByName(db, teamId, settings.defaultTemplate);
+    // A client names templates of its own mode: a test template never runs a live client's flows.
+    const template = await findTemplateByName(
+      db,
+      { teamId, livemode: settings.livemode },
+      settings.defaultTemplate,
+    );
     if (!template) {
       throw new AppError(
         'VALIDATION_ERROR',
-        `default_template: your team has no template named "${settings.defaultTemplate}"`,
+        `default_template: your team has no ${settings.livemode ? 'live' : 'test'} template named "${settings.defaultTemplate}"`,
       );
     }
     defaultTemplateId = template.id;
@@ -89,7 +99,7 @@ export async function listClients(db: Queryable, teamId: string): Promise<OidcCl
 /** A client by its id, whichever team's (null for none): how a flow finds the client that calls. */
 export async function findClient(db: Queryable, clientId: string): Promise<OidcClient | null> {
   // Anything but an id's shape (a NUL from a Basic header, say) names no client.
-  if (!CLIENT_ID.test(clientId)) return null;
+  if (!isClientId(clientId)) return null;
   const [row] = joined(
     await db
       .select(withTemplate)

@@ -23,4 +23,25 @@ describe('redirect URIs a client may register', () => {
     expect(redirectUriProblem('/cb', false)).toMatch(/not an absolute URL/);
     expect(redirectUriProblem(`https://rp.example/${'a'.repeat(2000)}`, false)).toMatch(/longer than 2000/);
   });
+
+  it('holds each rule at its edge: 2000 characters, an empty fragment, a user name alone, another scheme to a loopback host', () => {
+    const base = 'https://rp.example/';
+    expect(redirectUriProblem(`${base}${'a'.repeat(2000 - base.length)}`, true)).toBeNull();
+    expect(redirectUriProblem(`${base}${'a'.repeat(2001 - base.length)}`, true)).toBe(
+      'is longer than 2000 characters',
+    );
+    expect(redirectUriProblem('https://rp.example/cb#', false)).toBe('must not have a fragment (#…)');
+    expect(redirectUriProblem('https://user@rp.example/cb', false)).toBe(
+      'must not carry a user name or password',
+    );
+    expect(redirectUriProblem('https://:pw@rp.example/cb', false)).toBe(
+      'must not carry a user name or password',
+    );
+    expect(redirectUriProblem('ftp://localhost/cb', false)).toBe(
+      'must use https (http only to localhost, 127.0.0.1 or [::1], for a test-mode client)',
+    );
+    expect(redirectUriProblem('http://localhost/cb', true)).toBe(
+      'uses http, which only a test-mode client may (to a loopback host)',
+    );
+  });
 });

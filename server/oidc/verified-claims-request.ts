@@ -1,3 +1,4 @@
+import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
 import { OAuthError } from './oauth-error';
 
 /**
@@ -52,6 +53,9 @@ export function readVerifiedClaimsRequest(claims: unknown): VerifiedClaimsEntry[
     }
   }
   if (!isObject(parsed)) throw new OAuthError('invalid_request', 'claims must be a JSON object');
+  // A form's claims arrive as a JSON string, read only here: held to the same rule as every parameter.
+  const problem = jsonInputProblem(parsed, { oneLine: true });
+  if (problem) throw new OAuthError('invalid_request', `claims: ${describeJsonInputProblem(problem)}`);
   const idToken = parsed.id_token;
   if (idToken === undefined) return [];
   if (!isObject(idToken)) throw new OAuthError('invalid_request', 'claims.id_token must be an object');

@@ -55,6 +55,18 @@ const envSchema = z.object({
    */
   TRUSTED_PROXIES: trustedProxies.default([]),
   DATABASE_URL: z.string().url().optional(),
+  /**
+   * The database itself, for what needs a session of its own (the migrations' lock) when
+   * DATABASE_URL is a pooler; unset, DATABASE_URL.
+   */
+  DIRECT_DATABASE_URL: z.string().url().optional(),
+  /**
+   * `transaction` when DATABASE_URL is a transaction pooler (PgBouncer's `pool_mode = transaction`):
+   * no statement is prepared by name, no session-level lock or setting and no LISTEN goes through it.
+   */
+  DATABASE_POOL_MODE: z.enum(['session', 'transaction']).default('session'),
+  /** Connections a process's main pool opens at most (its rate-limit and job pools are apart). */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(20),
   BASE_URL: z.string().url().optional(),
   VERIFY_URL_BASE: z.string().url().optional(),
   /**
@@ -84,6 +96,23 @@ const envSchema = z.object({
   MAX_IDENTITY_UPLOADS: z.coerce.number().int().positive().default(8),
   SMTP_URL: z.string().url().optional(),
   RUN_WORKERS: booleanString.default(true),
+  /**
+   * `false`: web and worker processes do not migrate at start; they wait for the schema this
+   * release expects (unready, reason `schema`) until `vouch migrate` has applied it.
+   */
+  MIGRATE_ON_START: booleanString.default(true),
+  /** Where a worker process answers `/livez` and `/readyz` (a web process answers them on PORT). */
+  HEALTH_PORT: z.coerce.number().int().min(1).max(65535).default(9465),
+  /**
+   * Where a process serves Prometheus's `/metrics` (never on PORT); `0` turns metrics off. Under
+   * `npm start` each process takes the next free port from it.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * Seconds a web process keeps serving after SIGTERM, already answering `/readyz` 503, so that
+   * load balancers stop sending it requests before it stops taking them.
+   */
+  DRAIN_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   /** Web processes `npm start` runs (besides one worker process); unset, one per CPU core. */
   WEB_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */

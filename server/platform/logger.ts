@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { pino } from 'pino';
 import { currentRequestScope } from './request-scope';
+import { activeTraceIds } from './tracing';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'] satisfies Level[];
@@ -28,9 +29,12 @@ const pinoLogger = pino(
     messageKey: 'message',
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
+    // The request's id, and while a span is active (tracing on) its trace's and its own.
     mixin: () => {
       const scope = currentRequestScope();
-      return scope ? { request_id: scope.requestId } : {};
+      const ids = activeTraceIds();
+      if (!scope) return ids ?? {};
+      return ids ? { request_id: scope.requestId, ...ids } : { request_id: scope.requestId };
     },
     redact: {
       paths: [...SECRET_FIELDS, ...SECRET_FIELDS.map((field) => `*.${field}`)],

@@ -4,7 +4,9 @@ import type { Db } from '@/db/client';
 import { rateLimits } from '@/db/schema';
 import { sha256Hex } from '@/server/platform/crypto';
 import type { Env } from '@/server/platform/env';
-import { AppError } from '@/server/platform/errors';
+import { AppError, isAppError } from '@/server/platform/errors';
+import { recordRateLimited } from '@/server/platform/metrics/instruments';
+import { CONTROL_CHARACTER } from '@/server/platform/storable-text';
 import { addressLimitKey } from './address-key';
 import { consumePoints } from './queries';
 
@@ -20,7 +22,12 @@ import { consumePoints } from './queries';
  * - `resends_team`, `resends_recipient`: a case's links mailed again, per team (and mode) and per
  *   address mailed, so that resends cannot be turned on someone's inbox one case at a time;
  * - `oidc_par`, `oidc_token`: an identity-provider client's pushed authorization requests and
- *   token requests (server/oidc).
+ *   token requests (server/oidc);
+ * - `client_auth_failures`, `client_auth_failures_all`: failed client authentications at the
+ *   OpenID provider (a wrong client secret), per client and address, and per client from every
+ *   address together;
+ * - `hashed_answers`: custom answers a team's requests have hashed (scrypt), both modes together:
+ *   the CPU a team may spend on them, whatever its request budgets.
  */
 export type RateLimitBucket =
   | 'read'
@@ -35,10 +42,13 @@ export type RateLimitBucket =
   | 'resends_team'
   | 'resends_recipient'
   | 'oidc_par'
-  | 'oidc_token';
+  | 'oidc_token'
+  | 'client_auth_failures'
+  | 'client_auth_failures_all'
+  | 'hashed_answers';
 
-/** What guards an account: wrong passwords, and sign-in links mailed to it. */
-export type AccountGuard = 'password' | 'sign_in_link';
+/** What guards an account: wrong passwords, sign-in links mailed to it, an identity-provider client's secret. */
+export type AccountGuard = 'password' | 'sign_in_link' | 'client_secret';
 
 /** Who an account attempt is about: the account (its e-mail) and the client address it came from. */
 export interface AccountAttempt {
@@ -56,6 +66,8 @@ export interface RateLimiters {
    * this key's own budget per window instead of the bucket's (a team's raised API budgets).
    */
   consume: (bucket: RateLimitBucket, key: string, points?: number | null) => Promise<RateLimitResult>;
+  /** Spends `count` points at once (work priced by its size), or none: throws RATE_LIMITED. */
+  spend: (bucket: RateLimitBucket, key: string, count: number) => Promise<void>;
   /**
    * Spends one point in each bucket, in order, or none: when one refuses, the points already
    * spent are given back, and its RATE_LIMITED is thrown.
@@ -70,6 +82,12 @@ export interface RateLimiters {
    * one address, and the owner's address keeps its own budget; a correct password is refused
    * like any other attempt once either budget is spent.
    */
+  /**
+   * Counts one failure against an account (per account and client address, then per account from
+   * every address), refusing with RATE_LIMITED when either budget is spent: for attempts whose
+   * success is never refused (an identity-provider client's secret), only failures slow down.
+   */
+  failedAttempt: (guard: AccountGuard, who: AccountAttempt) => Promise<void>;
   attemptForAccount: <T>(
     guard: AccountGuard,
     who: AccountAttempt,
@@ -96,6 +114,12 @@ export const TEAM_INVITATIONS_PER_DAY = 20;
 /** What one identity-provider client may push (PAR) and redeem (token) a minute, each. */
 export const OIDC_CLIENT_BUDGET = { points: 60, seconds: 60 };
 
+/**
+ * Custom answers one team may have hashed a minute (creations, batches, templates): about 15 s of
+ * a core's time at ~25 ms each, so no team's bulk creation takes more than a quarter of a core.
+ */
+export const HASHED_ANSWERS_PER_MINUTE = 600;
+
 export const RESEND_BUDGETS = {
   team: { points: 100, seconds: secondsInHour },
   recipient: { points: 10, seconds: secondsInDay },
@@ -104,7 +128,16 @@ export const RESEND_BUDGETS = {
 const ACCOUNT_BUCKETS: Record<AccountGuard, { perAddress: RateLimitBucket; perAccount: RateLimitBucket }> = {
   password: { perAddress: 'password_failures', perAccount: 'account_password_failures' },
   sign_in_link: { perAddress: 'sign_in_links', perAccount: 'account_sign_in_links' },
+  client_secret: { perAddress: 'client_auth_failures', perAccount: 'client_auth_failures_all' },
 };
+
+/**
+ * Failed client authentications at the OpenID provider: 10 per client and address in 15 minutes
+ * (an identity provider whose secret was rotated without a grace period gets there quickly, and
+ * waits out the window), 100 per client from every address (its servers are many).
+ */
+export const CLIENT_AUTH_FAILURES_PER_ADDRESS = { points: 10, seconds: 15 * 60 };
+export const CLIENT_AUTH_FAILURES = { points: 100, seconds: 15 * 60 };
 
 function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds: number; prefix: string }> {
   return {
@@ -121,6 +154,9 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     resends_recipient: { ...RESEND_BUDGETS.recipient, prefix: 'resend_to' },
     oidc_par: { ...OIDC_CLIENT_BUDGET, prefix: 'oidc_par' },
     oidc_token: { ...OIDC_CLIENT_BUDGET, prefix: 'oidc_token' },
+    client_auth_failures: { ...CLIENT_AUTH_FAILURES_PER_ADDRESS, prefix: 'clientauth' },
+    client_auth_failures_all: { ...CLIENT_AUTH_FAILURES, prefix: 'clientauth-all' },
+    hashed_answers: { points: HASHED_ANSWERS_PER_MINUTE, seconds: 60, prefix: 'hashed_answers' },
   };
 }
 
@@ -133,12 +169,22 @@ function accountKey(account: string): string {
   return normalized.length <= 254 ? normalized : `sha256:${sha256Hex(normalized)}`;
 }
 
+/**
+ * A key as it can be stored: one holding a control character or a lone surrogate (an account
+ * name or a client id from a hostile request), which PostgreSQL refuses in text, by its hash.
+ */
+function storableKey(key: string): string {
+  return key.isWellFormed() && !CONTROL_CHARACTER.test(key) ? key : `sha256:${sha256Hex(key.toWellFormed())}`;
+}
+
 /** The key a bucket counts under: addresses by their network (IPv6 /64), accounts case-blind. */
-function normalizedKey(bucket: RateLimitBucket, key: string): string {
+function normalizedKey(bucket: RateLimitBucket, rawKey: string): string {
+  const key = storableKey(rawKey);
   if (bucket === 'address') return addressLimitKey(key);
   if (
     bucket === 'account_password_failures' ||
     bucket === 'account_sign_in_links' ||
+    bucket === 'client_auth_failures_all' ||
     bucket === 'resends_recipient'
   ) {
     return accountKey(key);
@@ -148,7 +194,7 @@ function normalizedKey(bucket: RateLimitBucket, key: string): string {
 
 /** An account and the client address attempting it, as one key. */
 function accountAddressKey(who: AccountAttempt): string {
-  return JSON.stringify([accountKey(who.account), addressLimitKey(who.address)]);
+  return JSON.stringify([accountKey(storableKey(who.account)), addressLimitKey(who.address)]);
 }
 
 function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string): string {
@@ -173,6 +219,12 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
       return `This client has pushed ${points} authorization requests in the last minute; retry in ${retryAfter} s.`;
     case 'oidc_token':
       return `This client has asked for ${points} tokens in the last minute; retry in ${retryAfter} s.`;
+    case 'client_auth_failures':
+      return `Too many failed client authentications for this client from your address; retry in ${retryAfter} s.`;
+    case 'client_auth_failures_all':
+      return `Too many failed client authentications for this client; retry in ${retryAfter} s.`;
+    case 'hashed_answers':
+      return `Your team has had ${points} custom answers hashed in the last minute (each costs real CPU time); retry in ${retryAfter} s.`;
     default:
       return `Rate limit of ${points} requests per minute exceeded; retry in ${retryAfter} s.`;
   }
@@ -194,6 +246,7 @@ class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
   }
 
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
+    // Stryker disable next-line all: equivalent for every budget here; forced expiry (block, set) and windowless budgets are never used, and both paths store the same counter.
     if (forceExpire || msDuration <= 0) {
       const parent = RateLimiterDrizzle.prototype as unknown as {
         _upsert: (key: string, points: number, msDuration: number, forceExpire: boolean) => Promise<unknown>;
@@ -240,9 +293,15 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
     points: number | null | undefined,
   ): PreparedRateLimiterDrizzle {
     const standard = byBucket[bucket];
+    // What follows only saves building limiters: one built anew, or for the standard budget again,
+    // counts in the same store under the same prefix with the same points. Mutants that only
+    // change what is cached are equivalent.
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent (see above).
     if (points === null || points === undefined || points === standard.points) return standard;
+    // Stryker disable next-line StringLiteral: equivalent (see above).
     const id = `${bucket}:${points}`;
     let limiter = withBudget.get(id);
+    // Stryker disable next-line ConditionalExpression: equivalent (see above).
     if (!limiter) {
       limiter = new PreparedRateLimiterDrizzle({
         storeClient: db,
@@ -251,37 +310,61 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
         points,
         duration: standard.duration,
       });
+      // Stryker disable next-line CallExpression: equivalent (see above).
       withBudget.set(id, limiter);
     }
     return limiter;
   }
 
-  const limiters: RateLimiters = {
-    async consume(bucket, rawKey, points) {
-      const limiter = limiterFor(bucket, points);
-      const key = normalizedKey(bucket, rawKey);
-      const headersFor = (res: RateLimiterRes): Record<string, string> => {
-        return {
-          'X-RateLimit-Limit': String(limiter.points),
-          'X-RateLimit-Remaining': String(res.remainingPoints),
-          // Unix time (seconds) at which the current window ends and the budget is full again.
-          'X-RateLimit-Reset': String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
-        };
+  /** Spends `count` points of `rawKey`'s budget in `bucket` (`points`: the key's own budget). */
+  async function spendPoints(
+    bucket: RateLimitBucket,
+    rawKey: string,
+    points: number | null | undefined,
+    count: number,
+  ): Promise<RateLimitResult> {
+    const limiter = limiterFor(bucket, points);
+    const key = normalizedKey(bucket, rawKey);
+    const headersFor = (res: RateLimiterRes): Record<string, string> => {
+      return {
+        'X-RateLimit-Limit': String(limiter.points),
+        'X-RateLimit-Remaining': String(res.remainingPoints),
+        // Unix time (seconds) at which the current window ends and the budget is full again.
+        'X-RateLimit-Reset': String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)),
       };
+    };
+    try {
+      const res = await limiter.consume(key, count);
+      return { headers: headersFor(res) };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        const headers = headersFor(rejection);
+        headers['Retry-After'] = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
+        recordRateLimited(bucket);
+        throw new AppError(
+          'RATE_LIMITED',
+          limitDetail(bucket, limiter.points, headers['Retry-After']),
+          headers,
+        );
+      }
+      throw rejection;
+    }
+  }
+
+  const limiters: RateLimiters = {
+    consume: (bucket, rawKey, points) => spendPoints(bucket, rawKey, points, 1),
+
+    async spend(bucket, key, count) {
+      if (count <= 0) return;
       try {
-        const res = await limiter.consume(key);
-        return { headers: headersFor(res) };
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          const headers = headersFor(rejection);
-          headers['Retry-After'] = String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)));
-          throw new AppError(
-            'RATE_LIMITED',
-            limitDetail(bucket, limiter.points, headers['Retry-After']),
-            headers,
-          );
+        await spendPoints(bucket, key, null, count);
+      } catch (refusal) {
+        // The store counts a refused spend too: give it back, so work refused costs nothing.
+        // Stryker disable next-line ConditionalExpression: equivalent; any other refusal is the store failing, and giving the points back through the same store fails alike.
+        if (isAppError(refusal) && refusal.appCode === 'RATE_LIMITED') {
+          await byBucket[bucket].reward(normalizedKey(bucket, key), count);
         }
-        throw rejection;
+        throw refusal;
       }
     },
 
@@ -296,6 +379,14 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
         for (const [bucket, key] of spent) await byBucket[bucket].reward(normalizedKey(bucket, key), 1);
         throw refusal;
       }
+    },
+
+    failedAttempt(guard, who) {
+      const { perAddress, perAccount } = ACCOUNT_BUCKETS[guard];
+      return limiters.consumeAll([
+        [perAddress, accountAddressKey(who)],
+        [perAccount, who.account],
+      ]);
     },
 
     async attemptForAccount(guard, who, run, succeeded) {

@@ -114,15 +114,86 @@ export async function currentSigningKey(
 }
 
 /**
- * The public keys anyone may verify with: the current ones, and those retired within
- * `retentionDays` (AUDIT_RETENTION_DAYS), newest first. Each carries `kid`, `alg` and `use`.
+ * How long a retired ID-token key (RS256) stays published: what it signed lives 5 minutes (an ID
+ * token), a relying party may cache the key set 5 minutes more, and as much again for clocks and
+ * retries. An evidence key (EdDSA) stays for AUDIT_RETENTION_DAYS: records outlive tokens.
+ */
+export const RETIRED_ID_TOKEN_KEY_SECONDS = 15 * 60;
+
+/**
+ * The public keys anyone may verify with, newest first, each with `kid`, `alg` and `use`: the
+ * current ones, evidence keys retired within `retentionDays` (AUDIT_RETENTION_DAYS), ID-token keys
+ * retired within RETIRED_ID_TOKEN_KEY_SECONDS; never a revoked one.
  */
 export async function publishedKeys(db: Queryable, now: Date, retentionDays: number): Promise<JWK[]> {
-  const since = new Date(now.getTime() - retentionDays * 86_400_000);
+  const evidenceSince = new Date(now.getTime() - retentionDays * 86_400_000);
+  const idTokenSince = new Date(now.getTime() - RETIRED_ID_TOKEN_KEY_SECONDS * 1000);
   const rows = await db
     .select({ publicJwk: signingKeys.publicJwk })
     .from(signingKeys)
-    .where(or(isNull(signingKeys.retiredAt), gte(signingKeys.retiredAt, since)))
+    .where(
+      and(
+        isNull(signingKeys.revokedAt),
+        or(
+          isNull(signingKeys.retiredAt),
+          and(eq(signingKeys.alg, 'EdDSA'), gte(signingKeys.retiredAt, evidenceSince)),
+          and(eq(signingKeys.alg, 'RS256'), gte(signingKeys.retiredAt, idTokenSince)),
+        ),
+      ),
+    )
     .orderBy(desc(signingKeys.createdAt));
   return rows.map((row) => row.publicJwk as JWK);
+}
+
+/** A key the operator revoked, as the key set names it (its public half withdrawn). */
+export interface RevokedKey {
+  kid: string;
+  alg: SigningAlgorithm;
+  revoked_at: string;
+  reason: string | null;
+}
+
+/** The keys revoked within `retentionDays`, newest first: what they signed must fail saying why. */
+export async function revokedKeys(db: Queryable, now: Date, retentionDays: number): Promise<RevokedKey[]> {
+  const since = new Date(now.getTime() - retentionDays * 86_400_000);
+  const rows = await db
+    .select({
+      kid: signingKeys.kid,
+      alg: signingKeys.alg,
+      revokedAt: signingKeys.revokedAt,
+      reason: signingKeys.revocationReason,
+    })
+    .from(signingKeys)
+    .where(gte(signingKeys.revokedAt, since))
+    .orderBy(desc(signingKeys.revokedAt));
+  return rows.map((row) => ({
+    kid: row.kid,
+    alg: row.alg,
+    revoked_at: (row.revokedAt as Date).toISOString(),
+    reason: row.reason,
+  }));
+}
+
+/**
+ * Revokes a key at once (a key thought compromised): it is retired if it was current (the next
+ * signature makes a new key) and withdrawn from the key set. Answers the key, or null when there
+ * is no such key or it was revoked already.
+ */
+export async function revokeSigningKey(
+  db: Queryable,
+  kid: string,
+  reason: string | null,
+  now: Date,
+): Promise<{ kid: string; alg: SigningAlgorithm; wasCurrent: boolean } | null> {
+  const [before] = await db
+    .select({ retiredAt: signingKeys.retiredAt })
+    .from(signingKeys)
+    .where(and(eq(signingKeys.kid, kid), isNull(signingKeys.revokedAt)));
+  if (!before) return null;
+  const [row] = await db
+    .update(signingKeys)
+    .set({ revokedAt: now, revocationReason: reason, retiredAt: before.retiredAt ?? now })
+    .where(and(eq(signingKeys.kid, kid), isNull(signingKeys.revokedAt)))
+    .returning({ kid: signingKeys.kid, alg: signingKeys.alg });
+  return row ? { ...row, wasCurrent: before.retiredAt === null } : null;
 }

@@ -1,8 +1,10 @@
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Db, Tx } from '@/db/client';
 import type { Clock } from '@/server/platform/clock';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { errorFields, logger } from '@/server/platform/logger';
+import { recordDeliveryAttempt, recordDeliveryLag } from '@/server/platform/metrics/instruments';
 import {
   type ClaimedDelivery,
   claimDueDeliveries,
@@ -11,6 +13,7 @@ import {
   releaseExpiredClaims,
   type SuccessfulAttempt,
 } from '@/server/platform/outbox/delivery-state';
+import { inSpan } from '@/server/platform/tracing';
 import { recordEndpointDeadLetter } from './endpoint-health';
 import { type PostResult, postWebhook } from './post-webhook';
 import { deliveryHeaders } from './signature';
@@ -98,7 +101,7 @@ async function recordFailure(
   result: PostResult,
   startedAt: Date,
   deps: DeliveryDeps,
-): Promise<void> {
+): Promise<'failure' | 'dead_letter'> {
   const now = deps.clock();
   const retryAt = new Date(
     now.getTime() + retryDelaySeconds(deps.retrySchedule, delivery.attempt_count + 1) * 1000,
@@ -116,7 +119,11 @@ async function recordFailure(
     },
     retryAt,
   );
-  if (state === 'dead_letter') await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
+  if (state === 'dead_letter') {
+    await recordEndpointDeadLetter(tx, delivery.endpoint_id, now);
+    return 'dead_letter';
+  }
+  return 'failure';
 }
 
 /**
@@ -136,19 +143,45 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
   const outcomes = await Promise.all(
     claimed.map(async (delivery): Promise<Outcome> => {
       const startedAt = deps.clock();
-      const result = await postWebhook({
-        url: delivery.url,
-        body: delivery.body,
-        headers: deliveryHeaders({
-          secret: delivery.secret,
-          body: delivery.body,
-          eventType: delivery.event_type,
-          deliveryId: delivery.id,
-          now: startedAt,
-        }),
-        timeoutMs: deps.timeoutMs,
-        allowPrivateNetworks: deps.allowPrivateNetworks,
-      });
+      if (delivery.attempt_count === 0) {
+        recordDeliveryLag((startedAt.getTime() - new Date(delivery.created_at).getTime()) / 1000);
+      }
+      // A span per attempt (tracing on): the receiver's host and the answer's status, never the
+      // endpoint's path or query (a team may put a secret there) nor the body.
+      const target = new URL(delivery.url);
+      const result = await inSpan(
+        `webhook attempt ${delivery.event_type}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'http.request.method': 'POST',
+            'server.address': target.hostname,
+            'vouch.webhook.event_type': delivery.event_type,
+            'vouch.webhook.attempt': delivery.attempt_count + 1,
+          },
+        },
+        async (span) => {
+          const posted = await postWebhook({
+            url: delivery.url,
+            body: delivery.body,
+            headers: deliveryHeaders({
+              secret: delivery.secret,
+              body: delivery.body,
+              eventType: delivery.event_type,
+              deliveryId: delivery.id,
+              now: startedAt,
+            }),
+            timeoutMs: deps.timeoutMs,
+            allowPrivateNetworks: deps.allowPrivateNetworks,
+          });
+          if (posted.status !== null) span?.setAttribute('http.response.status_code', posted.status);
+          if (span && !posted.ok) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.setAttribute('error.type', posted.status === null ? 'no_answer' : String(posted.status));
+          }
+          return posted;
+        },
+      );
       return { delivery, result, startedAt };
     }),
   );
@@ -165,11 +198,15 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
       .map((o) =>
         deps.db
           .transaction((tx) => recordFailure(tx, o.delivery, o.result, o.startedAt, deps))
-          .catch((error: unknown) => {
+          .then(recordDeliveryAttempt, (error: unknown) => {
             unwritten.set(o.delivery.id, error);
           }),
       ),
   ]);
+  // Counted once written: an outcome left unwritten is attempted again and counted then.
+  for (const outcome of outcomes) {
+    if (outcome.result.ok && !unwritten.has(outcome.delivery.id)) recordDeliveryAttempt('success');
+  }
   return unwritten;
 }
 

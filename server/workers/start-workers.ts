@@ -1,6 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import { resumeStrandedImports, runCaseImport } from '@/server/application/case-imports/run-case-import';
 import { sealAuditChains } from '@/server/audit/audit-chain';
+import { importAnswerKey } from '@/server/case-imports/sealed-answers';
 import { eraseVendorCopies } from '@/server/cases/erase-vendor-copies';
 import { expireDueCases } from '@/server/cases/expire-cases';
 import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-keys';
@@ -163,6 +164,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
 
   const importDeps = {
     ...changes,
+    answerKey: () => importAnswerKey(db, config.SIGNING_KEY_SECRET),
     caseTtlSeconds: config.CASE_TTL_SECONDS,
     pageBase: config.VERIFY_URL_BASE,
     defaultLocale: config.DEFAULT_LOCALE,

@@ -4,11 +4,11 @@
  * values only as keyed hashes in what the chain covers; `verifyAuditChain` names the first entry
  * edited, removed or re-hashed in the database, and redaction's placeholders do not break it.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditChainHeads, auditLog } from '@/db/schema';
 import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
-import { chainHash, keyedHash } from '@/server/audit/chain-hash';
 import { purgeAudit } from '@/server/audit/purge-audit';
 import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
 import { systemClock } from '@/server/platform/clock';
@@ -16,6 +16,7 @@ import { keyEncryptionKey, publishedKeys } from '@/server/signing/signing-keys';
 import { createTeam } from '@/server/teams/manage-teams';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { rfc8785 } from '@/test/support/rfc8785';
 
 let database: TestDatabase;
 let teamId: string;
@@ -55,6 +56,10 @@ async function write(team: string, count: number, from = 0) {
   );
 }
 
+/** The documented keyed hash, computed here: `hmac:` and the base64url HMAC-SHA-256. */
+const hmacOf = (key: Uint8Array, value: string) =>
+  `hmac:${createHmac('sha256', key).update(value).digest('base64url')}`;
+
 const kek = keyEncryptionKey('a-signing-key-secret-of-at-least-32-characters');
 const verify = async (team: string) =>
   verifyAuditChain(database.db, team, await publishedKeys(database.db, new Date(), 365));
@@ -80,7 +85,13 @@ describe('the audit chain', () => {
     expect(rows[0]?.prevHash).toBeNull();
     for (const [i, row] of rows.entries()) {
       if (i > 0) expect(row.prevHash).toBe(rows[i - 1]?.hash);
-      expect(row.hash).toBe(chainHash(row.chainSeq ?? 0, row.prevHash, row.sealed ?? {}));
+      // Recomputed as documented, independently of the product's function: SHA-256 (hex) of the
+      // RFC 8785 form of {seq, prev, entry}.
+      expect(row.hash).toBe(
+        createHash('sha256')
+          .update(rfc8785({ seq: row.chainSeq, prev: row.prevHash, entry: row.sealed }))
+          .digest('hex'),
+      );
     }
     const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
     expect(head).toMatchObject({ seq: rows.length, hash: rows.at(-1)?.hash });
@@ -94,17 +105,70 @@ describe('the audit chain', () => {
     expect(text).not.toContain('198.51.100.7');
     const key = await teamEvidenceKey(database.db, teamId);
     expect(row?.sealed).toMatchObject({
-      actor: { email: keyedHash(key, 'helpdesk@chain.test') },
-      ip: keyedHash(key, '198.51.100.7'),
+      actor: { email: hmacOf(key, 'helpdesk@chain.test') },
+      ip: hmacOf(key, '198.51.100.7'),
       details: {
-        subject_email: keyedHash(key, 'person0@chain.test'),
+        subject_email: hmacOf(key, 'person0@chain.test'),
         n: 0,
       },
     });
     // Another team's key gives other hashes for the same value.
-    expect(keyedHash(await teamEvidenceKey(database.db, otherTeamId), 'helpdesk@chain.test')).not.toBe(
-      keyedHash(key, 'helpdesk@chain.test'),
+    expect(hmacOf(await teamEvidenceKey(database.db, otherTeamId), 'helpdesk@chain.test')).not.toBe(
+      hmacOf(key, 'helpdesk@chain.test'),
     );
+  });
+
+  it('seals the whole entry as documented: every string of its details, nested and in lists, as an HMAC', async () => {
+    const [team] = (
+      await Promise.all([
+        createTeam(database.db, { name: 'Sealed', adminEmail: 'owner@sealed.test' }, systemClock),
+      ])
+    ).map((created) => created.team.id);
+    if (!team) throw new Error('no team');
+    const at = new Date('2026-11-20T10:00:00.000Z');
+    await recordAudits(database.db, [
+      {
+        teamId: team,
+        actor: { userId: 'user-1', email: 'helpdesk@sealed.test', ipAddress: null, userAgent: 'Firefox' },
+        at,
+        action: 'case.created',
+        target: 'case-x',
+        details: { methods: ['email', 'sms'], manager: { name: 'Mia', level: 2 }, live: true, none: null },
+      },
+    ]);
+    expect(await sealAuditChains(database.db)).toBeGreaterThanOrEqual(1);
+    const [row] = await chain(team);
+    const key = await teamEvidenceKey(database.db, team);
+    expect(row?.sealed).toEqual({
+      v: 1,
+      id: row?.id,
+      team,
+      at: at.toISOString(),
+      actor: { user: 'user-1', email: hmacOf(key, 'helpdesk@sealed.test') },
+      action: 'case.created',
+      target: 'case-x',
+      details: {
+        methods: [hmacOf(key, 'email'), hmacOf(key, 'sms')],
+        manager: { name: hmacOf(key, 'Mia'), level: 2 },
+        live: true,
+        none: null,
+      },
+      ip: null,
+      agent: hmacOf(key, 'Firefox'),
+    });
+  });
+
+  it('one sealing run seals every entry waiting, past one batch', async () => {
+    const team = (
+      await createTeam(database.db, { name: 'Batch', adminEmail: 'owner@batch.test' }, systemClock)
+    ).team.id;
+    // Written after the other teams' entries (which retention deletes in a test below).
+    await write(team, 1_100, 1_000_000);
+    const sealed = await sealAuditChains(database.db);
+    expect(sealed).toBeGreaterThanOrEqual(1_100);
+    const rows = await chain(team);
+    expect(rows.filter((row) => row.hash === null)).toEqual([]);
+    expect(rows.at(-1)?.chainSeq).toBe(rows.length);
   });
 
   it('verifies whole; redaction’s placeholders in a row keep it whole', async () => {
@@ -148,6 +212,17 @@ describe('the audit chain', () => {
     const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
     expect(head).toMatchObject({ checkpointSeq: 300, checkpointHash: rows[299]?.hash });
     expect(head?.checkpointJws?.split('.')).toHaveLength(3);
+    // A compact JWS of its own type over {team, seq, hash}.
+    const [header, payload] = (head?.checkpointJws ?? '').split('.');
+    expect(JSON.parse(Buffer.from(header ?? '', 'base64url').toString())).toMatchObject({
+      alg: 'EdDSA',
+      typ: 'vouch-audit-checkpoint',
+    });
+    expect(JSON.parse(Buffer.from(payload ?? '', 'base64url').toString())).toMatchObject({
+      team: teamId,
+      seq: 300,
+      hash: rows[299]?.hash,
+    });
     const report = await verify(teamId);
     expect(report.broken).toBeNull();
     expect(report.entries).toBe(rows.length - 300);
@@ -181,7 +256,9 @@ describe('the audit chain', () => {
       .set({
         action: 'case.canceled',
         sealed: forged,
-        hash: chainHash(place, victim?.prevHash ?? null, forged),
+        hash: createHash('sha256')
+          .update(rfc8785({ seq: place, prev: victim?.prevHash ?? null, entry: forged }))
+          .digest('hex'),
       })
       .where(eq(auditLog.id, victim?.id ?? ''));
     expect((await verify(teamId)).broken).toEqual({

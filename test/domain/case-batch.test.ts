@@ -60,6 +60,7 @@ function context(scope: DataScope, overrides: Partial<CaseBatchContext> = {}): C
     actor: { userId: null, email: 'api-key:batch', ipAddress: '127.0.0.1', userAgent: null },
     clock,
     jobs: inProcess.jobs,
+    rateLimiters: inProcess.rateLimiters,
     caseTtlSeconds: 3600,
     pageBase: 'https://vouch.test',
     defaultLocale: 'en',

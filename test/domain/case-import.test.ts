@@ -9,7 +9,7 @@
 import { parse } from 'csv-parse/sync';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, caseImportRows, caseImports, cases, events, mailOutbox } from '@/db/schema';
+import { auditLog, caseImportRows, caseImports, caseSteps, cases, events, mailOutbox } from '@/db/schema';
 import { describeZodError } from '@/server/api/validation-messages';
 import { caseImportResultCsv } from '@/server/application/case-imports/case-import-wire';
 import { cancelCaseImport, startCaseImport } from '@/server/application/case-imports/change-case-import';
@@ -22,10 +22,13 @@ import {
   STRANDED_AFTER_MS,
 } from '@/server/application/case-imports/run-case-import';
 import { findImport, resultRows } from '@/server/case-imports/queries';
+import { importAnswerKey } from '@/server/case-imports/sealed-answers';
+import { findCaseByPublicId } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
+import { answerCustomQuestion } from '@/server/verification/methods/custom-question/step';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
 
@@ -59,12 +62,13 @@ async function newTeam(name: string): Promise<DataScope> {
 }
 
 function context(scope: DataScope) {
-  return { db: database.db, teamId: scope.teamId, scope, actor, clock, jobs: inProcess.jobs };
+  return { db: database.db, teamId: scope.teamId, scope, actor, clock, jobs: inProcess.jobs, env: {} };
 }
 
 function runDeps(): CaseImportRunDeps {
   return {
     db: database.db,
+    answerKey: () => importAnswerKey(database.db, undefined),
     clock,
     jobs: inProcess.jobs,
     caseTtlSeconds: 3600,
@@ -109,22 +113,22 @@ describe('console CSV import', () => {
     expect(preview.refused[2]?.detail).toMatch(/fingerprint/);
     expect(await teamCases(scope)).toEqual([]);
     await expect(draft(scope, 'name\nAna\n')).rejects.toMatchObject({ appCode: 'VALIDATION_ERROR' });
-    // Each custom question's answer is hashed as the file is checked: at most 500 a file.
+    // A custom answer is sealed as the file is checked, never hashed there (the worker hashes it
+    // as the row is created), so a file may hold as many as it has rows.
     const questions = (n: number) =>
       `email,methods,custom_question_text,custom_question_answer\n${Array.from({ length: n }, (_, i) => `q${i}@corp.test,custom_question,Badge colour?,Blue`).join('\n')}\n`;
-    await expect(draft(scope, questions(501))).rejects.toMatchObject({
-      appCode: 'VALIDATION_ERROR',
-      detail: expect.stringContaining('at most 500'),
-    });
-    const asked = await draft(scope, questions(3));
-    expect(asked.valid_rows).toBe(3);
+    const asked = await draft(scope, questions(600));
+    expect(asked.valid_rows).toBe(600);
     const [row] = await database.db
       .select()
       .from(caseImportRows)
       .where(eq(caseImportRows.importId, asked.id));
-    // Kept hashed only: the draft holds no plain answer.
+    // Kept sealed only: the draft holds no plain answer, and no hash was made for it.
     expect(JSON.stringify(row?.prepared)).not.toContain('Blue');
-    expect(JSON.stringify(row?.prepared)).toContain('answer_hash');
+    expect(row?.prepared).toMatchObject({
+      settings: { custom_question: { question: 'Badge colour?', answer_sealed: expect.any(String) } },
+    });
+    expect(JSON.stringify(row?.prepared)).not.toContain('answer_hash');
     // A file none of whose rows can become a case cannot be started.
     const hopeless = await draft(scope, 'email\nnobody\n');
     expect(hopeless).toMatchObject({ valid_rows: 0, rejected_rows: 1 });
@@ -175,6 +179,51 @@ describe('console CSV import', () => {
     expect(result[0]?.verification_url).toBe(`https://vouch.test/v/${first?.publicId}`);
     expect(result[30]).toMatchObject({ line: '32', subject_email: 'broken-address', outcome: 'refused' });
     expect(result[30]?.error).toMatch(/subject_email/);
+  });
+
+  it('hashes each sealed answer as its row is created (the subject answers it), and refuses a row sealed under another secret', async () => {
+    const scope = await newTeam('Questions');
+    const preview = await draft(
+      scope,
+      'email,methods,custom_question_text,custom_question_answer\nqa@corp.test,custom_question,Badge colour?,Deep Blue\nqb@corp.test,custom_question,Badge colour?,Red\n',
+    );
+    await startCaseImport(context(scope), preview.id);
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(2);
+    const created = await teamCases(scope);
+    const steps = await database.db.select().from(caseSteps).where(eq(caseSteps.method, 'custom_question'));
+    const first = steps.find(
+      (step) => step.caseId === created.find((c) => c.subjectEmail === 'qa@corp.test')?.id,
+    );
+    expect(first?.settings).toMatchObject({
+      question: 'Badge colour?',
+      answer_hash: expect.any(String),
+      answer_salt: expect.any(String),
+    });
+    expect(JSON.stringify(first?.settings)).not.toMatch(/sealed|Deep Blue/);
+    const record = await findCaseByPublicId(
+      database.db,
+      created.find((c) => c.subjectEmail === 'qa@corp.test')?.publicId ?? '',
+    );
+    if (!record) throw new Error('case gone');
+    expect(
+      await answerCustomQuestion(database.db, inProcess.jobs, record.record, 'deep  blue', clock(), (t) =>
+        t(),
+      ),
+    ).toEqual({
+      result: 'verified',
+    });
+
+    // Sealed under another secret (SIGNING_KEY_SECRET changed between check and run): refused, named.
+    const other = await draft(
+      scope,
+      'email,methods,custom_question_text,custom_question_answer\nqc@corp.test,custom_question,Q?,A\n',
+    );
+    await startCaseImport(context(scope), other.id);
+    const otherKey = () => importAnswerKey(database.db, 'another-signing-key-secret-of-32-characters');
+    expect(await runCaseImport({ ...runDeps(), answerKey: otherKey }, other.id)).toBe(0);
+    const result = await resultFile(scope, other.id);
+    expect(result[0]).toMatchObject({ subject_email: 'qc@corp.test', outcome: 'refused' });
+    expect(result[0]?.error).toMatch(/could not be read back/);
   });
 
   it('spends the allowance exactly: rows past the last unit are refused and named in the result', async () => {

@@ -22,6 +22,7 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { teamTemplates } from '@/server/templates/templates';
+import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
 import type { TestDatabase } from '@/test/support/database';
@@ -119,7 +120,8 @@ describe('creating a case', () => {
     const before = await readUsage(database.db, live, clock());
     const prepared = await prepareCase(
       createCaseInput.parse({ subject_email: 'rolled@domain.test', verification_methods: { email: true } }),
-      teamTemplates(database.db, live.teamId),
+      teamTemplates(database.db, live),
+      hashingAnswers((task) => task()),
     );
     await expect(
       database.db.transaction(async (tx) => {

@@ -1,8 +1,10 @@
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '@/db/client';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
-import { teams } from '@/db/schema';
+import { teams, webhookEndpoints } from '@/db/schema';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { randomUUID } from '@/server/platform/ids';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -76,6 +78,86 @@ describe('database client', () => {
     } finally {
       await nowhere.close();
     }
+  });
+
+  it('fails only the query when a connection is cut as it starts up: nothing escapes unhandled', async () => {
+    // A proxy that resets the first connection at the first statement sent once it is ready. With
+    // fetch_types that statement is the driver's own array-types query, whose failure postgres.js
+    // never handles (porsager/postgres#1192): a process logged "unhandledRejection: read
+    // ECONNRESET" when its database stopped as a connection started.
+    const target = new URL(database.url);
+    let connections = 0;
+    const cutStatements: string[] = [];
+    const proxy = net.createServer((client) => {
+      connections += 1;
+      const first = connections === 1;
+      let ready = false;
+      let fromServer = Buffer.alloc(0);
+      const server = net.connect(Number(target.port), target.hostname);
+      server.on('data', (chunk: Buffer) => {
+        client.write(chunk);
+        // Messages are a type byte and a length that counts itself; Z is ReadyForQuery.
+        fromServer = Buffer.concat([fromServer, chunk]);
+        while (fromServer.length >= 5 && fromServer.length >= 1 + fromServer.readUInt32BE(1)) {
+          if (fromServer[0] === 0x5a) ready = true;
+          fromServer = fromServer.subarray(1 + fromServer.readUInt32BE(1));
+        }
+      });
+      client.on('data', (chunk: Buffer) => {
+        if (first && ready) {
+          cutStatements.push(chunk.toString('latin1'));
+          server.destroy();
+          client.resetAndDestroy();
+          return;
+        }
+        server.write(chunk);
+      });
+      client.on('error', () => server.destroy());
+      server.on('error', () => client.destroy());
+      client.on('close', () => server.destroy());
+    });
+    proxy.listen(0, '127.0.0.1');
+    await once(proxy, 'listening');
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    const viaProxy = new URL(database.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String((proxy.address() as AddressInfo).port);
+    const viaCut = connectDatabase(viaProxy.toString(), { max: 1 });
+    try {
+      // The statement the cut falls on fails, as an outage fails it (answered 503)...
+      await expect(viaCut.sql`select 1 as one`).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(cutStatements).toHaveLength(1);
+      expect(cutStatements[0]).toContain('select 1 as one');
+      // ...and nothing else: no rejection escapes, and the next statement is answered.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(unhandled).toEqual([]);
+      expect(await viaCut.sql`select 2 as two`).toEqual([{ two: 2 }]);
+      expect(connections).toBe(2);
+    } finally {
+      process.off('unhandledRejection', record);
+      await viaCut.close();
+      proxy.close();
+    }
+  });
+
+  it('reads and writes arrays without asking the server for its array types', async () => {
+    const [team] = await database.db
+      .insert(teams)
+      .values({ name: 'Arrays', planCode: 'starter', subscriptionStatus: 'active' })
+      .returning({ id: teams.id });
+    const [endpoint] = await database.db
+      .insert(webhookEndpoints)
+      .values({
+        teamId: team?.id ?? '',
+        livemode: true,
+        url: 'https://example.test/hook',
+        secret: 'whsec_x',
+        events: ['case.closed', 'case.created'],
+      })
+      .returning({ events: webhookEndpoints.events });
+    expect(endpoint?.events).toEqual(['case.closed', 'case.created']);
   });
 
   describe('a reusable query', () => {

@@ -105,6 +105,26 @@ describe('the evidence record', () => {
     expect(after.audit.entries[0]?.seq).toBeGreaterThan(headBefore ?? 0);
   });
 
+  it('lists each step once, in the methods’ order; provisional while the case is open only', async () => {
+    const record = await openCase(
+      inProcess,
+      { teamId, livemode: true },
+      {
+        subject_email: 'order@record.test',
+        verification_methods: { manager: true, email: true },
+        manager_email: 'boss@record.test',
+        manager_name: 'Boss',
+      },
+    );
+    const open = await read(record.id);
+    expect(open.steps.map((step) => step.method)).toEqual(['email', 'manager']);
+    expect(open.provisional).toBe(true);
+    await redact(record.id);
+    const ended = await read(record.id);
+    expect(ended.provisional).toBe(false);
+    expect(ended.steps.map((step) => step.method)).toEqual(['email', 'manager']);
+  });
+
   it('keeps when a failed step failed, and what it cites as HMACs through redaction', async () => {
     const record = await openCase(
       inProcess,

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
@@ -74,7 +76,7 @@ function expectFailure(result: CliResult, message: RegExp) {
   expect(result.json).toBeUndefined();
 }
 
-// Each command starts npm, tsx and a database connection: seconds each, far more on a busy machine.
+// Each command starts npm, node and a database connection: seconds each, far more on a busy machine.
 describe('operator CLI', { timeout: 180_000 }, () => {
   let teamId: string;
   let apiKey: string;
@@ -240,6 +242,27 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.startsWith(`${usage}`), result.stdout).toBe(true);
     expect(result.stderr).toBe('');
+  });
+
+  it('runs built JavaScript, built again first when a source is newer than the build', async () => {
+    const inputs = path.resolve('dist/cli/inputs.json');
+    const listed: string[] = JSON.parse(readFileSync(inputs, 'utf8'));
+    expect(listed).toContain('cli/index.ts');
+    expect(listed).toContain('server/platform/env.ts');
+    // As if cli/usage.ts had been edited after the last build: the build is dated before it.
+    const source = statSync('cli/usage.ts').mtime;
+    utimesSync(inputs, new Date(source.getTime() - 60_000), new Date(source.getTime() - 60_000));
+    // Four commands at once, as a provisioning script starts them: each answers from a whole build.
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, '--help')),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const rebuilt = statSync(inputs).mtime;
+    expect(rebuilt.getTime()).toBeGreaterThanOrEqual(source.getTime());
+    expect(existsSync('dist/cli.lock')).toBe(false);
+    // Up to date: the next command builds nothing.
+    expect((await cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, '--help')).code).toBe(0);
+    expect(statSync(inputs).mtime).toEqual(rebuilt);
   });
 
   it('the full usage lists every command', async () => {

@@ -11,7 +11,7 @@ import { systemClock } from '@/server/platform/clock';
 import { TEAM_INVITATIONS_PER_DAY } from '@/server/rate-limits/limiters';
 import { createTeam } from '@/server/teams/manage-teams';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { type ConsoleClient, consoleClient, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { inviteNewUser, joinAsNewUser, latestInvitationToken } from '@/test/support/invitations';
 
@@ -41,13 +41,12 @@ interface Team {
 
 async function newTeam(name: string, ownerEmail: string): Promise<Team> {
   const { team, owner } = await createTeam(database.db, { name, adminEmail: ownerEmail }, systemClock);
-  const browser = client();
-  expect((await browser.signIn(ownerEmail, owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await browser.mutate('console.session.changePassword', {
-    current_password: owner.oneTimePassword,
-    new_password: `${name.toLowerCase()}-owner-password`,
-  });
-  expect(changed.status).toBe(200);
+  const browser = await signInReplacingPassword(
+    client(),
+    ownerEmail,
+    owner.oneTimePassword,
+    `${name.toLowerCase()}-owner-password`,
+  );
   return { teamId: team.id, owner: browser };
 }
 

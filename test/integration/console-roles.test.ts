@@ -6,7 +6,12 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
+import {
+  type ConsoleClient,
+  consoleClient,
+  runCli,
+  signInReplacingPassword,
+} from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { inviteNewUser, latestInvitationToken } from '@/test/support/invitations';
 import { expectServerErrors } from '@/test/support/openapi-conformance';
@@ -43,14 +48,12 @@ async function createTeamDirectly(name: string, email: string): Promise<CreatedT
 }
 
 async function signInOwner(team: CreatedTeam, newPassword: string): Promise<ConsoleClient> {
-  const client = consoleClient(app.baseUrl);
-  expect((await client.signIn(team.admin_email, team.admin_password)).status).toBe(200);
-  const changed = await client.mutate('console.session.changePassword', {
-    current_password: team.admin_password,
-    new_password: newPassword,
-  });
-  expect(changed.status).toBe(200);
-  return client;
+  return signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    team.admin_email,
+    team.admin_password,
+    newPassword,
+  );
 }
 
 let teamA: CreatedTeam;

@@ -13,7 +13,7 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { freePort, type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { type ConsoleClient, consoleClient, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { type Certificate, eventually, makeCertificate } from '@/test/support/https-receiver';
 import { inviteNewUser } from '@/test/support/invitations';
@@ -63,13 +63,12 @@ async function newTeam(name: string, ownerEmail: string): Promise<Team> {
     { name, adminEmail: ownerEmail, planCode: 'enterprise' },
     systemClock,
   );
-  const browser = client();
-  expect((await browser.signIn(ownerEmail, owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await browser.mutate('console.session.changePassword', {
-    current_password: owner.oneTimePassword,
-    new_password: `${name}-owner-password`,
-  });
-  expect(changed.status).toBe(200);
+  const browser = await signInReplacingPassword(
+    client(),
+    ownerEmail,
+    owner.oneTimePassword,
+    `${name}-owner-password`,
+  );
   return { teamId: team.id, apiKey: key.token, owner: browser };
 }
 

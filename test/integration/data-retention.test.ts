@@ -199,7 +199,7 @@ describe('case retention', () => {
     for (const c of due) expect((await read(forgetting, c.id)).redacted_at).not.toBeNull();
     const ids = due.map((c) => c.id);
     const [row] = await database.sql<{ n: number }[]>`
-      select count(*)::int as n from events where type = 'case.redacted' and case_id = any(${ids}::uuid[])`;
+      select count(*)::int as n from events where type = 'case.redacted' and case_id = any(${`{${ids.join(',')}}`}::uuid[])`;
     expect(row?.n).toBe(7);
   });
 });

@@ -1,8 +1,8 @@
 /**
- * Issue 13: while PostgreSQL is unreachable the API answers 503 SERVICE_UNAVAILABLE with
- * Retry-After within 2 s (never hangs, never a 500), the subject's pages answer a plain 503 page,
- * the workers wait, and everything recovers by itself when the database is back. A real
- * PostgreSQL is stopped under load.
+ * While PostgreSQL is unreachable the API answers 503 SERVICE_UNAVAILABLE with Retry-After within
+ * 2 s (never hangs, never a 500), the subject's pages answer a plain 503 page, `/readyz` says
+ * `database` within 2 s while `/livez` stays 200, the workers wait, and everything recovers by
+ * itself when the database is back. A real PostgreSQL is stopped under load.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, migrateDatabase } from '@/db/client';
@@ -22,7 +22,11 @@ let apiKey: string;
 beforeAll(async () => {
   postgres = await startStoppablePostgres();
   await migrateDatabase(postgres.url);
-  app = await startApp({ databaseUrl: postgres.url, env: { JOB_TICK_SECONDS: '1', LOG_LEVEL: 'warn' } });
+  app = await startApp({
+    databaseUrl: postgres.url,
+    // The load below reads as fast as answers come back, for longer than a minute's read budget lasts.
+    env: { JOB_TICK_SECONDS: '1', LOG_LEVEL: 'warn', RATE_LIMIT_READ_PER_MINUTE: '100000' },
+  });
   const database = connectDatabase(postgres.url, { max: 1 });
   try {
     const { key } = await createTeam(
@@ -66,6 +70,13 @@ async function timed(url: string, init: RequestInit = {}): Promise<Timed> {
   };
 }
 
+/** A health endpoint's answer, its JSON and how long it took. */
+async function health(path: '/livez' | '/readyz') {
+  const started = performance.now();
+  const res = await fetch(`${app.baseUrl}${path}`, { signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, body: (await res.json()) as unknown, ms: performance.now() - started };
+}
+
 describe('a database outage', () => {
   it('is answered 503 with Retry-After within 2 s, and everything recovers by itself', async () => {
     // The outage's 503s are what this test provokes.
@@ -86,6 +97,7 @@ describe('a database outage', () => {
       }),
     );
 
+    expect(await health('/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
     await postgres.stop();
     const during: Timed[] = [];
     const outageEnds = Date.now() + 4_000;
@@ -106,6 +118,11 @@ describe('a database outage', () => {
         headers: { Cookie: 'vouch.session_token=some-token.some-signature' },
       });
       expect(consoleCall.status).toBe(503);
+      // Unready, saying why, within 2 s; alive all along (a liveness probe restarts nothing).
+      const readiness = await health('/readyz');
+      expect(readiness).toMatchObject({ status: 503, body: { status: 'unready', reasons: ['database'] } });
+      expect(readiness.ms).toBeLessThan(2_000);
+      expect(await health('/livez')).toMatchObject({ status: 200, body: { status: 'live' } });
     }
     for (const answer of during) {
       expect(answer).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfter: '2' });
@@ -114,6 +131,7 @@ describe('a database outage', () => {
 
     await postgres.start();
     await eventually(async () => (await timed(caseUrl, auth)).status === 200, 20_000);
+    await eventually(async () => (await health('/readyz')).status === 200, 20_000);
     const after = await api.post<{ id: string }>('/v1/cases/', {
       ...body,
       subject_email: 'after@outage.test',

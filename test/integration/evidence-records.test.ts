@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fontkit from '@pdf-lib/fontkit';
-import canonicalize from 'canonicalize';
 import { and, eq } from 'drizzle-orm';
 import { base64url, createLocalJWKSet, flattenedVerify, type JWK } from 'jose';
 import { decodePDFRawStream, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog } from '@/db/schema';
+import { renderEvidencePdf } from '@/server/evidence/evidence-pdf';
 import { pdfAttachments } from '@/server/evidence/pdf-attachment';
 import type { EvidenceRecord } from '@/server/evidence/record-format';
 import { verifyEvidence } from '@/server/evidence/verify-evidence';
@@ -25,10 +25,17 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient, runCli, runCliProcess } from '@/test/support/console-client';
+import {
+  type ConsoleClient,
+  consoleClient,
+  runCli,
+  runCliProcess,
+  signInReplacingPassword,
+} from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
 import { inviteNewUser } from '@/test/support/invitations';
+import { RFC8785_VECTORS, rfc8785 } from '@/test/support/rfc8785';
 import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
 
 const SECRET = 'an-evidence-signing-secret-of-32-characters';
@@ -60,13 +67,12 @@ beforeAll(async () => {
   live = apiClient(app.baseUrl, created.key.token);
   const other = await createTeam(database.db, { name: 'Other', adminEmail: 'o@other.test' }, systemClock);
   stranger = apiClient(app.baseUrl, other.testKey.token);
-  owner = consoleClient(app.baseUrl);
-  expect((await owner.signIn('owner@evidence.test', created.owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await owner.mutate('console.session.changePassword', {
-    current_password: created.owner.oneTimePassword,
-    new_password: 'evidence-owner-password-1',
-  });
-  expect(changed.status).toBe(200);
+  owner = await signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    'owner@evidence.test',
+    created.owner.oneTimePassword,
+    'evidence-owner-password-1',
+  );
   viewer = consoleClient(app.baseUrl);
   await inviteNewUser(owner, viewer, database.db, { email: 'viewer@evidence.test', role: 'viewer' });
   // The console shows test-mode data, where the cases below are.
@@ -219,8 +225,10 @@ describe('GET /v1/cases/{id}/evidence/', () => {
     expect(protectedHeader).toMatchObject({ alg: 'EdDSA', typ: 'vouch-evidence+json' });
     const text = new TextDecoder().decode(payload);
     const record = JSON.parse(text) as EvidenceRecord;
-    // The payload is the record's RFC 8785 canonical JSON.
-    expect(canonicalize(record)).toBe(text);
+    // The payload is the record's RFC 8785 canonical JSON, as the test's own canonicalizer (checked
+    // against the RFC's examples) writes it, not only as the product's library does.
+    for (const vector of RFC8785_VECTORS) expect(rfc8785(vector.input)).toBe(vector.output);
+    expect(rfc8785(record)).toBe(text);
     expect(record).toMatchObject({
       type: 'vouch.evidence_record',
       version: 1,
@@ -271,6 +279,14 @@ describe('GET /v1/cases/{id}/evidence/', () => {
     expect(record.audit.pending).toEqual([]);
     expect(record.audit.entries.map((e) => e.entry.action)).toContain('case.created');
     expect(record.audit.sealed_through).toBe(record.audit.entries.at(-1)?.seq);
+    // Each entry's hash is SHA-256 of the RFC 8785 form of {seq, prev, entry}, recomputed here.
+    for (const item of record.audit.entries) {
+      expect(item.hash).toBe(
+        createHash('sha256')
+          .update(rfc8785({ seq: item.seq, prev: item.prev_hash, entry: item.entry }))
+          .digest('hex'),
+      );
+    }
     expect(await verifyEvidence(res.text, await jwks())).toMatchObject({ ok: true });
   });
 
@@ -450,6 +466,61 @@ describe('key rotation', () => {
   });
 });
 
+describe('key revocation (keys signing-revoke)', () => {
+  it('withdraws the key at once: its records fail saying it was revoked, the team is told, the next record carries a new key', async () => {
+    const record = await evidence(closed.id);
+    const kid = payloadOf(record.text).kid;
+    const revoked = await runCli(
+      ['keys', 'signing-revoke', '--kid', kid, '--reason', 'key compromised'],
+      cliEnv(),
+    );
+    expect(revoked).toMatchObject({ kid, alg: 'EdDSA', was_current: true, revoked: true });
+    const set = (await (await fetch(`${app.baseUrl}/.well-known/jwks.json`)).json()) as {
+      keys: JWK[];
+      revoked: Array<{ kid: string; revoked_at: string; reason: string }>;
+    };
+    expect(set.keys.map((key) => key.kid)).not.toContain(kid);
+    expect(set.revoked).toEqual(
+      expect.arrayContaining([
+        { kid, alg: 'EdDSA', revoked_at: expect.any(String), reason: 'key compromised' },
+      ]),
+    );
+    // Verified offline against the published set: it fails naming the revocation, not an unknown key.
+    const file = path.join(work, 'revoked.json');
+    writeFileSync(file, record.text);
+    const run = await runCliProcess(
+      ['evidence', 'verify', file, '--jwks', `${app.baseUrl}/.well-known/jwks.json`],
+      {},
+    );
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(
+      new RegExp(
+        `does not verify: key: it was signed with key ${kid}, which its issuer revoked at .* \\(key compromised\\)`,
+      ),
+    );
+    // The team that downloaded records it signed is told in its audit log, by the operator.
+    const told = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.action, 'signing_key.revoked'), eq(auditLog.target, kid)));
+    expect(told).toHaveLength(1);
+    expect(told[0]?.actorEmail).toBe('Vouch operator (CLI)');
+    expect(told[0]?.details).toMatchObject({
+      alg: 'EdDSA',
+      reason: 'key compromised',
+      evidence_records_signed: expect.any(Number),
+    });
+    // A new record is signed with a new key, and verifies.
+    const fresh = await evidence(closed.id);
+    expect(payloadOf(fresh.text).kid).not.toBe(kid);
+    expect(await verifyEvidence(fresh.text, await jwks())).toMatchObject({ ok: true });
+    // An unknown or already revoked key is refused, naming it.
+    const again = await runCliProcess(['keys', 'signing-revoke', '--kid', kid], cliEnv());
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/revoked already/);
+  });
+});
+
 describe('after redaction', () => {
   it('old records verify, and a new one holds no personal value, only HMACs the evidence key checks', async () => {
     const before = await evidence(closed.id);
@@ -554,6 +625,27 @@ describe('the console’s downloads', () => {
     const run = await runCliProcess(['evidence', 'verify', file], { BASE_URL: app.baseUrl });
     expect(run.code, run.err).toBe(0);
     expect(run.out).toContain(`Case ${other.body.id}`);
+    // It says plainly that the pages are a rendering, not what was verified.
+    expect(run.out).toContain(
+      `What was verified is the record attached to the PDF (evidence-${other.body.public_id}.json), not its printed pages`,
+    );
+
+    // The attack: pages (and the PDF's own description) of this case with another case's genuine
+    // record attached. The record verifies; the PDF does not hold its own case's record.
+    const swapped = await renderEvidencePdf({
+      record: payloadOf(signed),
+      signed: signedText,
+      teamName: 'Evidence Co',
+    });
+    const swappedFile = path.join(work, 'swapped.pdf');
+    writeFileSync(swappedFile, swapped);
+    const refused = await runCliProcess(['evidence', 'verify', swappedFile], { BASE_URL: app.baseUrl });
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(
+      new RegExp(
+        `the evidence PDF does not hold its own case's record: the attached record is named evidence-${other.body.public_id}.json, but it is the record of case ${closed.public_id}`,
+      ),
+    );
 
     // The JSON download is the same signed record the API serves; both were audited as the viewer's.
     const json = await viewer.mutate<{ content_base64: string; media_type: string }>(

@@ -436,7 +436,7 @@ async function columnsContaining(needles: string[], bytes: Buffer): Promise<stri
              where position(${bytes} in ${database.sql(column)}) > 0`
         : await database.sql<{ hits: number }[]>`
             select count(*)::int as hits from ${database.sql(schema)}.${database.sql(table)}
-             where exists (select 1 from unnest(${needles}::text[]) as needle
+             where exists (select 1 from jsonb_array_elements_text(${JSON.stringify(needles)}::jsonb) as needle
                             where position(needle in ${database.sql(column)}::text) > 0)`;
     if ((row?.hits ?? 0) > 0) found.push(`${schema}.${table}.${column}`);
   }

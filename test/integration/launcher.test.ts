@@ -28,6 +28,19 @@ interface Launched {
 }
 
 /**
+ * Whether `pid` is still one of a launcher's processes: a pid that ended may be taken by another
+ * test's process on a busy machine, which must be neither killed nor counted as left running.
+ */
+function launchedAlive(pid: number): boolean {
+  if (!processAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--launched');
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Runs the launcher on free ports with an embedded PostgreSQL of its own. `ownGroup` starts it
  * as a terminal would start a job (a process group of its own), for a Ctrl-C to the whole group.
  */
@@ -48,6 +61,8 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     EMBEDDED_PG_PORT: String(pgPort),
     WEB_PROCESSES: '2',
     LOG_LEVEL: 'debug',
+    // The first of the ports its processes serve /metrics on (each takes the next free one).
+    METRICS_PORT: String(await freePort()),
   };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, serveCommandArguments('launch'), {
@@ -85,7 +100,7 @@ async function launch(ownGroup: boolean): Promise<Launched> {
     cleanUp: () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       for (const pid of [...launched.webPids(), ...launched.workerPids()])
-        if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+        if (launchedAlive(pid)) process.kill(pid, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -158,7 +173,7 @@ async function expectDrainedStop(launched: Launched, stop: () => void): Promise<
     return (row?.n ?? 0) > 0;
   });
 
-  const pids = [...launched.webPids(), ...launched.workerPids()].filter(processAlive);
+  const pids = [...launched.webPids(), ...launched.workerPids()].filter(launchedAlive);
   const exited = new Promise<number | null>((resolve) =>
     launched.process.once('exit', (code) => resolve(code)),
   );
@@ -179,7 +194,7 @@ async function expectDrainedStop(launched: Launched, stop: () => void): Promise<
   await database.close();
 
   expect(await exited).toBe(0);
-  expect(pids.filter(processAlive)).toEqual([]);
+  expect(pids.filter(launchedAlive)).toEqual([]);
   expect(existsSync(path.join(launched.dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   expect(launched.lines().some((l) => l.message === 'stopped')).toBe(true);
 }
@@ -204,6 +219,34 @@ describe('the launcher', () => {
         .map((l) => Number(l.pid)),
     );
     expect(served).toEqual(new Set(launched.webPids()));
+  });
+
+  it('lists at start the port each process serves /metrics on, each its own, and the worker its backlog', async () => {
+    const ready = launched.lines().find((l) => l.message === 'vouch is ready') as {
+      metrics_ports: Record<string, number>;
+      worker_health_port: number;
+    };
+    expect(Object.keys(ready.metrics_ports).sort()).toEqual(['web-1', 'web-2', 'worker']);
+    const ports = Object.values(ready.metrics_ports);
+    expect(new Set(ports).size).toBe(3);
+    expect(ports).not.toContain(launched.port);
+    expect(ports).not.toContain(ready.worker_health_port);
+    const scrape = async (port: number) => {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    for (const name of ['web-1', 'web-2'] as const) {
+      const text = await scrape(ready.metrics_ports[name] as number);
+      expect(text).toContain('service_name="vouch-web"');
+      // What waits in the database is the worker's to say: a sum across processes counts it once.
+      expect(text).not.toContain('vouch_jobs_queued');
+    }
+    const worker = await scrape(ready.metrics_ports.worker as number);
+    expect(worker).toContain('service_name="vouch-worker"');
+    expect(worker).toMatch(/^vouch_jobs_queued\{queue="webhook-deliver",service_name="vouch-worker"\} \d+$/m);
+    // The worker serves the same on its health port: one port to open for a worker's pod.
+    expect(await scrape(ready.worker_health_port)).toContain('vouch_jobs_queued{queue="webhook-deliver"');
   });
 
   it('runs built JavaScript: every process it starts is a dist/processes entry, none through tsx', async () => {

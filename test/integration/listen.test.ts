@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 function listen(args: string[], apiKey = token, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/listen.ts', ...args], {
+  const child = spawn(process.execPath, ['scripts/run-cli.mjs', 'listen', ...args], {
     env: {
       ...process.env,
       // listen's own calls to the app are checked against the document too.

@@ -13,7 +13,13 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient, runCli, runCliProcess } from '@/test/support/console-client';
+import {
+  type ConsoleClient,
+  consoleClient,
+  runCli,
+  runCliProcess,
+  signInReplacingPassword,
+} from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { inviteNewUser } from '@/test/support/invitations';
 
@@ -32,20 +38,27 @@ beforeAll(async () => {
     systemClock,
   );
   teamId = created.team.id;
-  owner = consoleClient(app.baseUrl);
-  expect((await owner.signIn('owner@oktashop.test', created.owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await owner.mutate('console.session.changePassword', {
-    current_password: created.owner.oneTimePassword,
-    new_password: 'oktashop-owner-password-1',
-  });
-  expect(changed.status).toBe(200);
+  owner = await signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    'owner@oktashop.test',
+    created.owner.oneTimePassword,
+    'oktashop-owner-password-1',
+  );
   viewer = consoleClient(app.baseUrl);
   await inviteNewUser(owner, viewer, database.db, { email: 'viewer@oktashop.test', role: 'viewer' });
-  const template = await apiClient(app.baseUrl, created.testKey.token).post('/v1/templates/', {
-    name: 'helpdesk',
-    verification_methods: { email: true, government_id: true },
+  // Templates belong to a mode: the test clients name the test one, the live client the live one.
+  for (const key of [created.testKey.token, created.key.token]) {
+    const template = await apiClient(app.baseUrl, key).post('/v1/templates/', {
+      name: 'helpdesk',
+      verification_methods: { email: true, government_id: true },
+    });
+    expect(template.status).toBe(201);
+  }
+  const testOnly = await apiClient(app.baseUrl, created.testKey.token).post('/v1/templates/', {
+    name: 'test-only',
+    verification_methods: { government_id: true },
   });
-  expect(template.status).toBe(201);
+  expect(testOnly.status).toBe(201);
 }, 120_000);
 
 afterAll(async () => {
@@ -97,14 +110,19 @@ describe('identity-provider clients in the console', () => {
     expect(JSON.stringify(listed.data)).not.toContain(secret);
   });
 
-  it('refuses redirect URIs that are not exact https (http to loopback only in test mode), and an unknown template', async () => {
+  it('refuses redirect URIs that are not exact https (http to loopback only in test mode), and an unknown template or another mode’s', async () => {
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ redirect_uris: ['http://rp.example/cb'] }, /redirect_uris: http:\/\/rp.example\/cb must use https/],
       [{ redirect_uris: ['http://localhost:4000/cb'], mode: 'live' }, /only a test-mode client/],
       [{ redirect_uris: ['https://rp.example/cb#x'] }, /must not have a fragment/],
       [
         { redirect_uris: ['https://rp.example/cb'], default_template: 'nope' },
-        /default_template: your team has no template named "nope"/,
+        /default_template: your team has no test template named "nope"/,
+      ],
+      // A live client runs live templates only: a test template (made with a test key) is none.
+      [
+        { redirect_uris: ['https://rp.example/cb'], default_template: 'test-only', mode: 'live' },
+        /default_template: your team has no live template named "test-only"/,
       ],
     ];
     for (const [body, message] of refusals) {

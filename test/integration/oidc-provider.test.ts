@@ -5,14 +5,18 @@
  * client_secret_basic). Each refusal answers OAuth's error shape and says why.
  */
 
+import { createHmac } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
+import en from '@/server/i18n/messages/en.json' with { type: 'json' };
 import ja from '@/server/i18n/messages/ja.json' with { type: 'json' };
+import { pseudoText } from '@/server/i18n/pseudo-locale';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
+import { teamEvidenceKey } from '@/server/teams/team-secrets';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { runCli } from '@/test/support/console-client';
@@ -26,6 +30,7 @@ let clientId: string;
 let clientSecret: string;
 let strangerTemplate: string;
 let testKey: string;
+let liveKey: string;
 const REDIRECT = 'https://acme.okta.com/idp/identity-verification/callback';
 
 beforeAll(async () => {
@@ -34,6 +39,7 @@ beforeAll(async () => {
   const created = await createTeam(database.db, { name: 'Acme', adminEmail: 'owner@acme.test' }, systemClock);
   teamId = created.team.id;
   testKey = created.testKey.token;
+  liveKey = created.key.token;
   const api = apiClient(app.baseUrl, created.testKey.token);
   for (const template of [
     { name: 'helpdesk', verification_methods: { email: true, government_id: true } },
@@ -122,6 +128,32 @@ function postJson(params: Record<string, unknown>) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(params),
   });
+}
+
+/**
+ * The browser that brought a request: follows authorize into the case through the one-time link
+ * that binds the flow to it, keeping the flow's cookie, as a browser would.
+ */
+async function enter(url: URL | string) {
+  const arrival = await fetch(url, { redirect: 'manual' });
+  expect(arrival.status).toBe(303);
+  const begin = new URL(arrival.headers.get('location') ?? '');
+  expect(begin.pathname).toMatch(/^\/v\/[0-9A-Za-z]{16}\/begin$/);
+  expect(begin.searchParams.get('binding')).toMatch(/^[0-9A-Za-z]{32}$/);
+  const bound = await fetch(begin, { redirect: 'manual' });
+  expect(bound.status).toBe(303);
+  const setCookie = bound.headers.get('set-cookie') ?? '';
+  const publicId = begin.pathname.split('/')[2] ?? '';
+  expect(setCookie).toMatch(
+    new RegExp(`^vouch_flow=[0-9A-Za-z]{32}; Max-Age=2400; Path=/v/${publicId}; HttpOnly; SameSite=Lax$`),
+  );
+  const cookie = setCookie.split(';')[0] ?? '';
+  const page = new URL(bound.headers.get('location') ?? '', begin).toString();
+  expect(page).toBe(`${app.baseUrl}/v/${publicId}`);
+  /** A request from that browser (its cookie sent), redirects not followed. */
+  const browser = (target: string, init: RequestInit = {}) =>
+    fetch(target, { redirect: 'manual', ...init, headers: { ...(init.headers ?? {}), Cookie: cookie } });
+  return { page, publicId, begin: begin.toString(), cookie, browser };
 }
 
 async function oauthError(response: Response) {
@@ -246,11 +278,19 @@ describe('POST /oauth2/par', () => {
 
   it('refuses each malformed request with invalid_request (or its own error) saying why', async () => {
     const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
-      [
-        { redirect_uri: 'https://evil.example/callback' },
+      // Compared exactly: another host, a path suffix, a query, a trailing slash, another case.
+      ...[
+        'https://evil.example/callback',
+        `${REDIRECT}/extra`,
+        `${REDIRECT}?next=https://evil.example`,
+        `${REDIRECT}/`,
+        REDIRECT.replace('callback', 'Callback'),
+        REDIRECT.replace('https://acme', 'https://ACME'),
+      ].map((redirect_uri): [Record<string, unknown>, string, RegExp] => [
+        { redirect_uri },
         'invalid_request',
         /redirect_uri is not registered/,
-      ],
+      ]),
       [{ code_challenge: undefined }, 'invalid_request', /code_challenge is required/],
       [{ code_challenge_method: 'plain' }, 'invalid_request', /PKCE is required/],
       [{ response_type: 'token' }, 'unsupported_response_type', /response_type must be code/],
@@ -265,7 +305,7 @@ describe('POST /oauth2/par', () => {
       [
         { scope: `openid idv_flow_${'other-team-only'}` },
         'invalid_scope',
-        /no template named "other-team-only"/,
+        /no test template named "other-team-only"/,
       ],
       [
         { claims: oktaClaims('eIDAS') },
@@ -317,23 +357,30 @@ describe('POST /oauth2/par', () => {
     expect((await oauthError(twice)).error_description).toMatch(/client_id is given more than once/);
   });
 
-  it('takes at most 60 pushed requests a minute from one client: 429 with Retry-After', async () => {
-    const params = await oktaParams();
+  it('takes exactly 60 pushed requests a minute from one client, then 429 with Retry-After', async () => {
+    // A client of its own: its budget is untouched by the tests before.
+    const fresh = await runCli(
+      ['oidc-clients', 'create', '--team', teamId, '--name', 'Par budget', '--redirect-uri', REDIRECT],
+      { DATABASE_URL: database.url },
+    );
+    const params = await oktaParams({
+      client_id: String(fresh.client_id),
+      client_secret: String(fresh.client_secret),
+      scope: 'openid profile identity_assurance idv_flow_helpdesk',
+    });
     const statuses: number[] = [];
-    let limited: Response | undefined;
-    for (let i = 0; i < 70 && !limited; i += 1) {
+    for (let i = 0; i < 61; i += 1) {
       const response = await postForm(params);
       statuses.push(response.status);
-      if (response.status === 429) limited = response;
-      else await response.text();
+      if (i < 60) await response.text();
+      else {
+        expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+        expect((await oauthError(response)).error_description).toMatch(
+          /pushed 60 authorization requests in the last minute/,
+        );
+      }
     }
-    expect(limited).toBeDefined();
-    if (!limited) return;
-    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect((await oauthError(limited)).error_description).toMatch(
-      /pushed 60 authorization requests in the last minute/,
-    );
-    expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(60);
+    expect(statuses).toEqual([...Array<number>(60).fill(201), 429]);
   });
 });
 
@@ -385,10 +432,7 @@ describe('GET /oauth2/authorize', () => {
 
   it('opens a case for the person (the client’s default template, its mode, login_hint as external_ref, 30 minutes) and sends the browser into it', async () => {
     const url = await pushed();
-    const response = await fetch(url, { redirect: 'manual' });
-    expect(response.status).toBe(303);
-    const location = response.headers.get('location') ?? '';
-    expect(location).toMatch(new RegExp(`^${app.baseUrl}/v/[0-9A-Za-z]{16}$`));
+    const { publicId } = await enter(url);
     const [flow] = await database.db
       .select()
       .from(oidcFlows)
@@ -405,7 +449,7 @@ describe('GET /oauth2/authorize', () => {
       subjectEmail: 'ada@acme.test',
       externalRef: '00uOKTAUSER1',
       locale: 'de',
-      publicId: location.split('/').at(-1),
+      publicId,
     });
     expect((opened?.expiresAt.getTime() ?? 0) - (opened?.createdAt.getTime() ?? 0)).toBe(30 * 60_000);
     const steps = await database.db
@@ -432,19 +476,22 @@ describe('GET /oauth2/authorize', () => {
     expect(japanese.headers.get('content-language')).toBe('ja');
     expect(await japanese.text()).toContain(ja['signInLink.spent.title']);
     const pseudo = await fetch(`${url}&lang=en-XA`, { redirect: 'manual' });
-    // The service's name is a name, not a word to translate.
-    expect(untranslatedRuns(readableText(await pseudo.text()), ['Vouch'])).toEqual([]);
+    const pseudoHtml = await pseudo.text();
+    // A page in the pseudo-locale, with its words (an empty page would pass the check below)…
+    expect(pseudoHtml).toMatch(/<html lang="en-XA" dir="ltr">/);
+    const words = readableText(pseudoHtml);
+    expect(words.join(' ')).toContain(pseudoText(en['signInLink.spent.title']));
+    // …and none left in English (the service's name is a name, not a word to translate).
+    expect(untranslatedRuns(words, ['Vouch'])).toEqual([]);
     const all = await database.db.select().from(cases).where(eq(cases.externalRef, '00uOKTAUSER1'));
     expect(all).toHaveLength(1);
   });
 
   it('compares the document’s names with those sent: a match verifies the ID, a mismatch fails the case with name_mismatch', async () => {
     const openCase = async (loginHint: string) => {
-      const response = await fetch(await pushed({ login_hint: loginHint }), { redirect: 'manual' });
-      expect(response.status).toBe(303);
-      const publicId = response.headers.get('location')?.split('/').at(-1) ?? '';
-      const [opened] = await database.db.select().from(cases).where(eq(cases.publicId, publicId));
-      return { id: opened?.id ?? '', publicId };
+      const entered = await enter(await pushed({ login_hint: loginHint }));
+      const [opened] = await database.db.select().from(cases).where(eq(cases.publicId, entered.publicId));
+      return { id: opened?.id ?? '', ...entered };
     };
     const api = apiClient(app.baseUrl, testKey);
     // The names expected sit on the case's ID step, for the check to compare.
@@ -484,7 +531,7 @@ describe('GET /oauth2/authorize', () => {
     expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'name_mismatch' });
     // The relying party is told (the case's page sends the browser back), and so is the subject
     // whose case is not waited for: a plain case failed the same way shows why.
-    const back = await fetch(`${app.baseUrl}/v/${mismatching.publicId}`, { redirect: 'manual' });
+    const back = await mismatching.browser(mismatching.page);
     expect(new URL(back.headers.get('location') ?? '').searchParams.get('error')).toBe('access_denied');
     const plain = await api.post<{ id: string; public_id: string }>('/v1/cases/', {
       subject_email: 'plain@acme.test',
@@ -602,14 +649,27 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
       login_hint: loginHint,
       claims: JSON.stringify(oktaClaims('IDV-DELEGATED', names)),
     });
+    const entered = await enter(url);
+    const [opened] = await database.db.select().from(cases).where(eq(cases.publicId, entered.publicId));
+    return { verifier, state, nonce, ...entered, caseId: opened?.id ?? '' };
+  }
+
+  /** Okta's side up to authorize's answer only: the link into the case, not yet followed. */
+  async function enterUntilBegin(loginHint: string) {
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile identity_assurance',
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+      login_hint: loginHint,
+      claims: JSON.stringify(oktaClaims()),
+    });
     const arrival = await fetch(url, { redirect: 'manual' });
     expect(arrival.status).toBe(303);
-    const page = arrival.headers.get('location') ?? '';
-    const [opened] = await database.db
-      .select()
-      .from(cases)
-      .where(eq(cases.publicId, page.split('/').at(-1) ?? ''));
-    return { verifier, state, nonce, page, caseId: opened?.id ?? '' };
+    return {
+      begin: arrival.headers.get('location') ?? '',
+      flowId: url.searchParams.get('request_uri')?.split(':').at(-1) ?? '',
+    };
   }
 
   const simulate = (caseId: string, body: Record<string, unknown>) =>
@@ -618,7 +678,7 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
   it('hands the verdict back with a code, and the token endpoint answers an RS256 ID token asserting the names sent', async () => {
     const flow = await start('00uWHOLEFLOW');
     // While the case is open its page is the flow itself.
-    expect((await fetch(flow.page, { redirect: 'manual' })).status).toBe(200);
+    expect((await flow.browser(flow.page)).status).toBe(200);
     expect((await simulate(flow.caseId, { action: 'complete_step', method: 'email' })).status).toBe(200);
     const passed = await simulate(flow.caseId, {
       action: 'complete_step',
@@ -626,7 +686,7 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
       document: { given_name: 'Ada', family_name: 'Lovelace' },
     });
     expect(passed.status).toBe(200);
-    const back = await fetch(flow.page, { redirect: 'manual' });
+    const back = await flow.browser(flow.page);
     expect(back.status).toBe(303);
     const callback = new URL(back.headers.get('location') ?? '');
     expect(callback.origin + callback.pathname).toBe(REDIRECT);
@@ -693,14 +753,71 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
     expect((await oauthError(replay)).error).toBe('invalid_grant');
   });
 
-  it('refuses a wrong verifier, another client, an expired code and a wrong secret', async () => {
+  it('binds the flow to the browser that started it: another can neither take the ID step nor carry the code back', async () => {
+    const flow = await start('00uBOUNDBROWSER');
+    // The browser that started it sees which application asked, and when.
+    const own = await flow.browser(`${flow.page}?lang=en`);
+    expect(own.status).toBe(200);
+    expect(await own.text()).toMatch(/Okta flow asked for this verification on \w+ \d+, \d{4}/);
+    // The attack: someone else holding /v/<id> (another cookie jar) is told to start again from the
+    // sign-in, and sees nothing of the case.
+    const stranger = await fetch(`${flow.page}?lang=en`, { redirect: 'manual' });
+    expect(stranger.status).toBe(403);
+    const strangerPage = await stranger.text();
+    expect(strangerPage).toContain('Continue in the browser where you started');
+    expect(strangerPage).toContain('started signing in with Okta flow');
+    expect(strangerPage).not.toContain('ada@acme.test');
+    // The one-time link that bound the first browser binds no other.
+    const replayedBegin = await fetch(flow.begin, { redirect: 'manual' });
+    expect(replayedBegin.status).toBe(403);
+    expect(replayedBegin.headers.get('set-cookie')).toBeNull();
+    // Nor does a link never followed, once two minutes have passed (one forwarded to someone else).
+    const forwarded = await enterUntilBegin('00uFORWARDED');
+    await database.db
+      .update(oidcFlows)
+      .set({ authorizedAt: new Date(Date.now() - 3 * 60_000) })
+      .where(eq(oidcFlows.id, forwarded.flowId));
+    const stale = await fetch(forwarded.begin, { redirect: 'manual' });
+    expect(stale.status).toBe(403);
+    expect(stale.headers.get('set-cookie')).toBeNull();
+    // Nor can it take the ID step: refused before anything is read, the step untouched.
+    const form = new FormData();
+    form.append('document', new Blob([new Uint8Array(64)], { type: 'image/png' }), 'document.png');
+    form.append('selfie', new Blob([new Uint8Array(64)], { type: 'image/png' }), 'selfie.png');
+    const upload = await fetch(`${flow.page}/identity`, { method: 'POST', body: form, redirect: 'manual' });
+    expect(upload.status).toBe(403);
+    const [idStep] = await database.db
+      .select()
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, flow.caseId), eq(caseSteps.method, 'government_id')));
+    expect(idStep?.state).toBe('pending');
+
+    await simulate(flow.caseId, { action: 'complete_step', method: 'email' });
+    await simulate(flow.caseId, { action: 'complete_step', method: 'government_id' });
+    // The case closed: the other browser still gets the page, never a code (none is even made).
+    const late = await fetch(flow.page, { redirect: 'manual' });
+    expect(late.status).toBe(403);
+    expect(late.headers.get('location')).toBeNull();
+    const [unissued] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.caseId, flow.caseId));
+    expect(unissued?.codeHash).toBeNull();
+    // The browser that started it carries the code back, and the relying party redeems it.
+    const callback = new URL((await flow.browser(flow.page)).headers.get('location') ?? '');
+    expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+    expect(tokens.id_token).toEqual(expect.any(String));
+  });
+
+  it('refuses a wrong verifier, another redirect URI, a wrong secret and another client, each before the code is spent; an expired code', async () => {
     const flow = await start('00uNEGATIVES');
     await simulate(flow.caseId, { action: 'complete_step', method: 'email' });
     await simulate(flow.caseId, { action: 'complete_step', method: 'government_id' });
     const code = async () =>
-      new URL(
-        (await fetch(flow.page, { redirect: 'manual' })).headers.get('location') ?? '',
-      ).searchParams.get('code') ?? '';
+      new URL((await flow.browser(flow.page)).headers.get('location') ?? '').searchParams.get('code') ?? '';
     const token = (fields: Record<string, string>) =>
       fetch(`${app.baseUrl}/oauth2/token`, {
         method: 'POST',
@@ -714,22 +831,97 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
           ...fields,
         }),
       });
-    const wrongVerifier = await token({ code: await code(), code_verifier: oidc.randomPKCECodeVerifier() });
+    const issued = await code();
+    const wrongVerifier = await token({ code: issued, code_verifier: oidc.randomPKCECodeVerifier() });
     expect((await oauthError(wrongVerifier)).error_description).toMatch(/code_verifier does not match/);
-    const wrongSecret = await token({ code: await code(), client_secret: 'vouch_secret_nope' });
+    // RFC 6749 §4.1.3: the redirect URI must be the authorization request's, exactly.
+    for (const redirect of ['https://attacker.example/cb', `${REDIRECT}/`, `${REDIRECT}?x=1`, '']) {
+      const wrongRedirect = await token({ code: issued, redirect_uri: redirect });
+      expect(wrongRedirect.status, redirect).toBe(400);
+      expect(await oauthError(wrongRedirect)).toEqual({
+        error: 'invalid_grant',
+        error_description: 'redirect_uri is not the one of the authorization request.',
+      });
+    }
+    const wrongSecret = await token({ code: issued, client_secret: 'vouch_secret_nope' });
     expect(wrongSecret.status).toBe(401);
     expect((await oauthError(wrongSecret)).error).toBe('invalid_client');
-    const otherClient = await token({ code: await code(), client_id: clientId, client_secret: clientSecret });
+    const otherClient = await token({ code: issued, client_id: clientId, client_secret: clientSecret });
     expect((await oauthError(otherClient)).error).toBe('invalid_grant');
+    const grant = await token({ code: issued, grant_type: 'password' });
+    expect((await oauthError(grant)).error).toBe('unsupported_grant_type');
+    // None of those spent the code: with everything right it is redeemed, once.
+    const redeemed = await token({ code: issued });
+    expect(redeemed.status, await redeemed.clone().text()).toBe(200);
+    expect(((await redeemed.json()) as { id_token: string }).id_token).toEqual(expect.any(String));
+    expect((await oauthError(await token({ code: issued }))).error).toBe('invalid_grant');
+
     // A code not redeemed within 60 s is worth nothing.
-    const late = await code();
+    const slow = await start('00uSLOWCODE');
+    await simulate(slow.caseId, { action: 'complete_step', method: 'email' });
+    await simulate(slow.caseId, { action: 'complete_step', method: 'government_id' });
+    const late = new URL((await slow.browser(slow.page)).headers.get('location') ?? '').searchParams.get(
+      'code',
+    );
     await database.db
       .update(oidcFlows)
       .set({ codeExpiresAt: new Date(Date.now() - 1000) })
-      .where(eq(oidcFlows.caseId, flow.caseId));
-    expect((await oauthError(await token({ code: late }))).error).toBe('invalid_grant');
-    const grant = await token({ code: await code(), grant_type: 'password' });
-    expect((await oauthError(grant)).error).toBe('unsupported_grant_type');
+      .where(eq(oidcFlows.caseId, slow.caseId));
+    const expired = await token({ code: late ?? '', code_verifier: slow.verifier });
+    expect((await oauthError(expired)).error).toBe('invalid_grant');
+  });
+
+  it('redacting a case an identity provider opened: its request forgotten, external_ref only as an HMAC in evidence, a code handed out before void', async () => {
+    const flow = await start('00uREDACTME');
+    await simulate(flow.caseId, { action: 'complete_step', method: 'email' });
+    await simulate(flow.caseId, { action: 'complete_step', method: 'government_id' });
+    const callback = new URL((await flow.browser(flow.page)).headers.get('location') ?? '');
+    const code = callback.searchParams.get('code') ?? '';
+    expect(code).not.toBe('');
+    const [before] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.caseId, flow.caseId));
+    for (const personal of ['Ada', 'Lovelace', 'ada@acme.test', '00uREDACTME']) {
+      expect(JSON.stringify(before?.request)).toContain(personal);
+    }
+    const api = apiClient(app.baseUrl, testKey);
+    expect((await api.post(`/v1/cases/${flow.caseId}/redact/`)).status).toBe(200);
+
+    const [after] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.caseId, flow.caseId));
+    expect(after?.request).toEqual({});
+    for (const personal of ['Ada', 'Lovelace', 'ada@acme.test', '00uREDACTME']) {
+      expect(JSON.stringify(after), personal).not.toContain(personal);
+    }
+    // The evidence record names the identity provider's reference only as an evidence-key HMAC.
+    const evidence = await fetch(`${app.baseUrl}/v1/cases/${flow.caseId}/evidence/`, {
+      headers: { Authorization: `Bearer ${testKey}` },
+    });
+    expect(evidence.status).toBe(200);
+    const jws = (await evidence.json()) as { payload: string };
+    const record = JSON.parse(Buffer.from(jws.payload, 'base64url').toString('utf8')) as {
+      case: { external_ref: string | null; identity_provider_client: unknown };
+    };
+    expect(JSON.stringify(record)).not.toContain('00uREDACTME');
+    // HMAC-SHA-256 of the login_hint under the team's evidence key, computed here independently.
+    const key = await teamEvidenceKey(database.db, teamId);
+    expect(record.case.external_ref).toBe(
+      `hmac:${createHmac('sha256', key).update('00uREDACTME').digest('base64url')}`,
+    );
+    // The code handed out before the redaction is void.
+    const exchanged = await fetch(`${app.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: flow.verifier,
+        redirect_uri: REDIRECT,
+        client_id: client.id,
+        client_secret: client.secret,
+      }),
+    });
+    expect(await oauthError(exchanged)).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The code is unknown, expired, already used, or not this client’s.',
+    });
   });
 
   it('sends access_denied back for a name mismatch and for an abandoned flow', async () => {
@@ -739,9 +931,7 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
       method: 'government_id',
       document: { given_name: 'Grace', family_name: 'Hopper' },
     });
-    const denied = new URL(
-      (await fetch(mismatch.page, { redirect: 'manual' })).headers.get('location') ?? '',
-    );
+    const denied = new URL((await mismatch.browser(mismatch.page)).headers.get('location') ?? '');
     expect(Object.fromEntries(denied.searchParams)).toEqual({
       error: 'access_denied',
       error_description: 'The verification failed (name_mismatch).',
@@ -757,9 +947,7 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
 
     const abandoned = await start('00uABANDONED');
     await simulate(abandoned.caseId, { action: 'expire' });
-    const timedOut = new URL(
-      (await fetch(abandoned.page, { redirect: 'manual' })).headers.get('location') ?? '',
-    );
+    const timedOut = new URL((await abandoned.browser(abandoned.page)).headers.get('location') ?? '');
     expect(timedOut.searchParams.get('error')).toBe('access_denied');
     expect(timedOut.searchParams.get('error_description')).toBe('The verification was not finished in time.');
   });
@@ -816,7 +1004,7 @@ describe('the endpoints under any input', () => {
     }
   });
 
-  it('takes at most 60 token requests a minute from one client: 429 with Retry-After', async () => {
+  it('takes exactly 60 token requests a minute from one client, then 429 with Retry-After', async () => {
     const created = await runCli(
       [
         'oidc-clients',
@@ -832,8 +1020,9 @@ describe('the endpoints under any input', () => {
       ],
       { DATABASE_URL: database.url },
     );
+    const statuses: number[] = [];
     let limited: Response | undefined;
-    for (let i = 0; i < 70 && !limited; i += 1) {
+    for (let i = 0; i < 61; i += 1) {
       const response = await fetch(`${app.baseUrl}/oauth2/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -846,16 +1035,62 @@ describe('the endpoints under any input', () => {
           client_secret: String(created.client_secret),
         }),
       });
+      statuses.push(response.status);
       if (response.status === 429) limited = response;
-      else {
-        expect(response.status).toBe(400);
-        await response.text();
-      }
+      else await response.text();
     }
+    // Exactly 60 answered (the code is unknown: invalid_grant), the 61st refused.
+    expect(statuses).toEqual([...Array<number>(60).fill(400), 429]);
     expect(limited?.headers.get('retry-after')).toMatch(/^\d+$/);
     expect((await oauthError(limited as Response)).error_description).toMatch(
       /asked for 60 tokens in the last minute/,
     );
+  });
+
+  it('a live client runs live templates only: a test key can neither change nor delete them, nor shadow one by name', async () => {
+    const live = apiClient(app.baseUrl, liveKey);
+    const test = apiClient(app.baseUrl, testKey);
+    const policy = await live.post<{ id: string }>('/v1/templates/', {
+      name: 'live-desk',
+      verification_methods: { email: true, government_id: true },
+    });
+    expect(policy.status, policy.text).toBe(201);
+    const client = await runCli(
+      ['oidc-clients', 'create', '--team', teamId, '--name', 'Live Okta', '--redirect-uri', REDIRECT].concat([
+        '--mode',
+        'live',
+        '--template',
+        'live-desk',
+      ]),
+      { DATABASE_URL: database.url },
+    );
+    const credentials = { client_id: String(client.client_id), client_secret: String(client.client_secret) };
+    const defaultScope = { ...credentials, scope: 'openid profile identity_assurance' };
+    // The attack: a test key deletes the live client's default template, so every live PAR fails.
+    expect((await test.delete(`/v1/templates/${policy.body.id}/`)).status).toBe(404);
+    expect((await test.patch(`/v1/templates/${policy.body.id}/`, { name: 'gone' })).status).toBe(404);
+    expect((await postForm(await oktaParams(defaultScope))).status).toBe(201);
+    // A test template of a name a live flow asks for is no template of a live client…
+    expect(
+      (await test.post('/v1/templates/', { name: 'shadow', verification_methods: { government_id: true } }))
+        .status,
+    ).toBe(201);
+    const shadowed = await postForm(
+      await oktaParams({ ...credentials, scope: 'openid profile identity_assurance idv_flow_shadow' }),
+    );
+    expect(shadowed.status).toBe(400);
+    expect(await oauthError(shadowed)).toEqual({
+      error: 'invalid_scope',
+      error_description:
+        'The team has no live template named "shadow" (a client names templates of its own mode).',
+    });
+    // …and the flow a live PAR opens is a live case from the live template.
+    const pushed = (await (await postForm(await oktaParams(defaultScope))).json()) as { request_uri: string };
+    const [flow] = await database.db
+      .select()
+      .from(oidcFlows)
+      .where(eq(oidcFlows.id, pushed.request_uri.split(':').at(-1) ?? ''));
+    expect(flow?.request).toMatchObject({ template: 'live-desk' });
   });
 
   it('never lets another team’s client redeem a code, nor push for a template that is not its team’s', async () => {
@@ -927,11 +1162,8 @@ describe('the endpoints under any input', () => {
       login_hint: '00uCROSSTEAM',
       claims: JSON.stringify(oktaClaims()),
     });
-    const page = (await fetch(url, { redirect: 'manual' })).headers.get('location') ?? '';
-    const [opened] = await database.db
-      .select()
-      .from(cases)
-      .where(eq(cases.publicId, page.split('/').at(-1) ?? ''));
+    const { page, publicId, browser } = await enter(url);
+    const [opened] = await database.db.select().from(cases).where(eq(cases.publicId, publicId));
     expect(opened?.teamId).toBe(teamId);
     await apiClient(app.baseUrl, testKey).post(`/v1/cases/${opened?.id}/simulate/`, {
       action: 'complete_step',
@@ -941,10 +1173,7 @@ describe('the endpoints under any input', () => {
       action: 'complete_step',
       method: 'government_id',
     });
-    const code =
-      new URL((await fetch(page, { redirect: 'manual' })).headers.get('location') ?? '').searchParams.get(
-        'code',
-      ) ?? '';
+    const code = new URL((await browser(page)).headers.get('location') ?? '').searchParams.get('code') ?? '';
     const stolen = await fetch(`${app.baseUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -958,5 +1187,19 @@ describe('the endpoints under any input', () => {
       }),
     });
     expect((await oauthError(stolen)).error).toBe('invalid_grant');
+    // Refused for their client, not spent: the same code works for its own.
+    const own = await fetch(`${app.baseUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: REDIRECT,
+        client_id: String(ours.client_id),
+        client_secret: String(ours.client_secret),
+      }),
+    });
+    expect(own.status, await own.clone().text()).toBe(200);
   });
 });

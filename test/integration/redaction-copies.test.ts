@@ -208,9 +208,15 @@ describe('the idempotency store', () => {
     const keyed = (key: string) =>
       createHmac('sha256', Buffer.from(key, 'base64url')).update(canonical('Mango')).digest('hex');
     expect(row?.request_hash).toBe(keyed(secret?.hmac_key ?? ''));
+    const other = await createTeam(
+      database.db,
+      { name: 'Other keys', adminEmail: 'owner@otherkeys.test' },
+      systemClock,
+    );
     const [otherSecret] = await database.sql<{ hmac_key: string }[]>`
-      select hmac_key from team_secrets where team_id <> ${teamId} limit 1`;
-    if (otherSecret) expect(row?.request_hash).not.toBe(keyed(otherSecret.hmac_key));
+      select hmac_key from team_secrets where team_id = ${other.team.id}`;
+    expect(otherSecret?.hmac_key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(row?.request_hash).not.toBe(keyed(otherSecret?.hmac_key ?? ''));
 
     // The same key with another body is still refused before redaction.
     const reused = await api.post(

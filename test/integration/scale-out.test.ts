@@ -18,6 +18,7 @@ import {
   type Certificate,
   eventually,
   makeCertificate,
+  pidsOwningPorts,
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
@@ -98,11 +99,32 @@ describe('three web and three worker processes on one database', () => {
       }),
     );
 
-    // A worker dies mid-stream, with attempts in its hands.
+    // A worker dies mid-stream, with attempts in its hands: the receiver holds its answers for a
+    // moment, so every worker's attempts are in flight (sent, not yet answered) when it is killed.
     await eventually(async () => (receiver.received.length >= 1_500 ? true : undefined), 60_000);
-    const killed = workers[0];
-    killed?.process.kill('SIGKILL');
-    await new Promise((resolve) => killed?.process.once('exit', resolve));
+    const heldFrom = Date.now();
+    for (let n = 0; n < ENDPOINTS; n++) receiver.replies.set(`/scale-${n}`, () => ({ delayMs: 2_000 }));
+    // The worker killed is one the receiver shows holding a sent attempt (on a busy machine a given
+    // worker may have sent nothing yet), so the kill always interrupts an attempt already sent.
+    const killed = await eventually(async () => {
+      const held = receiver.received.filter((request) => request.receivedAt >= heldFrom + 100);
+      const senders = await pidsOwningPorts(new Set(held.map((request) => request.clientPort)));
+      return workers.find((worker) => senders.has(worker.process.pid ?? -1));
+    }, 30_000);
+    const claimed = await database.sql<{ id: string; claim_token: string }[]>`
+      select id, claim_token from webhook_deliveries where claimed_until > now()`;
+    killed.process.kill('SIGKILL');
+    await new Promise((resolve) => killed.process.once('exit', resolve));
+    for (let n = 0; n < ENDPOINTS; n++) receiver.replies.delete(`/scale-${n}`);
+    // The survivors' attempts are answered within their 2 s and recorded; the dead worker's claims
+    // stay as they were until their lease ends. Those are what the kill interrupted.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const stranded = await database.sql<{ id: string }[]>`
+      select d.id from webhook_deliveries d
+        join jsonb_to_recordset(${JSON.stringify(claimed)}::jsonb) as c(id uuid, claim_token uuid)
+          on c.id = d.id and c.claim_token = d.claim_token
+       where d.status <> 'success'`;
+    expect(stranded.length, 'the killed worker held no attempt: the kill proves nothing').toBeGreaterThan(0);
 
     const total = CASES * ENDPOINTS;
     // Each message (an event at an endpoint) with the delivery ids it arrived under.
@@ -131,8 +153,18 @@ describe('three web and three worker processes on one database', () => {
       return row && row.success === total ? row : undefined;
     }, 90_000);
     expect(settled.all).toBe(total);
-    // A retry after the kill reached the receiver under the same id, never as a new delivery.
-    expect(receiver.received.length).toBeGreaterThanOrEqual(total);
+    // Each delivery the killed worker held reached the receiver after the kill under its own id;
+    // those whose attempt it had already sent were sent again under the same id (the receiver saw
+    // them twice under one webhook-id), never as a new delivery. (It may also have claimed some it
+    // had not sent yet: those arrive once.)
+    const strandedIds = new Set(stranded.map((row) => row.id));
+    const timesSeen = new Map<string, number>();
+    for (const request of receiver.received) {
+      const id = String(request.headers['webhook-id']);
+      if (strandedIds.has(id)) timesSeen.set(id, (timesSeen.get(id) ?? 0) + 1);
+    }
+    expect(timesSeen.size).toBe(strandedIds.size);
+    expect([...timesSeen.values()].some((times) => times >= 2)).toBe(true);
     expect(receiver.received.every((request) => request.problems.length === 0)).toBe(true);
   }, 300_000);
 

@@ -10,7 +10,7 @@ import { auditLog, authSessions, authUsers, mailOutbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { type ConsoleClient, consoleClient, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
 const forged = (i: number) => ({ 'X-Forwarded-For': `198.51.100.${i}` });
@@ -18,13 +18,12 @@ const forged = (i: number) => ({ 'X-Forwarded-For': `198.51.100.${i}` });
 async function ownerOf(database: TestDatabase, app: RunningApp, name: string, email: string) {
   const { key, owner } = await createTeam(database.db, { name, adminEmail: email }, systemClock);
   const password = `${name.toLowerCase()}-owner-password`;
-  const client = consoleClient(app.baseUrl);
-  expect((await client.signIn(email, owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await client.mutate('console.session.changePassword', {
-    current_password: owner.oneTimePassword,
-    new_password: password,
-  });
-  expect(changed.status).toBe(200);
+  const client = await signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    email,
+    owner.oneTimePassword,
+    password,
+  );
   return { client, password, apiKey: key.token };
 }
 

@@ -61,6 +61,8 @@ async function runUntilExit(
       BASE_URL: `http://localhost:${port}`,
       EMBEDDED_PG_DIR: path.join(scratch, `${entry}-postgres`),
       EMBEDDED_PG_PORT: String(await freePort()),
+      HEALTH_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePort()),
       LOG_LEVEL: 'info',
       ...(entry === 'web' ? { RUN_WORKERS: 'false' } : {}),
       ...env,

@@ -5,6 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devMailbox } from '@/db/schema';
+import { systemClock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { type ConsoleClient, consoleClient, runCli } from '@/test/support/console-client';
@@ -47,9 +49,11 @@ describe('VOUCH_ENV=production', () => {
     expect(error?.message).not.toMatch(/e-mail is not sent/);
   });
 
-  it('starts with a real mail server, SMS provider and identity provider configured', async () => {
+  it('starts with a real mail server, SMS provider and identity provider configured, and its pages ignore ?lang=en-XA', async () => {
+    // A database of its own: the development app below must not find this one's served address.
+    const own = await createTestDatabase();
     const app = await startApp({
-      databaseUrl: database.url,
+      databaseUrl: own.url,
       env: {
         VOUCH_ENV: 'production',
         SMTP_URL: 'smtp://127.0.0.1:2525',
@@ -66,8 +70,38 @@ describe('VOUCH_ENV=production', () => {
     try {
       expect((await fetch(`${app.baseUrl}/v1/ping`)).status).toBe(200);
       expect(app.logs()).not.toMatch(/stand-ins serve live traffic/);
+
+      // Production ignores the pseudo-locale asked for (`?lang=en-XA`), on a case's pages and on a
+      // page of no case, while the language switch itself still works.
+      const { key } = await createTeam(
+        own.db,
+        { name: 'Production pages', adminEmail: 'owner@prodpages.test' },
+        systemClock,
+      );
+      const opened = await fetch(`${app.baseUrl}/v1/cases/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          subject_email: 'subject@prodpages.test',
+          verification_methods: { email: true },
+        }),
+      });
+      expect(opened.status).toBe(201);
+      const { public_id } = (await opened.json()) as { public_id: string };
+      const pseudo = await fetch(`${app.baseUrl}/v/${public_id}?lang=en-XA`);
+      const html = await pseudo.text();
+      expect(pseudo.status).toBe(200);
+      expect(html).toMatch(/<html lang="en" dir="ltr">/);
+      expect(html).toContain('Verify your identity');
+      expect(pseudo.headers.get('content-language')).toBe('en');
+      expect(pseudo.headers.getSetCookie().join('; ')).not.toContain('en-XA');
+      const german = await fetch(`${app.baseUrl}/v/${public_id}?lang=de`);
+      expect(await german.text()).toMatch(/<html lang="de" dir="ltr">/);
+      const signIn = await fetch(`${app.baseUrl}/oauth2/authorize?lang=en-XA`);
+      expect(await signIn.text()).toMatch(/<html lang="en" dir="ltr">/);
     } finally {
       await app.stop();
+      await own.close();
     }
   });
 });

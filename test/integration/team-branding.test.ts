@@ -13,7 +13,7 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { type ConsoleClient, consoleClient, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
 import { inviteNewUser } from '@/test/support/invitations';
@@ -52,16 +52,12 @@ beforeAll(async () => {
   );
   teamId = created.team.id;
   testKey = created.testKey.token;
-  owner = consoleClient(app.baseUrl);
-  expect((await owner.signIn('owner@initech.test', created.owner.oneTimePassword ?? '')).status).toBe(200);
-  expect(
-    (
-      await owner.mutate('console.session.changePassword', {
-        current_password: created.owner.oneTimePassword,
-        new_password: 'initech-owner-password-1',
-      })
-    ).status,
-  ).toBe(200);
+  owner = await signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    'owner@initech.test',
+    created.owner.oneTimePassword,
+    'initech-owner-password-1',
+  );
   viewer = consoleClient(app.baseUrl);
   await inviteNewUser(owner, viewer, database.db, { email: 'viewer@initech.test', role: 'viewer' });
 }, 120_000);

@@ -1,20 +1,22 @@
 /**
  * Verification templates (issue 30, part 1) in the running service: /v1/templates/ creates,
- * lists, reads, changes and deletes a team's named sets of methods (audited; both modes' keys see
- * the same ones; another team's are 404), and POST /v1/cases/ (single and batch) accepts
+ * lists, reads, changes and deletes a team's named sets of methods (audited; each belongs to the
+ * mode of the key that made it, so a test key can neither see nor change a live template; another
+ * team's are 404), and POST /v1/cases/ (single and batch) accepts
  * `template` instead of methods: the template's methods, settings and locale, with the fields it
  * leaves to each case given by the case, or refused naming them.
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, caseSteps, mailOutbox } from '@/db/schema';
+import { auditLog, caseSteps, mailOutbox, verificationTemplates } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { type ConsoleClient, consoleClient } from '@/test/support/console-client';
+import { type ConsoleClient, consoleClient, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { inviteNewUser } from '@/test/support/invitations';
+import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -38,13 +40,12 @@ beforeAll(async () => {
   test = apiClient(app.baseUrl, created.testKey.token);
   const other = await createTeam(database.db, { name: 'Other', adminEmail: 'o@other.test' }, systemClock);
   stranger = apiClient(app.baseUrl, other.testKey.token);
-  owner = consoleClient(app.baseUrl);
-  expect((await owner.signIn('owner@templates.test', created.owner.oneTimePassword ?? '')).status).toBe(200);
-  const changed = await owner.mutate('console.session.changePassword', {
-    current_password: created.owner.oneTimePassword,
-    new_password: 'templates-owner-password-1',
-  });
-  expect(changed.status).toBe(200);
+  owner = await signInReplacingPassword(
+    consoleClient(app.baseUrl),
+    'owner@templates.test',
+    created.owner.oneTimePassword,
+    'templates-owner-password-1',
+  );
   viewer = consoleClient(app.baseUrl);
   await inviteNewUser(owner, viewer, database.db, { email: 'viewer@templates.test', role: 'viewer' });
 }, 120_000);
@@ -66,6 +67,7 @@ interface TemplateWire {
 
 interface CaseWire {
   id: string;
+  public_id: string;
   locale: string | null;
   verification_methods: Record<string, { requested: boolean; manager_email?: string | null }>;
 }
@@ -116,18 +118,74 @@ describe('/v1/templates/', () => {
     ]);
   });
 
-  it('lists and reads them with either mode’s key; another team sees none of them', async () => {
+  it('lists and reads each mode’s own: the other mode’s id is a 404 naming its mode; another team sees none', async () => {
     const listed = await test.get<{ results: TemplateWire[] }>('/v1/templates/');
     expect(listed.status).toBe(200);
-    expect(listed.body.results.map((t) => t.name)).toEqual(['helpdesk', 'new-hire']);
-    const one = await test.get<TemplateWire>(`/v1/templates/${helpdesk.id}/`);
+    expect(listed.body.results.map((t) => t.name)).toEqual(['new-hire']);
+    expect(
+      (await live.get<{ results: TemplateWire[] }>('/v1/templates/')).body.results.map((t) => t.name),
+    ).toEqual(['helpdesk']);
+    const one = await live.get<TemplateWire>(`/v1/templates/${helpdesk.id}/`);
     expect(one.body).toEqual(helpdesk);
+    const otherMode = await test.get<{ detail: string }>(`/v1/templates/${helpdesk.id}/`);
+    expect(otherMode.status).toBe(404);
+    expect(otherMode.body.detail).toMatch(/belongs to this team’s live mode/);
     expect((await stranger.get(`/v1/templates/${helpdesk.id}/`)).status).toBe(404);
     expect((await stranger.get<{ results: unknown[] }>('/v1/templates/')).body.results).toEqual([]);
     expect((await stranger.delete(`/v1/templates/${helpdesk.id}/`)).status).toBe(404);
     const unknown = await live.get<{ detail: string }>('/v1/templates/not-an-id/');
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toBe('No template with this id.');
+  });
+
+  it('a test key cannot change live verification policy: PATCH and DELETE of a live template are 404 and change nothing', async () => {
+    // The attack: a live template whose manager confirms live cases; a leaked test key points the
+    // manager at the attacker and resets the answer, then deletes the template.
+    const policy = await live.post<TemplateWire>('/v1/templates/', {
+      name: 'live-policy',
+      verification_methods: { email: true, manager: true, custom_question: true },
+      manager_name: 'Mia Manager',
+      manager_email: 'mia@templates.test',
+      custom_question_text: 'Badge colour?',
+      custom_question_answer: 'Teal',
+    });
+    expect(policy.status, policy.text).toBe(201);
+    const [before] = await database.db
+      .select()
+      .from(verificationTemplates)
+      .where(eq(verificationTemplates.id, policy.body.id));
+    const patched = await test.patch(`/v1/templates/${policy.body.id}/`, {
+      manager_email: 'attacker@evil.example',
+      manager_name: 'Attacker',
+      custom_question_text: 'Badge colour?',
+      custom_question_answer: 'x',
+    });
+    expect(patched.status).toBe(404);
+    expect((await test.delete(`/v1/templates/${policy.body.id}/`)).status).toBe(404);
+    const [after] = await database.db
+      .select()
+      .from(verificationTemplates)
+      .where(eq(verificationTemplates.id, policy.body.id));
+    expect(after).toEqual(before);
+    // The test key's own template of that name is a test template: live cases never see it.
+    const shadow = await test.post<TemplateWire>('/v1/templates/', {
+      name: 'live-policy',
+      verification_methods: { email: true, manager: true },
+      manager_name: 'Attacker',
+      manager_email: 'attacker@evil.example',
+    });
+    expect(shadow.status, shadow.text).toBe(201);
+    const opened = await live.post<CaseWire>('/v1/cases/', {
+      subject_email: 'policy@templates.test',
+      template: 'live-policy',
+    });
+    expect(opened.status, opened.text).toBe(201);
+    expect(opened.body.verification_methods.manager?.manager_email).toBe('mia@templates.test');
+    const mails = await database.db.select().from(mailOutbox).where(eq(mailOutbox.caseId, opened.body.id));
+    expect(mails.map((mail) => mail.to)).toContain('mia@templates.test');
+    expect(mails.map((mail) => mail.to)).not.toContain('attacker@evil.example');
+    expect((await live.delete(`/v1/templates/${policy.body.id}/`)).status).toBe(204);
+    expect((await test.delete(`/v1/templates/${shadow.body.id}/`)).status).toBe(204);
   });
 
   it('refuses a taken or malformed name, fields of a method not requested, and a method’s fields in part', async () => {
@@ -208,7 +266,7 @@ describe('/v1/templates/', () => {
 
 describe('POST /v1/cases/ with a template', () => {
   it('opens a case with the template’s methods, question and locale', async () => {
-    const res = await test.post<CaseWire>('/v1/cases/', {
+    const res = await live.post<CaseWire>('/v1/cases/', {
       subject_email: 'sam@templates.test',
       template: 'helpdesk',
     });
@@ -219,12 +277,44 @@ describe('POST /v1/cases/ with a template', () => {
       .select()
       .from(caseSteps)
       .where(and(eq(caseSteps.caseId, res.body.id), eq(caseSteps.method, 'custom_question')));
-    expect(question?.settings).toMatchObject({
+    // The step holds the question and the answer only as a salted scrypt hash: 32 bytes and a
+    // 16-byte salt, base64; never the answer, in any case or spacing.
+    expect(question?.settings).toEqual({
       question: 'Which floor is your desk on?',
-      answer_hash: expect.any(String),
+      answer_hash: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
+      answer_salt: expect.stringMatching(/^[A-Za-z0-9+/]{22}==$/),
     });
+    // The template's row likewise, with a salt of its own.
+    const [row] = await database.db
+      .select()
+      .from(verificationTemplates)
+      .where(eq(verificationTemplates.id, helpdesk.id));
+    expect(row?.settings.custom_question).toEqual({
+      question: 'Which floor is your desk on?',
+      answer_hash: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/),
+      answer_salt: expect.stringMatching(/^[A-Za-z0-9+/]{22}==$/),
+    });
+    for (const stored of [JSON.stringify(row), JSON.stringify(question)]) {
+      expect(stored.toLowerCase()).not.toContain('fourth');
+    }
+    // The hash is the answer's: through the subject's page, a wrong answer is refused and the
+    // template's answer (case and spacing aside) verifies the step.
+    const page = await openSubjectPage(`${app.baseUrl}/v/${res.body.public_id}`);
+    const wrong = await postSubjectForm(`${app.baseUrl}/v/${res.body.public_id}/question`, page, {
+      answer: 'Third',
+    });
+    expect(wrong.headers.get('location')).toMatch(/n=question-wrong/);
+    const right = await postSubjectForm(`${app.baseUrl}/v/${res.body.public_id}/question`, page, {
+      answer: '  FOURTH ',
+    });
+    expect(right.headers.get('location')).toMatch(/n=question-verified/);
+    const [answered] = await database.db
+      .select()
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, res.body.id), eq(caseSteps.method, 'custom_question')));
+    expect(answered).toMatchObject({ state: 'verified', failedAttempts: 1 });
     // A case's own locale wins over the template's.
-    const french = await test.post<CaseWire>('/v1/cases/', {
+    const french = await live.post<CaseWire>('/v1/cases/', {
       subject_email: 'fr@templates.test',
       template: 'helpdesk',
       locale: 'fr',
@@ -253,7 +343,7 @@ describe('POST /v1/cases/ with a template', () => {
     const mails = await database.db.select().from(mailOutbox).where(eq(mailOutbox.caseId, given.body.id));
     expect(mails.map((mail) => mail.to)).toContain('pat.lead@templates.test');
     // A field of a method the template does not request is refused.
-    const stray = await test.post<{ detail: string }>('/v1/cases/', {
+    const stray = await live.post<{ detail: string }>('/v1/cases/', {
       subject_email: 'hire@templates.test',
       template: 'helpdesk',
       manager_name: 'Pat Lead',
@@ -263,7 +353,7 @@ describe('POST /v1/cases/ with a template', () => {
     expect(stray.body.detail).toMatch(/manager_name: only accepted when manager is requested/);
   });
 
-  it('refuses an unknown template, both template and methods, and neither', async () => {
+  it('refuses an unknown template, the other mode’s, both template and methods, and neither', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [
         { subject_email: 'a@templates.test', template: 'nope' },
@@ -281,6 +371,16 @@ describe('POST /v1/cases/ with a template', () => {
       expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR' });
       expect(res.body.detail).toMatch(detail);
     }
+    // A live template names no test case, nor a test template a live case.
+    const liveOnly = await test.post<{ detail: string }>('/v1/cases/', {
+      subject_email: 'a@templates.test',
+      template: 'helpdesk',
+    });
+    expect(liveOnly.status).toBe(422);
+    expect(liveOnly.body.detail).toMatch(/your team has no template named "helpdesk"/);
+    expect(
+      (await live.post('/v1/cases/', { subject_email: 'a@templates.test', template: 'new-hire' })).status,
+    ).toBe(422);
     // Another team's template is no template of this team.
     const foreign = await stranger.post('/v1/cases/', {
       subject_email: 'a@templates.test',
@@ -290,7 +390,7 @@ describe('POST /v1/cases/ with a template', () => {
   });
 
   it('a batch names templates item by item, each item failing alone', async () => {
-    const res = await test.post<{ results: Array<{ case?: CaseWire; status?: number }> }>(
+    const res = await live.post<{ results: Array<{ case?: CaseWire; status?: number }> }>(
       '/v1/cases/batch/',
       {
         cases: [
@@ -306,26 +406,28 @@ describe('POST /v1/cases/ with a template', () => {
       },
     );
     expect(res.status, res.text).toBe(200);
-    expect(res.body.results.map((r) => r.status ?? 201)).toEqual([201, 422, 201]);
+    // new-hire is a test template: a live batch names no such template.
+    expect(res.body.results.map((r) => r.status ?? 201)).toEqual([201, 422, 422]);
     expect(requested(res.body.results[0]?.case as CaseWire)).toEqual(['email', 'sms', 'custom_question']);
   });
 
   it('a deleted template names no case any more; cases already opened keep what they started with', async () => {
-    const opened = await live.post<CaseWire>('/v1/cases/', {
+    const opened = await test.post<CaseWire>('/v1/cases/', {
       subject_email: 'kept@templates.test',
       template: 'new-hire',
       manager_name: 'P',
       manager_email: 'p@templates.test',
     });
     expect(opened.status, opened.text).toBe(201);
-    expect((await live.delete(`/v1/templates/${newHire.id}/`)).status).toBe(204);
-    expect((await live.get(`/v1/templates/${newHire.id}/`)).status).toBe(404);
-    const after = await live.post('/v1/cases/', {
+    expect((await live.delete(`/v1/templates/${newHire.id}/`)).status).toBe(404);
+    expect((await test.delete(`/v1/templates/${newHire.id}/`)).status).toBe(204);
+    expect((await test.get(`/v1/templates/${newHire.id}/`)).status).toBe(404);
+    const after = await test.post('/v1/cases/', {
       subject_email: 'late@templates.test',
       template: 'new-hire',
     });
     expect(after.status).toBe(422);
-    const kept = await live.get<CaseWire>(`/v1/cases/${opened.body.id}/`);
+    const kept = await test.get<CaseWire>(`/v1/cases/${opened.body.id}/`);
     expect(requested(kept.body)).toEqual(['government_id', 'selfie', 'manager']);
   });
 });
@@ -335,6 +437,13 @@ describe('templates in the console', () => {
     const listed = await viewer.query<{ results: TemplateWire[] }>('console.templates.list');
     expect(listed.status).toBe(200);
     expect(listed.data?.results.map((t) => t.name)).toEqual(['helpdesk']);
+    // The Test data switch shows the test templates, and the list can name a mode outright.
+    viewer.setCookie('vouch_mode', 'test');
+    const testListed = await viewer.query<{ results: TemplateWire[] }>('console.templates.list');
+    expect(testListed.data?.results.map((t) => t.name)).toEqual([]);
+    viewer.setCookie('vouch_mode', 'live');
+    const named = await viewer.query<{ results: TemplateWire[] }>('console.templates.list', { mode: 'live' });
+    expect(named.data?.results.map((t) => t.name)).toEqual(['helpdesk']);
     const refused = await viewer.mutate('console.templates.create', {
       name: 'viewer-made',
       verification_methods: { email: true },

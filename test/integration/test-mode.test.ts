@@ -14,7 +14,7 @@ import { systemClock } from '@/server/platform/clock';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
-import { consoleClient, runCli } from '@/test/support/console-client';
+import { consoleClient, runCli, signInReplacingPassword } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
 import {
@@ -595,12 +595,12 @@ describe('the console', () => {
     const testCase = await createCase(testApi, 'switch-test@example.test');
     const liveEndpoint = await createEndpoint(liveApi, '/switch-live');
 
-    const owner = consoleClient(app.baseUrl);
-    expect((await owner.signIn('owner@switch.test', String(created.owner.oneTimePassword))).status).toBe(200);
-    await owner.mutate('console.session.changePassword', {
-      current_password: created.owner.oneTimePassword,
-      new_password: 'switch-owner-password-1',
-    });
+    const owner = await signInReplacingPassword(
+      consoleClient(app.baseUrl),
+      'owner@switch.test',
+      created.owner.oneTimePassword,
+      'switch-owner-password-1',
+    );
     const listed = async () =>
       (await owner.query<{ results: CaseWire[] }>('console.cases.list', {})).data?.results.map((c) => c.id);
 

@@ -164,8 +164,8 @@ describe('a batch of webhook outcomes with an answer the database cannot store',
     expect(jobs.map((job) => job.state)).toEqual(Array(8).fill('completed'));
     // ...and at least one batch (the jobs one fetch took: the same started_on) held both teams'.
     const batches = await database.sql<Array<{ ids: string[] }>>`
-      select array_agg(data->>'deliveryId') as ids from pgboss.job
-       where name = ${QUEUES.webhookDeliver} and data->>'deliveryId' = any(${ids}::text[])
+      select to_json(array_agg(data->>'deliveryId')) as ids from pgboss.job
+       where name = ${QUEUES.webhookDeliver} and data->>'deliveryId' = any(${`{${ids.join(',')}}`}::text[])
        group by started_on`;
     expect(
       batches.some(

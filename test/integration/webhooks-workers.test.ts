@@ -110,7 +110,7 @@ describe('workers', () => {
     await eventually(async () => {
       const [row] = await database.sql<Array<{ due: boolean }>>`
         select bool_and(now() - start_after > interval '3 seconds') as due
-          from pgboss.job where id = any(${jobIds}::uuid[])`;
+          from pgboss.job where id = any(${`{${jobIds.join(',')}}`}::uuid[])`;
       return row?.due === true;
     });
     expect((await ours()).map((job) => job.state)).toEqual(['created', 'created', 'created']);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { watchApp } from './openapi-conformance';
+import { serviceDatabaseEnv } from './pgbouncer';
 
 /** Binds `port` (0: any) on the loopback for a moment; the port it got, or null if taken. */
 function probePort(port: number): Promise<number | null> {
@@ -113,6 +114,8 @@ export function scriptCommand(
 
 export interface RunningWorker {
   process: ChildProcess;
+  /** Where it answers /livez and /readyz. */
+  healthPort: number;
   logs: () => string;
   stop: () => Promise<void>;
 }
@@ -152,11 +155,15 @@ export async function startWorkerProcess(options: {
   env?: Record<string, string>;
 }): Promise<RunningWorker> {
   const { env, args } = scriptCommand('worker');
+  const healthPort = Number(options.env?.HEALTH_PORT ?? (await freePort()));
   const { child, logs } = spawnService(args, {
     ...process.env,
     NODE_ENV: 'production',
-    DATABASE_URL: options.databaseUrl,
+    ...(await serviceDatabaseEnv(options.databaseUrl)),
     BASE_URL: 'http://localhost:3000',
+    // Each worker answers its health and metrics on ports of its own (several run at once).
+    HEALTH_PORT: String(healthPort),
+    METRICS_PORT: String(await freePort()),
     ...env,
     ...options.env,
     // The readiness line is an info entry.
@@ -171,7 +178,7 @@ export async function startWorkerProcess(options: {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { process: child, logs, stop: () => stopService(child, 15_000) };
+  return { process: child, logs, healthPort, stop: () => stopService(child, 15_000) };
 }
 
 /**
@@ -186,6 +193,11 @@ export async function startApp(options: {
   script?: 'serve' | 'launch' | 'web';
   /** Another checkout to run (bench/ab.ts compares two commits); this one by default. */
   cwd?: string;
+  /**
+   * What "started" means: `/v1/ping` answering 200 (default: the process serves), or `/livez`
+   * answering (it listens, perhaps still waiting for its database or schema).
+   */
+  until?: 'serving' | 'live';
 }): Promise<RunningApp> {
   const cwd = options.cwd ?? process.cwd();
   const dist = options.env?.NEXT_DIST_DIR ?? distDir;
@@ -207,8 +219,13 @@ export async function startApp(options: {
       PORT: String(port),
       HOST: '127.0.0.1',
       BASE_URL: baseUrl,
-      DATABASE_URL: options.databaseUrl,
+      ...(await serviceDatabaseEnv(options.databaseUrl)),
       LOG_LEVEL: 'warn',
+      // No load balancer watches a test's app: stopping skips the delay that lets one notice
+      // (the health tests set it).
+      DRAIN_DELAY_SECONDS: '0',
+      // Metrics on, as in production, where no other app of the run serves them.
+      METRICS_PORT: String(await freePort()),
       ...scriptEnv,
       ...options.env,
     },
@@ -221,7 +238,7 @@ export async function startApp(options: {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${logs()}`);
     try {
-      const res = await fetch(`${baseUrl}/v1/ping`);
+      const res = await fetch(`${baseUrl}${options.until === 'live' ? '/livez' : '/v1/ping'}`);
       if (res.ok) break;
     } catch {
       // not listening yet
@@ -233,7 +250,9 @@ export async function startApp(options: {
     await new Promise((r) => setTimeout(r, 100));
   }
 
-  watchApp(baseUrl);
+  // Its answers are checked against the document it serves, which one still starting cannot
+  // serve yet: a test that starts it `live` watches it once it serves (watchApp).
+  if (options.until !== 'live') watchApp(baseUrl);
   return {
     baseUrl,
     port,

@@ -119,6 +119,28 @@ export function consoleClient(baseUrl: string, options: { forwardedFor?: string 
 
 export type ConsoleClient = ReturnType<typeof consoleClient>;
 
+/**
+ * Signs `client` in as `email` with the one-time password the CLI (or createTeam) gave, and
+ * replaces it at once with `newPassword`, as the console asks before anything else: where most
+ * console tests start. Throws (failing the test, or the benchmark) if either step is refused; plain
+ * errors, so scripts outside vitest use it too.
+ */
+export async function signInReplacingPassword(
+  client: ConsoleClient,
+  email: string,
+  oneTimePassword: string | null | undefined,
+  newPassword: string,
+): Promise<ConsoleClient> {
+  const signedIn = await client.signIn(email, oneTimePassword ?? '');
+  if (signedIn.status !== 200) throw new Error(`sign-in of ${email} answered ${signedIn.status}`);
+  const changed = await client.mutate('console.session.changePassword', {
+    current_password: oneTimePassword,
+    new_password: newPassword,
+  });
+  if (changed.status !== 200) throw new Error(`password change of ${email} answered ${changed.status}`);
+  return client;
+}
+
 /** The operator CLI's whole run: exit code, stdout and stderr. */
 export async function runCliProcess(
   args: string[],
@@ -126,7 +148,7 @@ export async function runCliProcess(
 ): Promise<{ code: number | null; out: string; err: string }> {
   // vitest sets BASE_URL to "/" in its workers; an operator's shell does not.
   const { BASE_URL: _vitestBaseUrl, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/index.ts', ...args], {
+  const child = spawn(process.execPath, ['scripts/run-cli.mjs', 'index', ...args], {
     env: { ...inherited, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

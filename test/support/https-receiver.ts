@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { checkWebhookDelivery } from './openapi-conformance';
 
 export interface Certificate {
@@ -52,6 +53,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   body: string;
   receivedAt: number;
+  /** The sender's port: which process sent it (`ss -tnp` names the owner of a connection). */
+  clientPort: number;
   /** What the check against the app's `webhooks` section found (empty: it conforms). */
   problems: string[];
 }
@@ -81,6 +84,23 @@ export interface Receiver {
   close: () => Promise<void>;
 }
 
+/**
+ * The processes holding the local ends of TCP connections from these ports (`ss -Htnp`): which
+ * process sent what a receiver got.
+ */
+export async function pidsOwningPorts(ports: Set<number>): Promise<Set<number>> {
+  const pids = new Set<number>();
+  if (ports.size === 0) return pids;
+  const { stdout } = await promisify(execFile)('ss', ['-Htnp']);
+  for (const line of stdout.split('\n')) {
+    // State, Recv-Q, Send-Q, local address:port, peer address:port, users:(("node",pid=…,fd=…))
+    const local = line.trim().split(/\s+/)[3] ?? '';
+    if (!ports.has(Number(local.slice(local.lastIndexOf(':') + 1)))) continue;
+    for (const match of line.matchAll(/pid=(\d+)/g)) pids.add(Number(match[1]));
+  }
+  return pids;
+}
+
 /** A real HTTPS webhook receiver on 127.0.0.1 recording every request it gets. */
 export async function startReceiver(certificate: Certificate): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
@@ -94,6 +114,7 @@ export async function startReceiver(certificate: Certificate): Promise<Receiver>
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
+        clientPort: req.socket.remotePort ?? 0,
         problems: [],
       };
       const reply = replies.get(request.path)?.(request) ?? {};

@@ -4,9 +4,12 @@ import { type CreateCaseInput, createCaseInput } from '@/server/application/case
 import type { CaseRecord } from '@/server/cases/case-record';
 import { type Clock, systemClock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
+import { parseEnv } from '@/server/platform/env';
 import { startJobQueue } from '@/server/platform/jobs/job-queue';
 import { type JobProducer, jobProducer } from '@/server/platform/jobs/producers';
+import { createRateLimiters, type RateLimiters } from '@/server/rate-limits/limiters';
 import { teamTemplates } from '@/server/templates/templates';
+import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { createTestDatabase, type TestDatabase } from './database';
 
 /**
@@ -20,6 +23,8 @@ export interface InProcess {
   jobs: JobProducer;
   /** The queue itself, to read what was queued. */
   queue: PgBoss;
+  /** The budgets as the service spends them (default settings), in the test's database. */
+  rateLimiters: RateLimiters;
   close: () => Promise<void>;
 }
 
@@ -34,6 +39,7 @@ export async function startInProcess(): Promise<InProcess> {
     database,
     jobs: jobProducer(queue),
     queue,
+    rateLimiters: createRateLimiters(database.db, parseEnv({ NODE_ENV: 'test' })),
     close: async () => {
       for (const hook of shutdownHooks.reverse()) await hook();
       await database.close();
@@ -53,7 +59,8 @@ export async function openCase(
 ): Promise<CaseRecord> {
   const prepared = await prepareCase(
     createCaseInput.parse(body),
-    teamTemplates(inProcess.database.db, scope.teamId),
+    teamTemplates(inProcess.database.db, scope),
+    hashingAnswers((task) => task()),
   );
   return inProcess.database.db.transaction((tx) =>
     createCase(tx, scope, prepared, {

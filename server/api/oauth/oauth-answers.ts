@@ -8,6 +8,7 @@ import { openidConfiguration } from '@/server/oidc/discovery';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { appErrorIn } from '@/server/platform/errors';
+import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
@@ -36,11 +37,21 @@ export function oauthRefusal(
 
 /**
  * A request's parameters: a form body (RFC 6749, RFC 9126), or a JSON object (an older Okta
- * revision sent its pushed requests as JSON). A parameter given twice is refused (RFC 6749 §3.1).
+ * revision sent its pushed requests as JSON). A parameter given twice is refused (RFC 6749 §3.1),
+ * and so is any that nests too deep or holds a control character or a lone surrogate, before
+ * anything reads it (login_hint becomes a case's external_ref, shown in the API, webhooks,
+ * evidence records and PDFs).
  */
 async function requestParams(request: Request): Promise<Record<string, unknown>> {
   const params = await bodyParams(request);
-  if (holdsNul(params)) throw new OAuthError('invalid_request', 'A parameter holds a NUL character.');
+  // Every parameter is one line of text: a line break or a direction override has no place in one.
+  // A form's `claims` is JSON text, whose line breaks are spacing: its values are held to the same
+  // rule once it is read (readVerifiedClaimsRequest).
+  const { claims, ...oneLine } = params;
+  const problem =
+    jsonInputProblem(oneLine, { oneLine: true }) ??
+    (typeof claims === 'string' ? jsonInputProblem(claims) : jsonInputProblem({ claims }, { oneLine: true }));
+  if (problem) throw new OAuthError('invalid_request', describeJsonInputProblem(problem));
   return params;
 }
 
@@ -82,14 +93,6 @@ async function bodyParams(request: Request): Promise<Record<string, unknown>> {
     'Send the parameters as application/x-www-form-urlencoded (or application/json).',
     415,
   );
-}
-
-/** Whether any string in a value holds a NUL, which PostgreSQL cannot store. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value && typeof value === 'object') return Object.values(value).some(holdsNul);
-  return false;
 }
 
 /** Runs an endpoint, answering its failures as OAuth errors. */
@@ -155,6 +158,7 @@ export function getAuthorize(request: Request): Promise<Response> {
         db: rt.database.db,
         clock: rt.clock,
         jobs: rt.jobProducer,
+        rateLimiters: createRequestContext(rt, request).rateLimiters,
         issuer: rt.env.BASE_URL,
         pageBase: rt.env.VERIFY_URL_BASE,
         defaultLocale: rt.env.DEFAULT_LOCALE,
@@ -185,6 +189,7 @@ export function postToken(request: Request): Promise<Response> {
         db: rt.database.db,
         clock: rt.clock,
         rateLimiters: ctx.rateLimiters,
+        clientAddress: ctx.clientAddress,
         issuer: rt.env.BASE_URL,
         kek: () => signingKeyEncryptionKey(rt.database.db, rt.env.SIGNING_KEY_SECRET),
       },

@@ -59,6 +59,7 @@ export function brandingPreview(
     now: options.now,
     identityFlow: 'upload',
     standIns: [],
+    providerFlow: null,
     frame: { t, team, path: '/v/preview', languages: { chooser: '/v/preview/language' }, cookies: [] },
     csrf: 'preview',
     notice: null,

@@ -2,13 +2,17 @@ import { openCasePage, readCaseProgress } from '@/server/application/verificatio
 import { renderCasePage } from './case-page';
 import { noticeFor } from './notices';
 import { answerPage, csrfFor, pageFrame } from './page-request';
+import { otherBrowserPage, readFlowBinding } from './provider-flow-pages';
 import { htmlResponse, notFoundPage } from './respond';
 
 /** GET /v/<id>: the subject's verification page, in their language. */
 export function showCasePage(request: Request, params: { publicId: string }): Promise<Response> {
   return answerPage(request, async (ctx) => {
-    const view = await openCasePage(ctx, params.publicId);
+    const view = await openCasePage(ctx, params.publicId, readFlowBinding(request));
     if (!view) return notFoundPage(pageFrame(ctx, 'subject', null));
+    if (view.providerFlow && !view.providerFlow.boundHere) {
+      return otherBrowserPage(pageFrame(ctx, 'subject', view.found), view.providerFlow);
+    }
     if (view.returnTo) {
       return new Response(null, {
         status: 303,

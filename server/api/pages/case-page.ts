@@ -111,6 +111,7 @@ export function renderCasePage(input: CasePageInput): RenderedPage {
 <h1>${t.text('case.heading', { team: found.team.name })}</h1>
 ${testModeBanner(t, found.record)}
 ${input.standIns.map((vendor) => html`<p class="demo">${t.text(STAND_IN_NOTES[vendor])}</p>`)}
+${input.providerFlow ? html`<p class="started-by">${t.text('flow.startedBy', { application: input.providerFlow.application, started: input.providerFlow.startedAt })}</p>` : ''}
 <div id="case-summary">${summary(t, status, found)}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
 <ol class="steps" aria-label="${t.text('case.stepsLabel')}">${steps}</ol>

@@ -4,6 +4,7 @@ import {
   readRequestBody,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@/server/api/http/request-body';
+import { providerFlowOf } from '@/server/application/oidc/provider-flow';
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
 import type { SubjectStepDeps } from '@/server/application/verification/subject-deps';
 import type { VerificationCase } from '@/server/cases/case-repository';
@@ -21,6 +22,7 @@ import {
 } from './form-protection';
 import { withNotice } from './notices';
 import { isHttps, languagePagePath, pageLanguage, type Reader } from './page-language';
+import { otherBrowserPage, readFlowBinding } from './provider-flow-pages';
 import { bodyTooLargePage, notFoundPage, type PageFrame, seeOther, unavailablePage } from './respond';
 
 /** What a page handler hands its use case, taken from the process's runtime once per request. */
@@ -92,7 +94,11 @@ export interface CaseRequest {
   back: string;
 }
 
-/** A step under /v/<id>: unknown and malformed ids get the same not-found page before it runs. */
+/**
+ * A step under /v/<id>: unknown and malformed ids get the same not-found page before it runs. A
+ * case an identity provider's flow opened takes its steps only from the browser that started the
+ * flow; any other is told to start again from its sign-in, and nothing is done.
+ */
 export function answerCaseStep(
   request: Request,
   publicId: string,
@@ -101,7 +107,10 @@ export function answerCaseStep(
   return answerPage(request, async (ctx) => {
     const found = await findSubjectCase(ctx.db, publicId);
     if (!found) return notFoundPage(pageFrame(ctx, 'subject', null));
-    return handler({ ctx, found, back: `/v/${publicId}` });
+    const back = `/v/${publicId}`;
+    const flow = await providerFlowOf(ctx.db, found.record.id, readFlowBinding(request), ctx.clock());
+    if (flow && !flow.boundHere) return otherBrowserPage(pageFrame(ctx, 'subject', found, back), flow);
+    return handler({ ctx, found, back });
   });
 }
 

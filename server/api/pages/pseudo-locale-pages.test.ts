@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { ProviderFlow } from '@/server/application/oidc/provider-flow';
 import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { translator } from '@/server/i18n/translator';
 import { Html } from '@/server/platform/html';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 import { renderCasePage } from './case-page';
+import { otherBrowserPage } from './provider-flow-pages';
 import { refusedPage } from './refused-page';
 import { documentHtml, type PageFrame, unavailablePage, uploadsBusyPage } from './respond';
 
@@ -15,7 +17,8 @@ import { documentHtml, type PageFrame, unavailablePage, uploadsBusyPage } from '
  * keep plain ASCII that is not data.
  */
 const TEAM = 'Globex Corporation';
-const DATA = [TEAM, 'Vouch', 'Stripe'];
+const APPLICATION = 'Okta';
+const DATA = [TEAM, 'Vouch', 'Stripe', APPLICATION];
 const t = translator('en-XA');
 const team = {
   name: TEAM,
@@ -98,12 +101,51 @@ describe('pages in the pseudo-locale', () => {
         now,
         identityFlow: 'redirect',
         standIns: ['identity', 'mail', 'texts'],
+        providerFlow: null,
         frame: frame(),
         csrf: 'token',
         notice: null,
       });
       expectPseudo(page.html, name);
     }
+  });
+
+  it('a case an identity provider’s flow opened: who asked and when, and the page for another browser', async () => {
+    const flow: ProviderFlow = {
+      row: {
+        id: 'f',
+        clientId: 'vouch_client_x',
+        teamId: 't',
+        request: {},
+        requestExpiresAt: now,
+        authorizedAt: now,
+        caseId: 'c',
+        browserBindingHash: 'h',
+        boundAt: now,
+        codeHash: null,
+        codeExpiresAt: null,
+        codeUsedAt: null,
+        createdAt: now,
+      },
+      application: APPLICATION,
+      startedAt: now,
+      boundHere: true,
+    };
+    const page = renderCasePage({
+      found: identityCase({}, null),
+      now,
+      identityFlow: 'upload',
+      standIns: [],
+      providerFlow: flow,
+      frame: frame(),
+      csrf: 'token',
+      notice: null,
+    });
+    expectPseudo(page.html, 'started by');
+    expect(readableText(page.html).join(' ')).toContain(APPLICATION);
+    const other = otherBrowserPage(frame(), { ...flow, boundHere: false });
+    expect(other.status).toBe(403);
+    expectPseudo(await bodyOf(other), 'another browser');
   });
 
   it('uploads refused while busy, the database out of reach, the web process’s own refusals', async () => {

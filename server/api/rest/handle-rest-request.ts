@@ -7,6 +7,7 @@ import { appRouter } from '@/server/api/trpc/root';
 import { bodyNotAnObjectMessage } from '@/server/api/validation-messages';
 import { env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
+import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
 import { findRoute } from './routes';
@@ -49,6 +50,16 @@ function operationInput(request: Request, bytes: Uint8Array): string {
     value = JSON.parse(text);
   } catch (cause) {
     throw new TRPCError({ code: 'PARSE_ERROR', message: 'Failed to parse request body', cause });
+  }
+  // Nothing deeper than a body of ours goes on to the library (whose walks recurse).
+  const problem = jsonInputProblem(value);
+  if (problem?.kind === 'too_deep') {
+    const detail = describeJsonInputProblem(problem);
+    throw new TRPCError({
+      code: 'BAD_REQUEST',
+      message: detail,
+      cause: new AppError('INVALID_REQUEST', detail),
+    });
   }
   const notAnObject = bodyNotAnObjectMessage(value);
   if (notAnObject) {

@@ -8,8 +8,9 @@ import { readCookie } from '@/server/platform/cookies';
 import { budgetKey, type DataScope } from '@/server/platform/data-scope';
 import { databaseUnavailableError, isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { AppError, appErrorIn } from '@/server/platform/errors';
+import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
 import { currentRequestScope } from '@/server/platform/request-scope';
-import { CONTROL_CHARACTER } from '@/server/platform/storable-text';
+import { inSpan, spanFailed } from '@/server/platform/tracing';
 import type { RequestContext } from './context';
 import type { ProcedureMeta } from './procedure-meta';
 
@@ -47,8 +48,17 @@ export const createCallerFactory = t.createCallerFactory;
  * rate-limit count, a key lookup, the procedure's own statements) is answered 503 with
  * Retry-After, over REST and to the console alike, instead of a 500.
  */
-const procedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
+const procedure = t.procedure.use(async ({ next, path, type }) => {
+  // Each procedure in a span of its own (tracing on), under the request's: `rpc.method` is its path.
+  const result = await inSpan(
+    `trpc ${path}`,
+    { attributes: { 'rpc.system.name': 'trpc', 'rpc.method': path, 'vouch.trpc.type': type } },
+    async (span) => {
+      const outcome = await next();
+      if (span && !outcome.ok) spanFailed(span, outcome.error);
+      return outcome;
+    },
+  );
   if (result.ok) return result;
   const appError = appErrorIn(result.error);
   if (appError) throw toTrpcError(appError);
@@ -56,35 +66,19 @@ const procedure = t.procedure.use(async ({ next }) => {
   return result;
 });
 
-/** The path of the first string (or key) in `value` holding a control character, or null. */
-function controlCharacterPath(value: unknown, path: string[] = []): string[] | null {
-  if (typeof value === 'string') return CONTROL_CHARACTER.test(value) ? path : null;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = controlCharacterPath(item, [...path, String(index)]);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = CONTROL_CHARACTER.test(key) ? [...path, key] : controlCharacterPath(item, [...path, key]);
-      if (found) return found;
-    }
-  }
-  return null;
-}
-
 /**
- * Every procedure's raw input (REST body, query and path, or the console's call) is refused with
- * 422 VALIDATION_ERROR when it carries a control character, before any schema or query sees it.
- * It runs after authentication, so an unauthenticated caller still learns only that it is one.
+ * Every procedure's raw input (REST body, query and path, or the console's call) is refused before
+ * any schema or query sees it when it nests too deep (400 INVALID_REQUEST) or carries a control
+ * character or a lone surrogate (422 VALIDATION_ERROR naming where). It runs after
+ * authentication, so an unauthenticated caller still learns only that it is one.
  */
 const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
-  const path = controlCharacterPath(await getRawInput());
-  if (path) {
-    const where = path.length > 0 ? `${path.join('.')}: ` : '';
-    throw new AppError('VALIDATION_ERROR', `${where}control characters (such as NUL) are not allowed.`);
+  const problem = jsonInputProblem(await getRawInput());
+  if (problem) {
+    throw new AppError(
+      problem.kind === 'too_deep' ? 'INVALID_REQUEST' : 'VALIDATION_ERROR',
+      describeJsonInputProblem(problem),
+    );
   }
   return next();
 });

@@ -5,7 +5,9 @@ import { createCaseInput } from '@/server/application/cases/wire';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type CheckedRow, insertImport, insertImportRows, refusedRows } from '@/server/case-imports/queries';
 import { IMPORT_LIMITS, readImportCsv } from '@/server/case-imports/read-import-csv';
+import { importAnswerKey, sealingAnswers } from '@/server/case-imports/sealed-answers';
 import type { DataScope } from '@/server/platform/data-scope';
+import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
 import { teamTemplates } from '@/server/templates/templates';
 import { type CaseImportWire, toCaseImportWire } from './case-import-wire';
@@ -28,7 +30,7 @@ export interface CaseImportUpload {
  * as a whole is refused with a VALIDATION_ERROR saying why.
  */
 export async function draftCaseImport(
-  ctx: TeamActionContext & { scope: DataScope },
+  ctx: TeamActionContext & { scope: DataScope; env: Pick<Env, 'SIGNING_KEY_SECRET'> },
   upload: CaseImportUpload,
   describeInvalid: (error: ZodError) => string,
 ): Promise<CaseImportWire> {
@@ -40,15 +42,9 @@ export async function draftCaseImport(
   }
   const file = readImportCsv(upload.csv, upload.defaultMethods);
   if ('fileError' in file) throw new AppError('VALIDATION_ERROR', file.fileError);
-  const questions = file.rows.filter((row) => 'body' in row && row.body.custom_question_answer !== undefined);
-  if (questions.length > IMPORT_LIMITS.customQuestionRows) {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `The file has ${questions.length.toLocaleString('en')} rows with a custom question; one import takes at most ${IMPORT_LIMITS.customQuestionRows} (each answer is hashed as the file is checked). Split it into several files.`,
-    );
-  }
-
-  const templates = teamTemplates(ctx.db, ctx.teamId);
+  const templates = teamTemplates(ctx.db, ctx.scope);
+  // Custom answers are sealed, not hashed: the worker hashes each when its row is created.
+  const keepAnswer = sealingAnswers(await importAnswerKey(ctx.db, ctx.env.SIGNING_KEY_SECRET), ctx.teamId);
   const checked: CheckedRow[] = await Promise.all(
     file.rows.map(async (row): Promise<CheckedRow> => {
       const refuse = (detail: string): CheckedRow => ({
@@ -63,12 +59,12 @@ export async function draftCaseImport(
       if (!parsed.success) return refuse(describeInvalid(parsed.error));
       let prepared: PreparedCase;
       try {
-        prepared = await prepareCase(parsed.data, templates);
+        prepared = await prepareCase(parsed.data, templates, keepAnswer);
       } catch (error) {
         if (error instanceof AppError) return refuse(error.message);
         throw error;
       }
-      // The answer is hashed into the step's settings; the draft keeps no plain copy of it.
+      // The answer is sealed into the step's settings; the draft keeps no plain copy of it.
       const { custom_question_answer: _hashed, ...input } = prepared.input;
       return { line: row.line, prepared: { ...prepared, input } };
     }),

@@ -1,20 +1,25 @@
 import type { Db } from '@/db/client';
 import type { PreparedCase } from '@/server/application/cases/create-case';
-import { createCasesTogether } from '@/server/application/cases/create-cases-together';
+import { type CaseItem, createCasesTogether } from '@/server/application/cases/create-cases-together';
 import type { CaseCreationContext } from '@/server/application/cases/open-case';
 import { recordAudit, SYSTEM_ACTOR } from '@/server/audit/record-audit';
 import {
   claimStrandedImports,
+  findImportById,
   lockImport,
   pendingRows,
   type RowOutcome,
+  rewritePendingRow,
   settleRows,
   updateImport,
 } from '@/server/case-imports/queries';
+import { unsealAnswer } from '@/server/case-imports/sealed-answers';
 import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
-import { appErrorIn } from '@/server/platform/errors';
+import { AppError, appErrorIn } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { slowHashQueue } from '@/server/platform/slow-hash-queue';
+import { hashingAnswers, type SlowWork } from '@/server/verification/methods/custom-question/answer';
 
 /** Rows per transaction: the API batch's size, whose speed the benchmark measures. */
 export const IMPORT_CHUNK_ROWS = 100;
@@ -24,6 +29,8 @@ export const STRANDED_AFTER_MS = 30_000;
 
 export interface CaseImportRunDeps {
   db: Db;
+  /** The key the drafts sealed custom answers under (importAnswerKey). */
+  answerKey: () => Promise<Buffer>;
   clock: Clock;
   jobs: JobProducer;
   caseTtlSeconds: number;
@@ -57,12 +64,82 @@ export async function runCaseImport(deps: CaseImportRunDeps, importId: string): 
   }
 }
 
+/** A row whose sealed answer cannot be opened again: the secret it was sealed under changed. */
+const UNREADABLE_ANSWER = new AppError(
+  'VALIDATION_ERROR',
+  'custom_question_answer: could not be read back (the service’s SIGNING_KEY_SECRET changed since the file was checked); import the row again.',
+);
+
+/**
+ * A row's case with the custom answer its draft sealed hashed now (each hash in the team's turn
+ * of the process's slow-hash queue); a row without one as it is.
+ */
+async function withAnswerHashed(
+  prepared: PreparedCase,
+  unseal: (sealed: string) => string,
+  run: SlowWork,
+): Promise<PreparedCase> {
+  const question = prepared.settings.custom_question;
+  if (typeof question?.answer_sealed !== 'string') return prepared;
+  const { answer_sealed: sealed, ...rest } = question;
+  let answer: string;
+  try {
+    answer = unseal(sealed);
+  } catch {
+    throw UNREADABLE_ANSWER;
+  }
+  const kept = await hashingAnswers(run)(answer);
+  return { ...prepared, settings: { ...prepared.settings, custom_question: { ...rest, ...kept } } };
+}
+
+/**
+ * The next chunk's sealed answers hashed and written back, before the chunk's transaction: the
+ * slow work holds no lock and no connection. A row that cannot be opened is left for the chunk
+ * to refuse.
+ */
+async function hashChunkAnswers(
+  deps: CaseImportRunDeps,
+  importId: string,
+  hashing: ChunkHashing,
+): Promise<void> {
+  const rows = await pendingRows(deps.db, importId, IMPORT_CHUNK_ROWS);
+  await Promise.all(
+    rows.map(async (row) => {
+      const prepared = row.prepared as PreparedCase;
+      try {
+        const hashed = await withAnswerHashed(prepared, hashing.unseal, hashing.run);
+        if (hashed !== prepared) await rewritePendingRow(deps.db, importId, row.line, hashed);
+      } catch (error) {
+        if (error !== UNREADABLE_ANSWER) throw error;
+      }
+    }),
+  );
+}
+
+/** How a chunk opens and hashes its team's sealed answers. */
+interface ChunkHashing {
+  unseal: (sealed: string) => string;
+  run: SlowWork;
+}
+
+async function chunkHashing(deps: CaseImportRunDeps, teamId: string): Promise<ChunkHashing> {
+  const key = await deps.answerKey();
+  // A background job waits its turn rather than being refused: the chunk's size bounds it.
+  const lane = slowHashQueue().lane(teamId);
+  return { unseal: (sealed) => unsealAnswer(key, teamId, sealed), run: (task) => lane.run(task) };
+}
+
 /**
  * One chunk of an import in one transaction: its next pending rows created and settled, or the
  * import marked finished when none is left. Returns the cases created, or null when the import
  * has nothing more to do (finished, canceled, or gone).
  */
 export async function runImportChunk(deps: CaseImportRunDeps, importId: string): Promise<number | null> {
+  const found = await findImportById(deps.db, importId);
+  // A canceled or finished import hashes nothing more (the transaction below checks it again).
+  if (!found || (found.status !== 'queued' && found.status !== 'running')) return null;
+  const hashing = await chunkHashing(deps, found.teamId);
+  await hashChunkAnswers(deps, importId, hashing);
   return deps.db.transaction(async (tx) => {
     const record = await lockImport(tx, importId);
     if (!record || (record.status !== 'queued' && record.status !== 'running')) return null;
@@ -90,7 +167,18 @@ export async function runImportChunk(deps: CaseImportRunDeps, importId: string):
       actor: record.actor,
       scope: { teamId: record.teamId, livemode: record.livemode },
     };
-    const items = rows.map((row) => ({ prepared: row.prepared as PreparedCase }));
+    // A row still sealed here (another run of the import took the chunk meanwhile) is hashed now.
+    const items = await Promise.all(
+      rows.map(async (row): Promise<CaseItem> => {
+        try {
+          return {
+            prepared: await withAnswerHashed(row.prepared as PreparedCase, hashing.unseal, hashing.run),
+          };
+        } catch (error) {
+          return { failed: error };
+        }
+      }),
+    );
     const outcomes = await createCasesTogether(tx, ctx, items, (error) => rowRefusal(error) !== null);
     const settled = outcomes.map((outcome, index): RowOutcome => {
       const row = rows[index];

@@ -24,6 +24,7 @@ import { recordEvents } from '@/server/platform/outbox/record-events';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import { applyTemplate, namedTemplate, type TemplateLookup } from '@/server/templates/apply-template';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
+import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
 import type { CreateCaseInput } from './wire';
@@ -219,20 +220,24 @@ export interface PreparedCase {
 /**
  * Work done before the transaction: the template the body names is read and applied, and slow
  * hashing runs here, never while the team row is locked. `templates` finds the team's templates
- * by name.
+ * by name; `keepAnswer` keeps a custom answer (hashed through the fair queue: withAnswerHashing).
  */
-export async function prepareCase(input: CreateCaseInput, templates: TemplateLookup): Promise<PreparedCase> {
+export async function prepareCase(
+  input: CreateCaseInput,
+  templates: TemplateLookup,
+  keepAnswer: AnswerKeeper,
+): Promise<PreparedCase> {
   if (input.template === undefined && input.verification_methods !== undefined) {
     return {
       input: { ...input, verification_methods: input.verification_methods },
       methods: expandRequestedMethods(input.verification_methods),
-      settings: await settingsAtCreation(input),
+      settings: await settingsAtCreation(input, keepAnswer),
     };
   }
   const template = await namedTemplate(templates, input.template ?? '');
   const applied = applyTemplate(template, input);
   // The case's own fields replace the template's, method by method.
-  const own = await settingsAtCreation(input);
+  const own = await settingsAtCreation(input, keepAnswer);
   return {
     input: applied.input,
     methods: expandRequestedMethods(applied.input.verification_methods),

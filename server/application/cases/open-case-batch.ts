@@ -1,14 +1,17 @@
+import { withAnswerHashing } from '@/server/application/answer-hashing';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import { teamTemplates } from '@/server/templates/templates';
+import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
+import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { prepareCase } from './create-case';
 import { type CaseItem, createCasesTogether } from './create-cases-together';
-import type { CaseCreationContext } from './open-case';
+import type { CaseOpeningContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
 /** An item's error as the API answers it: the error body and the status a single create gives. */
 export type BatchItemError = Extract<CaseBatchResult, { error: unknown }>;
 
-export interface CaseBatchContext extends CaseCreationContext {
+export interface CaseBatchContext extends CaseOpeningContext {
   idempotencyKey: string | null;
   /**
    * The item error a failure stands for, or null for a failure that is not the item's (the
@@ -31,22 +34,7 @@ export async function openCaseBatch(
   ctx: CaseBatchContext,
   input: CaseBatchInput,
 ): Promise<{ body: { results: CaseBatchResult[] }; replayed: boolean }> {
-  // Parsing and hashing (a custom question's answer) happen before the transaction, as a single
-  // create's do: slow work never runs while the team row is locked.
-  const templates = teamTemplates(ctx.db, ctx.scope.teamId);
-  const items: CaseItem[] = await Promise.all(
-    input.cases.map(async (item): Promise<CaseItem> => {
-      const parsed = createCaseInput.safeParse(item);
-      if (!parsed.success) return { failed: parsed.error };
-      try {
-        return { prepared: await prepareCase(parsed.data, templates) };
-      } catch (error) {
-        return { failed: error };
-      }
-    }),
-  );
-
-  const result = await runIdempotent<{ results: CaseBatchResult[] }>(
+  const result = await runIdempotent<{ results: CaseBatchResult[] }, CaseItem[]>(
     ctx.db,
     {
       ...ctx.scope,
@@ -59,20 +47,52 @@ export async function openCaseBatch(
       }),
     },
     ctx.clock,
-    async (tx) => {
-      const outcomes = await createCasesTogether(tx, ctx, items, (error) => ctx.itemError(error) !== null);
-      const at = { now: ctx.clock(), pageBase: ctx.pageBase };
-      const results = outcomes.map(
-        (outcome): CaseBatchResult =>
-          'failed' in outcome ? failedItem(ctx, outcome.failed) : { case: toCaseWire(outcome.record, at) },
-      );
-      return { results };
+    {
+      // Parsing and hashing (custom questions' answers) happen before the transaction, as a
+      // single create's do (slow work never runs while the team row is locked), and only once
+      // the key is this request's: a replay hashes nothing.
+      prepare: () =>
+        withAnswerHashing(
+          ctx.rateLimiters,
+          ctx.teamId,
+          input.cases.reduce<number>((total, item) => total + customAnswersIn(item), 0),
+          (keepAnswer) => prepareItems(ctx, input, keepAnswer),
+        ),
+      commit: async (tx, items) => {
+        const outcomes = await createCasesTogether(tx, ctx, items, (error) => ctx.itemError(error) !== null);
+        const at = { now: ctx.clock(), pageBase: ctx.pageBase };
+        const results = outcomes.map(
+          (outcome): CaseBatchResult =>
+            'failed' in outcome ? failedItem(ctx, outcome.failed) : { case: toCaseWire(outcome.record, at) },
+        );
+        return { results };
+      },
     },
   );
   // A batch's record keeps its answer (a redaction scrubs one person's values from it instead
   // of erasing it), so a repeat always has a body to replay.
   if (!result.body) throw new Error('a batch was replayed without its stored answer');
   return { body: result.body, replayed: result.replayed };
+}
+
+/** Each item parsed and prepared alone: an invalid one fails as its own item. */
+function prepareItems(
+  ctx: CaseBatchContext,
+  input: CaseBatchInput,
+  keepAnswer: AnswerKeeper,
+): Promise<CaseItem[]> {
+  const templates = teamTemplates(ctx.db, ctx.scope);
+  return Promise.all(
+    input.cases.map(async (item): Promise<CaseItem> => {
+      const parsed = createCaseInput.safeParse(item);
+      if (!parsed.success) return { failed: parsed.error };
+      try {
+        return { prepared: await prepareCase(parsed.data, templates, keepAnswer) };
+      } catch (error) {
+        return { failed: error };
+      }
+    }),
+  );
 }
 
 function failedItem(ctx: CaseBatchContext, error: unknown): BatchItemError {

@@ -1,4 +1,6 @@
+import type { Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
+import { type AnswerHashingBudget, withAnswerHashing } from '@/server/application/answer-hashing';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { auditedChange, recordAudit } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
@@ -7,11 +9,12 @@ import type { MessageLocale } from '@/server/i18n/translator';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { DataScope } from '@/server/platform/data-scope';
 import { teamTemplates } from '@/server/templates/templates';
+import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { caseAudit } from './audit-entries';
-import { createCase, prepareCase } from './create-case';
+import { createCase, type PreparedCase, prepareCase } from './create-case';
 import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
 
-/** Who opens a case, in which team and mode, and with the operator's case settings. */
+/** Who creates cases, in which team and mode, and with the operator's case settings. */
 export interface CaseCreationContext extends TeamActionContext {
   scope: DataScope;
   caseTtlSeconds: number;
@@ -19,6 +22,18 @@ export interface CaseCreationContext extends TeamActionContext {
   pageBase: string;
   /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
   defaultLocale: MessageLocale;
+}
+
+/** Who opens a case from a body: its custom answer is hashed within the team's budget. */
+export interface CaseOpeningContext extends CaseCreationContext {
+  rateLimiters: AnswerHashingBudget;
+}
+
+/** A body prepared (template applied, answer hashed fairly: withAnswerHashing) for its creation. */
+function prepareBody(ctx: CaseOpeningContext, input: CreateCaseInput): Promise<PreparedCase> {
+  return withAnswerHashing(ctx.rateLimiters, ctx.teamId, customAnswersIn(input), (keepAnswer) =>
+    prepareCase(input, teamTemplates(ctx.db, ctx.scope), keepAnswer),
+  );
 }
 
 function creationDeps(ctx: CaseCreationContext) {
@@ -36,7 +51,7 @@ function creationDeps(ctx: CaseCreationContext) {
  * rules, billing and events as the API's creation, committed with its audit entry.
  */
 export async function openAuditedCase(
-  ctx: CaseCreationContext,
+  ctx: CaseOpeningContext,
   input: CreateCaseInput,
   /**
    * What an identity provider's flow adds: who the case is about in its system (its login_hint),
@@ -45,9 +60,11 @@ export async function openAuditedCase(
   extras: {
     externalRef?: string | null;
     stepSettings?: Partial<Record<VerificationMethod, Record<string, unknown>>>;
+    /** What commits with the case, in its transaction (an identity provider's flow attaching it). */
+    withCase?: (tx: Tx, record: CaseRecord) => Promise<void>;
   } = {},
 ): Promise<CaseRecord> {
-  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
+  const prepared = await prepareBody(ctx, input);
   prepared.externalRef = extras.externalRef ?? null;
   for (const [method, settings] of Object.entries(extras.stepSettings ?? {})) {
     const key = method as VerificationMethod;
@@ -55,7 +72,11 @@ export async function openAuditedCase(
   }
   return auditedChange(
     ctx,
-    (tx) => createCase(tx, ctx.scope, prepared, creationDeps(ctx)),
+    async (tx) => {
+      const record = await createCase(tx, ctx.scope, prepared, creationDeps(ctx));
+      await extras.withCase?.(tx, record);
+      return record;
+    },
     caseAudit('case.created'),
   );
 }
@@ -63,15 +84,14 @@ export async function openAuditedCase(
 /**
  * An API key opens a case, with an optional Idempotency-Key: a repeat within 24 hours gets the
  * first answer again (`replayed`), and the creation is audited in the case's transaction (a replay
- * records nothing). A stored answer erased by its case's redaction is stood in for by the case as
- * it now is.
+ * records nothing, and hashes nothing). A stored answer erased by its case's redaction is stood in
+ * for by the case as it now is.
  */
 export async function openIdempotentCase(
-  ctx: CaseCreationContext & { idempotencyKey: string | null },
+  ctx: CaseOpeningContext & { idempotencyKey: string | null },
   input: CreateCaseInput,
 ): Promise<{ body: CaseWire; replayed: boolean }> {
-  const prepared = await prepareCase(input, teamTemplates(ctx.db, ctx.scope.teamId));
-  const result = await runIdempotent<CaseWire>(
+  const result = await runIdempotent<CaseWire, PreparedCase>(
     ctx.db,
     {
       ...ctx.scope,
@@ -82,15 +102,18 @@ export async function openIdempotentCase(
       casesOf: (created) => ({ caseId: created.id }),
     },
     ctx.clock,
-    async (tx) => {
-      const record = await createCase(tx, ctx.scope, prepared, creationDeps(ctx));
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        at: ctx.clock(),
-        ...caseAudit('case.created')(record),
-      });
-      return toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase });
+    {
+      prepare: () => prepareBody(ctx, input),
+      commit: async (tx, prepared) => {
+        const record = await createCase(tx, ctx.scope, prepared, creationDeps(ctx));
+        await recordAudit(tx, {
+          teamId: ctx.teamId,
+          actor: ctx.actor,
+          at: ctx.clock(),
+          ...caseAudit('case.created')(record),
+        });
+        return toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase });
+      },
     },
   );
   const body =

@@ -159,8 +159,12 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
       responseBody: sql`${withoutPersonalValues(sql`${idempotencyKeys.responseBody}::text`, erasures)}::jsonb`,
     })
     .where(arrayContains(idempotencyKeys.caseIds, [record.id]));
-  // An identity provider's flow forgets what its request said (names, address, login_hint).
-  await tx.update(oidcFlows).set({ request: {} }).where(eq(oidcFlows.caseId, record.id));
+  // An identity provider's flow forgets what its request said (names, address, login_hint), and a
+  // code handed out before is void: the person is no longer there to vouch for.
+  await tx
+    .update(oidcFlows)
+    .set({ request: {}, codeHash: null, codeExpiresAt: null })
+    .where(eq(oidcFlows.caseId, record.id));
   await tx.delete(mailOutbox).where(eq(mailOutbox.caseId, record.id));
   await tx.delete(devMailbox).where(eq(devMailbox.caseId, record.id));
   await tx

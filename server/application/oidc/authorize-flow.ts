@@ -1,10 +1,11 @@
 import type { Db } from '@/db/client';
+import type { AnswerHashingBudget } from '@/server/application/answer-hashing';
 import { openAuditedCase } from '@/server/application/cases/open-case';
 import type { AuditActor } from '@/server/audit/record-audit';
-import { verificationUrl } from '@/server/cases/case-record';
 import type { MessageLocale } from '@/server/i18n/translator';
 import {
   attachCase,
+  flowBeginUrl,
   flowIdOf,
   type PushedRequest,
   pushedRequest,
@@ -37,6 +38,8 @@ export interface AuthorizeDeps {
   db: Db;
   clock: Clock;
   jobs: JobProducer;
+  /** The team's budgets a case's opening spends from (an identity provider's has no answer to hash). */
+  rateLimiters: AnswerHashingBudget;
   /** The provider's issuer (BASE_URL): the `iss` of its answers. */
   issuer: string;
   /** Where the subject's pages are served (VERIFY_URL_BASE). */
@@ -78,6 +81,7 @@ export async function authorizeFlow(
     ipAddress: input.clientAddress,
     userAgent: input.userAgent,
   };
+  let binding = '';
   try {
     const opened = await openAuditedCase(
       {
@@ -86,16 +90,26 @@ export async function authorizeFlow(
         actor,
         clock: deps.clock,
         jobs: deps.jobs,
+        rateLimiters: deps.rateLimiters,
         scope: { teamId: client.teamId, livemode: client.livemode },
         caseTtlSeconds: IDP_CASE_SECONDS,
         pageBase: deps.pageBase,
         defaultLocale: deps.defaultLocale,
       },
       { subject_email: request.subjectEmail, locale: request.locale, template: request.template, notes: '' },
-      { externalRef: request.loginHint, stepSettings: expectedNamesSettings(expectedNames(request)) },
+      {
+        externalRef: request.loginHint,
+        stepSettings: expectedNamesSettings(expectedNames(request)),
+        // The flow is attached and bound in the case's own transaction: the case never exists
+        // without its flow (whose binding gates its pages), and a crash leaves neither.
+        withCase: async (tx, record) => {
+          binding = await attachCase(tx, flow.id, record.id);
+        },
+      },
     );
-    await attachCase(deps.db, flow.id, opened.id);
-    return { redirect: verificationUrl(deps.pageBase, opened.publicId) };
+    // The browser goes in through a one-time link that binds the flow to it (a cookie on the
+    // case's path): only it may take the case's steps and carry the verdict back.
+    return { redirect: flowBeginUrl(deps.pageBase, opened.publicId, binding) };
   } catch (error) {
     // The request is spent: whatever went wrong, the browser goes back to the relying party
     // (its redirect URI is known good), never to a bare error it cannot leave.

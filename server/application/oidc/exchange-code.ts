@@ -16,6 +16,8 @@ export interface ExchangeDeps {
   db: Db;
   clock: Clock;
   rateLimiters: RateLimiters;
+  /** The caller's address: failed client authentications are counted by it. */
+  clientAddress: string;
   issuer: string;
   kek: () => Promise<Uint8Array>;
 }
@@ -38,7 +40,7 @@ export async function exchangeCode(
 ) {
   const now = deps.clock();
   const { params } = input;
-  const client = await authenticateClient(deps.db, params, input.authorization, now);
+  const client = await authenticateClient(deps, params, input.authorization, now);
   await spendClientBudget(deps.rateLimiters, 'oidc_token', client);
   if (params.grant_type !== 'authorization_code') {
     throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code');

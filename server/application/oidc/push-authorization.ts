@@ -15,6 +15,8 @@ export interface PushAuthorizationDeps {
   db: Db;
   clock: Clock;
   rateLimiters: RateLimiters;
+  /** The caller's address: failed client authentications are counted by it. */
+  clientAddress: string;
 }
 
 /** A PKCE S256 challenge: base64url of a SHA-256 (43 characters; RFC 7636 allows 43 to 128). */
@@ -50,8 +52,12 @@ async function flowTemplate(db: Db, client: OidcClient, scopes: string[]): Promi
       'No template: name one with the scope idv_flow_<template>, or give the client a default template.',
     );
   }
-  const template = await findTemplateByName(db, client.teamId, name);
-  if (!template) throw new OAuthError('invalid_scope', `The team has no template named "${name}".`);
+  const template = await findTemplateByName(db, { teamId: client.teamId, livemode: client.livemode }, name);
+  if (!template)
+    throw new OAuthError(
+      'invalid_scope',
+      `The team has no ${client.livemode ? 'live' : 'test'} template named "${name}" (a client names templates of its own mode).`,
+    );
   if (template.methods.government_id !== true) {
     throw new OAuthError(
       'invalid_request',
@@ -82,7 +88,7 @@ export async function pushAuthorizationRequest(
 ): Promise<{ request_uri: string; expires_in: number }> {
   const now = deps.clock();
   const { params } = input;
-  const client = await authenticateClient(deps.db, params, input.authorization, now);
+  const client = await authenticateClient(deps, params, input.authorization, now);
   await spendClientBudget(deps.rateLimiters, 'oidc_par', client);
   if (params.request_uri !== undefined || params.request !== undefined) {
     throw new OAuthError(

@@ -1,6 +1,8 @@
 import { VERIFICATION_METHODS } from '@/db/schema';
+import { type AnswerHashingBudget, withAnswerHashing } from '@/server/application/answer-hashing';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type AuditEntry, auditedChange } from '@/server/audit/record-audit';
+import type { DataScope } from '@/server/platform/data-scope';
 import {
   deleteTemplate,
   findTemplateOrFail,
@@ -16,6 +18,7 @@ import {
   refuseFieldIssues,
   settingsAtCreation,
 } from '@/server/verification/methods/creation';
+import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { type CreateTemplateInput, templateLocale, type UpdateTemplateInput } from './wire';
 
 /** How a change to a template reads in the audit log. */
@@ -38,36 +41,51 @@ function givenFields(body: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
+/** Who changes templates: in one team and one mode (a test key never touches live templates). */
+export type TemplateActionContext = TeamActionContext & {
+  scope: DataScope;
+  rateLimiters: AnswerHashingBudget;
+};
+
+/** The step settings a body gives, a custom question's answer hashed fairly (withAnswerHashing). */
+function hashedSettings(ctx: TemplateActionContext, body: Parameters<typeof settingsAtCreation>[0]) {
+  return withAnswerHashing(ctx.rateLimiters, ctx.teamId, customAnswersIn(body), (keepAnswer) =>
+    settingsAtCreation(body, keepAnswer),
+  );
+}
+
 /**
- * A team's templates, each change committed with its audit entry, under the team's template lock
- * (two creations of one name take turns). The REST API and the console publish the same three.
+ * A team's templates of one mode, each change committed with its audit entry, under the mode's
+ * template lock (two creations of one name take turns). The REST API and the console publish the
+ * same three.
  */
 export const templateActions = {
-  create: (ctx: TeamActionContext, input: CreateTemplateInput): Promise<TemplateRecord> =>
-    auditedChange(
+  create: async (ctx: TemplateActionContext, input: CreateTemplateInput): Promise<TemplateRecord> => {
+    // A custom question's answer is hashed before the transaction, within the team's budget.
+    const values: TemplateValues = {
+      name: input.name,
+      methods: input.verification_methods,
+      settings: await hashedSettings(ctx, input),
+      locale: templateLocale(input.locale),
+    };
+    return auditedChange(
       ctx,
       async (tx) => {
-        // Hashing a custom question's answer happens before the lock is taken.
-        const values: TemplateValues = {
-          name: input.name,
-          methods: input.verification_methods,
-          settings: await settingsAtCreation(input),
-          locale: templateLocale(input.locale),
-        };
-        await lockTeamTemplates(tx, ctx.teamId);
-        return insertTemplate(tx, ctx.teamId, values, ctx.clock());
+        await lockTeamTemplates(tx, ctx.scope);
+        return insertTemplate(tx, ctx.scope, values, ctx.clock());
       },
       templateAudit('template.created'),
-    ),
+    );
+  },
 
-  update: (ctx: TeamActionContext, input: UpdateTemplateInput): Promise<TemplateRecord> =>
-    auditedChange(
+  update: async (ctx: TemplateActionContext, input: UpdateTemplateInput): Promise<TemplateRecord> => {
+    const { id, name, verification_methods, locale, ...fields } = input;
+    const given = await hashedSettings(ctx, givenFields(fields));
+    return auditedChange(
       ctx,
       async (tx) => {
-        const { id, name, verification_methods, locale, ...fields } = input;
-        const given = await settingsAtCreation(givenFields(fields));
-        await lockTeamTemplates(tx, ctx.teamId);
-        const current = await findTemplateOrFail(tx, ctx.teamId, id);
+        await lockTeamTemplates(tx, ctx.scope);
+        const current = await findTemplateOrFail(tx, ctx.scope, id);
         const methods = verification_methods ?? current.methods;
         refuseFieldIssues(methodFieldIssues(methods, givenFields(fields), { everyCaseGivesThem: false }));
         const settings = { ...current.settings };
@@ -82,7 +100,7 @@ export const templateActions = {
         }
         return replaceTemplate(
           tx,
-          ctx.teamId,
+          ctx.scope,
           current.id,
           {
             name: name ?? current.name,
@@ -94,14 +112,15 @@ export const templateActions = {
         );
       },
       templateAudit('template.updated'),
-    ),
+    );
+  },
 
-  delete: (ctx: TeamActionContext, id: string): Promise<TemplateRecord> =>
+  delete: (ctx: TemplateActionContext, id: string): Promise<TemplateRecord> =>
     auditedChange(
       ctx,
       async (tx) => {
-        await lockTeamTemplates(tx, ctx.teamId);
-        return deleteTemplate(tx, ctx.teamId, (await findTemplateOrFail(tx, ctx.teamId, id)).id);
+        await lockTeamTemplates(tx, ctx.scope);
+        return deleteTemplate(tx, ctx.scope, (await findTemplateOrFail(tx, ctx.scope, id)).id);
       },
       templateAudit('template.deleted'),
     ),

@@ -1,4 +1,5 @@
 import type { Queryable } from '@/db/client';
+import { type ProviderFlow, providerFlowOf } from '@/server/application/oidc/provider-flow';
 import { relyingPartyReturn } from '@/server/application/oidc/return-to-relying-party';
 import { type CaseStatus, effectiveStatus } from '@/server/cases/case-record';
 import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
@@ -27,23 +28,33 @@ export interface CasePageView {
   identityFlow: 'upload' | 'redirect';
   /** The vendors of the case's steps a development stand-in serves (none in production). */
   standIns: Vendor[];
+  /** The identity provider's flow that opened the case, while it lasts. */
+  providerFlow: ProviderFlow | null;
   /** Where to send the browser instead, when an identity provider's flow waits for the verdict. */
   returnTo: string | null;
 }
 
-/** The subject opens their verification page: the case as of now, and how its steps are served. */
+/**
+ * The subject opens their verification page: the case as of now, and how its steps are served.
+ * `browserBinding` is what the browser holds of an identity provider's flow (its cookie).
+ */
 export async function openCasePage(
   deps: SubjectStepDeps & { config: Env },
   publicId: string,
+  browserBinding: string | null,
 ): Promise<CasePageView | null> {
   const found = await findSubjectCase(deps.db, publicId);
   if (!found) return null;
   const { record } = found;
   const now = deps.clock();
+  const providerFlow = await providerFlowOf(deps.db, record.id, browserBinding, now);
   return {
     found,
     now,
-    returnTo: await relyingPartyReturn(deps.db, record, deps.config.BASE_URL, now),
+    providerFlow,
+    returnTo: providerFlow
+      ? await relyingPartyReturn(deps.db, record, providerFlow, deps.config.BASE_URL, now)
+      : null,
     identityFlow: identityFlowOf(deps, record.livemode),
     // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
     standIns: record.livemode

@@ -1,5 +1,7 @@
 import { inspect } from 'node:util';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { PgBoss } from 'pg-boss';
+import type { PoolMode } from '@/db/client';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
@@ -18,6 +20,8 @@ export async function startJobQueue(
     workers: boolean;
     /** WEBHOOK_TIMEOUT_MS: a delivery job's expiry leaves room for the attempt's time-out. */
     webhookTimeoutMs: number;
+    /** Behind a transaction pooler no LISTEN holds: workers then find new jobs by polling alone. */
+    poolMode?: PoolMode;
   },
 ): Promise<PgBoss> {
   const runWorkers = options.workers;
@@ -26,9 +30,12 @@ export async function startJobQueue(
     schema: 'pgboss',
     max: runWorkers ? 10 : 4,
     application_name: 'vouch-jobs',
-    useListenNotify: runWorkers,
+    useListenNotify: runWorkers && options.poolMode !== 'transaction',
     supervise: runWorkers,
     schedule: runWorkers,
+    // With tracing on, a job carries the trace context of the request that queued it (W3C's
+    // traceparent only), and its span continues that trace (a batch's links to each).
+    openTelemetry: { propagateContext: true, propagator: new W3CTraceContextPropagator() },
   });
   // pg-boss also emits errors that are not `Error` instances (pg's, from the worker's pool): log
   // their message, or the log would say only "[object Object]".

@@ -112,6 +112,8 @@ export interface ClaimedDelivery {
   claim_token: string;
   url: string;
   secret: string;
+  /** When its event committed (the delivery is made in the event's transaction). */
+  created_at: Date;
 }
 
 /**
@@ -136,7 +138,7 @@ export const claimDueDeliveries = reusableQuery((db) =>
          and (${delivery.claimedUntil} is null or ${delivery.claimedUntil} < ${sql.placeholder('at')}::timestamptz)
          and (${endpoint.isActive} or ${delivery.eventType} = 'ping')
       returning ${delivery.id}, ${delivery.endpointId}, ${delivery.eventType}, ${delivery.body}, ${delivery.attemptCount},
-                ${delivery.claimToken}, ${endpoint.url}, ${endpoint.secret}
+                ${delivery.claimToken}, ${endpoint.url}, ${endpoint.secret}, ${delivery.createdAt}
     `,
     'claim_due_deliveries',
   ),

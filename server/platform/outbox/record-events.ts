@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { afterCommit } from '@/db/after-commit';
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import { recordCasesCreated } from '@/server/platform/metrics/instruments';
 import { storableJson } from '@/server/platform/storable-text';
 import { createDeliveries } from './delivery-state';
 import { insertEvents } from './queries';
@@ -160,5 +162,15 @@ export async function recordEvents(
         recorded.filter((event) => event.envelope.type !== 'ping'),
       ),
   );
+  // Every case's creation records its `case.created` here, so this is where creations are counted,
+  // once they have committed.
+  const created = recorded.filter((event) => event.envelope.type === 'case.created');
+  if (created.length > 0) {
+    afterCommit(tx, () => {
+      const live = created.filter((event) => event.envelope.livemode).length;
+      if (live > 0) recordCasesCreated(true, live);
+      if (created.length > live) recordCasesCreated(false, created.length - live);
+    });
+  }
   return recorded;
 }

@@ -1,5 +1,6 @@
 import type { VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
+import type { AnswerKeeper } from './custom-question/answer';
 import { customQuestionCreateFields, customQuestionSettings } from './custom-question/create-input';
 import { managerCreateFields, managerSettings } from './manager/create-input';
 
@@ -29,7 +30,10 @@ const CREATION_INPUT = {
     VerificationMethod,
     {
       fields: Record<string, unknown>;
-      settings: (input: MethodCreateInput) => Promise<Record<string, unknown> | undefined>;
+      settings: (
+        input: MethodCreateInput,
+        keepAnswer: AnswerKeeper,
+      ) => Promise<Record<string, unknown> | undefined>;
       /** What a template shows of the settings it keeps (its fields, none secret; null: not set). */
       shown: (settings: Record<string, unknown> | undefined) => Record<string, string | null>;
     }
@@ -50,14 +54,16 @@ export const CREATE_FIELDS_BY_METHOD = Object.entries(CREATION_INPUT).map(
 
 /**
  * The steps' settings a new case starts with, from its create body (slow work, such as hashing an
- * answer, happens here: before the case's transaction, never while the team's row is locked).
+ * answer, happens here: before the case's transaction, never while the team's row is locked). A
+ * custom answer is kept as `keepAnswer` says.
  */
 export async function settingsAtCreation(
   input: MethodCreateInput,
+  keepAnswer: AnswerKeeper,
 ): Promise<Partial<Record<VerificationMethod, Record<string, unknown>>>> {
   const settings: Partial<Record<VerificationMethod, Record<string, unknown>>> = {};
   for (const [method, { settings: make }] of Object.entries(CREATION_INPUT)) {
-    const made = await make(input);
+    const made = await make(input, keepAnswer);
     if (made) settings[method as VerificationMethod] = made;
   }
   return settings;

@@ -56,17 +56,15 @@ function ClientSecret({
   );
 }
 
-function NewClientForm({
-  templates,
-  onCreated,
-}: {
-  templates: string[];
-  onCreated: (c: ClientWire, s: string) => void;
-}) {
+function NewClientForm({ onCreated }: { onCreated: (c: ClientWire, s: string) => void }) {
+  const queries = useQueryApi();
   const [name, setName] = useState('');
   const [uris, setUris] = useState('');
   const [template, setTemplate] = useState('');
   const [mode, setMode] = useState<'test' | 'live'>('test');
+  // A client runs templates of its own mode: offer those of the mode chosen.
+  const templates = useQuery(queries.templates.list.queryOptions({ mode }));
+  const templateNames = templates.data?.results.map((t) => t.name) ?? [];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
 
@@ -107,26 +105,44 @@ function NewClientForm({
       />
       <label htmlFor="client-uris">Redirect URIs, one a line (compared exactly; https)</label>
       <textarea id="client-uris" required value={uris} onChange={(e) => setUris(e.target.value)} />
-      <label htmlFor="client-template">Template its flows run (unless they name one by scope)</label>
+      <fieldset className="c-fieldset">
+        <legend>Which cases its flows open</legend>
+        <label className="c-check">
+          <input
+            type="radio"
+            name="client-mode"
+            checked={mode === 'test'}
+            onChange={() => {
+              setMode('test');
+              setTemplate('');
+            }}
+          />{' '}
+          Test cases (nothing is charged; simulated checks)
+        </label>
+        <label className="c-check">
+          <input
+            type="radio"
+            name="client-mode"
+            checked={mode === 'live'}
+            onChange={() => {
+              setMode('live');
+              setTemplate('');
+            }}
+          />{' '}
+          Live cases
+        </label>
+      </fieldset>
+      <label htmlFor="client-template">
+        Template its flows run (unless they name one by scope), among the {mode} templates
+      </label>
       <select id="client-template" value={template} onChange={(e) => setTemplate(e.target.value)}>
         <option value="">None: every flow names one</option>
-        {templates.map((t) => (
+        {templateNames.map((t) => (
           <option key={t} value={t}>
             {t}
           </option>
         ))}
       </select>
-      <fieldset className="c-fieldset">
-        <legend>Which cases its flows open</legend>
-        <label className="c-check">
-          <input type="radio" name="client-mode" checked={mode === 'test'} onChange={() => setMode('test')} />{' '}
-          Test cases (nothing is charged; simulated checks)
-        </label>
-        <label className="c-check">
-          <input type="radio" name="client-mode" checked={mode === 'live'} onChange={() => setMode('live')} />{' '}
-          Live cases
-        </label>
-      </fieldset>
       <ErrorNote error={error} />
       <div className="c-row">
         <button type="submit" className="c-button" disabled={busy}>
@@ -213,7 +229,6 @@ function ClientActions({
 export default function IdentityProvidersPage() {
   const queries = useQueryApi();
   const clients = useQuery(queries.oidcClients.list.queryOptions());
-  const templates = useQuery(queries.templates.list.queryOptions());
   const { canManage } = useSession();
   const [shown, setShown] = useState<{ client: ClientWire; secret: string } | null>(null);
 
@@ -322,7 +337,6 @@ export default function IdentityProvidersPage() {
       ) : null}
       {canManage ? (
         <NewClientForm
-          templates={templates.data?.results.map((t) => t.name) ?? []}
           onCreated={(client, secret) => {
             setShown({ client, secret });
             void clients.refetch();

@@ -203,7 +203,9 @@ export default function TemplatesPage() {
       <p className="c-muted">
         Named sets of methods with their settings. A case names one (<code>"template": "helpdesk"</code> in
         the API, or the New case form) instead of listing methods, and an identity provider picks one by its
-        scope <code>idv_flow_&lt;name&gt;</code>. Test and live keys share them.
+        scope <code>idv_flow_&lt;name&gt;</code>. Like cases, they belong to a mode: the Test data switch
+        shows the test templates, which test keys and test clients use; live keys and live clients use the
+        live ones.
       </p>
       {templates.isPending ? <Loading what="the templates" /> : null}
       <ErrorNote error={templates.error ?? error} />

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { templateActions } from '@/server/application/templates/template-actions';
 import {
@@ -8,11 +9,18 @@ import {
 } from '@/server/application/templates/wire';
 import { listTemplates } from '@/server/templates/templates';
 
-/** The team's templates in the console: every member reads them, owners and admins change them. */
+/**
+ * The team's templates in the console, in the mode its switch shows: every member reads them,
+ * owners and admins change them. The list may name the other mode (the Identity providers form
+ * offers the templates of the mode chosen for a new client).
+ */
 export const consoleTemplatesRouter = router({
-  list: sessionProcedure.query(async ({ ctx }) => ({
-    results: (await listTemplates(ctx.db, ctx.teamId)).map(toTemplateWire),
-  })),
+  list: sessionProcedure
+    .input(z.object({ mode: z.enum(['live', 'test']).optional() }).optional())
+    .query(async ({ ctx, input }) => {
+      const livemode = input?.mode === undefined ? ctx.scope.livemode : input.mode === 'live';
+      return { results: (await listTemplates(ctx.db, { ...ctx.scope, livemode })).map(toTemplateWire) };
+    }),
   create: managerProcedure
     .input(createTemplateInput)
     .mutation(async ({ ctx, input }) => toTemplateWire(await templateActions.create(ctx, input))),

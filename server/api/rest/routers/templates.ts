@@ -22,7 +22,7 @@ export const templatesRouter = router({
         path: '/templates/',
         tags: TAGS,
         summary: 'Create a verification template',
-        description: `A named set of methods with their settings, for your team (your test and live keys see the same templates; at most ${TEMPLATE_LIMIT}). A case names it as \`template\` instead of listing methods, and an identity provider's flow picks it by the scope \`idv_flow_<name>\`. The methods' fields (a custom question, a manager) are the ones a case takes; leave a method's fields out for each case to give them. A custom question's answer is kept only as a hash and never returned.`,
+        description: `A named set of methods with their settings, in the mode of the key that creates it (a test key sees and changes test templates only, a live key live ones; at most ${TEMPLATE_LIMIT} in each). A case names it as \`template\` instead of listing methods, and an identity provider's flow picks it by the scope \`idv_flow_<name>\`. The methods' fields (a custom question, a manager) are the ones a case takes; leave a method's fields out for each case to give them. A custom question's answer is kept only as a hash and never returned.`,
         successDescription: 'The template (201).',
       },
     })
@@ -40,13 +40,13 @@ export const templatesRouter = router({
     })
     .input(z.object({}))
     .output(templateListOutput)
-    .query(async ({ ctx }) => ({ results: (await listTemplates(ctx.db, ctx.teamId)).map(toTemplateWire) })),
+    .query(async ({ ctx }) => ({ results: (await listTemplates(ctx.db, ctx.scope)).map(toTemplateWire) })),
 
   get: apiKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/templates/{id}/', tags: TAGS, summary: 'Get one template' } })
     .input(templateIdInput)
     .output(templateOutput)
-    .query(async ({ ctx, input }) => toTemplateWire(await findTemplateOrFail(ctx.db, ctx.teamId, input.id))),
+    .query(async ({ ctx, input }) => toTemplateWire(await findTemplateOrFail(ctx.db, ctx.scope, input.id))),
 
   update: apiKeyProcedure
     .meta({

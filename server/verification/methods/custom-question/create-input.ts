@@ -1,5 +1,5 @@
 import { requiredText } from '@/server/platform/wire-fields';
-import { hashAnswer } from './answer';
+import type { AnswerKeeper } from './answer';
 
 /** The fields a case's creation sends with this method (the create body's, described). */
 export const customQuestionCreateFields = {
@@ -19,13 +19,24 @@ export const customQuestionCreateFields = {
     .optional(),
 };
 
-/** The step's settings at creation: the question, and the answer only as a salted hash. */
-export async function customQuestionSettings(input: {
-  custom_question_text?: string;
-  custom_question_answer?: string;
-}): Promise<Record<string, unknown> | undefined> {
+/**
+ * The step's settings at creation: the question, and the answer only as `keepAnswer` keeps it (a
+ * salted hash; an import's draft seals it until the worker hashes it).
+ */
+export async function customQuestionSettings(
+  input: { custom_question_text?: string; custom_question_answer?: string },
+  keepAnswer: AnswerKeeper,
+): Promise<Record<string, unknown> | undefined> {
   if (input.custom_question_text === undefined || input.custom_question_answer === undefined)
     return undefined;
-  const answer = await hashAnswer(input.custom_question_answer);
-  return { question: input.custom_question_text, answer_hash: answer.hash, answer_salt: answer.salt };
+  return { question: input.custom_question_text, ...(await keepAnswer(input.custom_question_answer)) };
+}
+
+/** How many custom answers a create body gives to keep (what its creation will hash). */
+export function customAnswersIn(body: unknown): number {
+  return typeof body === 'object' &&
+    body !== null &&
+    typeof (body as Record<string, unknown>).custom_question_answer === 'string'
+    ? 1
+    : 0;
 }

@@ -10,7 +10,7 @@ export interface PersonNames {
 
 /** The names a case expects the document to show (an identity provider sent them), and how strictly. */
 export interface ExpectedNames extends PersonNames {
-  /** Okta's `fuzzy`: a small edit distance is allowed besides case, accents and spacing. */
+  /** Okta's `fuzzy`: a small edit distance is allowed besides case, diacritics and spacing (allowedEdits). */
   fuzzy: boolean;
 }
 
@@ -25,30 +25,72 @@ const FOLDED: Record<string, string> = {
   æ: 'ae',
   œ: 'oe',
   ı: 'i',
+  // Greek's final sigma: lower-casing a capital Σ gives ς or σ by its place in the word.
+  ς: 'σ',
 };
 
 /**
- * A name as compared: accents and case dropped (ł, ø, ß… folded too), hyphens, apostrophes and
- * dots read as spaces (Jean-Luc, O'Brien, J. are spelt both ways), spaces trimmed and collapsed.
+ * Combining marks on a Latin, Greek or Cyrillic letter: diacritics, which documents and
+ * directories spell with or without (Zoë, Zoe). Elsewhere a mark is a letter of its own (a
+ * Devanagari vowel sign, a Thai tone mark, Arabic vowelling): "सीता" is not "सत".
+ */
+const DIACRITICS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu;
+
+/**
+ * A name as compared: diacritics of Latin, Greek and Cyrillic letters and case dropped (ł, ø,
+ * ß… folded too), hyphens, apostrophes and dots read as spaces (Jean-Luc, O'Brien, J. are spelt
+ * both ways), spaces trimmed and collapsed; composed again, so each letter counts once.
  */
 export function comparableName(name: string): string {
   return name
     .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+    .replace(DIACRITICS, '$1')
     .toLocaleLowerCase('und')
-    .replace(/[łøđðþßæœı]/g, (letter) => FOLDED[letter] ?? letter)
+    .replace(/[łøđðþßæœıς]/g, (letter) => FOLDED[letter] ?? letter)
     .replace(/[-‐‑–'’.]/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    .normalize('NFC');
 }
 
-/** Whether one name matches: equal as compared, or within the edit distance fuzzy allows (1 up to 5 characters, 2 beyond). */
+/**
+ * Scripts in which one character is a syllable or a word: one edit turns a name into another
+ * person's (王伟 and 李娜 differ by as many edits as they have characters), so never fuzzy.
+ */
+const LOGOGRAPHIC_OR_SYLLABIC =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}\p{Script=Yi}\p{Script=Ethiopic}\p{Script=Cherokee}\p{Script=Canadian_Aboriginal}]/u;
+
+/**
+ * The edits fuzzy allows a name of `letters` letters: none up to 3 (Li and Lu, Ana and Ina are
+ * other people), one for 4 to 8, two beyond.
+ */
+export function allowedEdits(letters: number): number {
+  if (letters <= 3) return 0;
+  return letters <= 8 ? 1 : 2;
+}
+
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
+
+/**
+ * Letters as the name is written, for the allowance: its graphemes other than spaces and the
+ * punctuation names are spelt with (ß is one letter here, though it compares as ss; a Devanagari
+ * consonant with its vowel sign is one, so a short Hindi name is held to the short names' rule).
+ */
+function letterCount(name: string): number {
+  return [...graphemes.segment(name.normalize('NFC').replace(/[\s\-‐‑–'’.]/g, ''))].length;
+}
+
+/**
+ * Whether one name matches: equal as compared, or, when fuzzy and neither is written in Han,
+ * Kana or Hangul, within the edits the shorter one allows (allowedEdits).
+ */
 function nameMatches(expected: string, read: string, fuzzy: boolean): boolean {
   const a = comparableName(expected);
   const b = comparableName(read);
+  if (a === '' || b === '') return false;
   if (a === b) return true;
-  if (!fuzzy || a === '' || b === '') return false;
-  return distance(a, b) <= ([...a].length <= 5 ? 1 : 2);
+  if (!fuzzy || LOGOGRAPHIC_OR_SYLLABIC.test(a) || LOGOGRAPHIC_OR_SYLLABIC.test(b)) return false;
+  return distance(a, b) <= allowedEdits(Math.min(letterCount(expected), letterCount(read)));
 }
 
 /** Whether the document's names are the ones expected: both the given and the family name. */

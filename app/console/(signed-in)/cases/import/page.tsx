@@ -92,7 +92,7 @@ export default function ImportCasesPage() {
         </li>
       </ul>
       <p className="c-small">
-        At most 10,000 rows and 900 KB a file (500 rows with a custom question). Example:{' '}
+        At most 10,000 rows and 900 KB a file. Example:{' '}
         <a
           href={`data:text/csv;charset=utf-8,${encodeURIComponent(EXAMPLE_FILE)}`}
           download="vouch-import-example.csv"
