@@ -40,7 +40,7 @@ const trustedProxies = z
  * value stops the process at start-up with a message naming the variable, instead of failing
  * later on some request.
  */
-const envSchema = z.object({
+export const envSchema = z.object({
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
   /** The interface a web process listens on; unset, every interface. */
   HOST: z.string().min(1).optional(),
