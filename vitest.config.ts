@@ -9,7 +9,7 @@ export const projects = {
     resolve: { alias },
     test: {
       name: 'unit',
-      include: ['server/**/*.test.ts', 'scripts/**/*.test.ts'],
+      include: ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'deploy/**/*.test.ts'],
       environment: 'node',
     },
   },

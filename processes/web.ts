@@ -21,6 +21,7 @@
  *
  * `npm run serve` runs it; `npm run dev` runs it with Next's development server (`--dev`).
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -79,10 +80,19 @@ const config = await checkedConfig();
 const https = config.BASE_URL.startsWith('https:');
 const trustProxy = compileProxyTrust(config.TRUSTED_PROXIES);
 
-const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
-const handle = app.getRequestHandler();
 // Where next.config.mjs puts the build.
 const distDir = path.resolve(process.env.NEXT_DIST_DIR || '.next');
+if (!dev) {
+  // The configuration the build resolved, handed to Next as its own standalone server does: the
+  // server then never loads next.config.mjs, nor the build tools loading it needs (webpack's
+  // hooks), which the image does not carry (scripts/runtime-files.mjs).
+  const built = JSON.parse(readFileSync(path.join(distDir, 'required-server-files.json'), 'utf8')) as {
+    config: Record<string, unknown>;
+  };
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(built.config);
+}
+const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
+const handle = app.getRequestHandler();
 const staticAssetAt = staticAssets({ distDir, publicDir: path.resolve('public'), dev });
 // Tracing first (when a collector is named): spans begin with the first request.
 await startTracing('web');
