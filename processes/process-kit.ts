@@ -4,11 +4,14 @@
  * it cannot use stops it with one line saying why), and stop cleanly on SIGTERM/SIGINT, or when
  * the launcher that started it is gone.
  */
+import type { Db } from '@/db/client';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { type Env, env } from '@/server/platform/env';
 import { logger, routeConsoleThroughLogger } from '@/server/platform/logger';
 import { productionRefusals } from '@/server/platform/production-refusals';
 import { announceStandIns } from '@/server/platform/stand-ins';
+import { signingSecretMismatch } from '@/server/signing/signing-keys';
+import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 import { exitWhenIdle } from './exit-when-idle';
 
 /**
@@ -84,6 +87,16 @@ export async function usingDatabase<T>(config: Env, step: Promise<T>): Promise<T
     const which = config.DATABASE_URL ? 'DATABASE_URL' : 'the embedded PostgreSQL';
     return refuseToStart(`${which}: cannot use the database (${reason})`);
   }
+}
+
+/**
+ * Stops the start when SIGNING_KEY_SECRET (or, in development, the secret the database keeps)
+ * cannot unlock the signing keys in use, as after a restore with the wrong secret.
+ */
+export async function checkSigningKeySecret(config: Env, db: Db): Promise<void> {
+  const kek = await signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET);
+  const mismatch = await signingSecretMismatch(db, kek);
+  if (mismatch) await refuseToStart(`SIGNING_KEY_SECRET: ${mismatch}`);
 }
 
 /**

@@ -58,6 +58,7 @@ import { startTracing, stopTracing, tracingOn } from '@/server/platform/tracing'
 import { startWorkers } from '@/server/workers/start-workers';
 import {
   checkedConfig,
+  checkSigningKeySecret,
   launched,
   onStopSignal,
   refuseToStart,
@@ -389,6 +390,7 @@ const booted = await usingDatabase(
     },
   }),
 );
+await usingDatabase(config, checkSigningKeySecret(config, booted.database.db));
 watchDatabaseConnections(booted.database.connectionUsage);
 if (config.RUN_WORKERS) {
   await startWorkers(booted);

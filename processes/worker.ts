@@ -22,6 +22,7 @@ import { startTracing, stopTracing } from '@/server/platform/tracing';
 import { startWorkers } from '@/server/workers/start-workers';
 import {
   checkedConfig,
+  checkSigningKeySecret,
   launched,
   onStopSignal,
   refuseToStart,
@@ -79,6 +80,7 @@ const booted = await usingDatabase(
     },
   }),
 );
+await usingDatabase(config, checkSigningKeySecret(config, booted.database.db));
 await startWorkers(booted);
 watchDatabaseConnections(booted.database.connectionUsage);
 if (metricsRegistry) watchBacklog(metricsRegistry, booted.database.db);

@@ -87,6 +87,27 @@ async function unlock(row: { kid: string; alg: SigningAlgorithm; privateJwe: str
 }
 
 /**
+ * Why the service's secret cannot unlock the signing keys in use, or undefined (there are none
+ * yet, or every current key unlocks). Checked at start-up: a database restored with another
+ * SIGNING_KEY_SECRET than the one it was stored under would otherwise serve on, and fail at the
+ * first evidence record or ID token it signs.
+ */
+export async function signingSecretMismatch(db: Db, kek: Uint8Array): Promise<string | undefined> {
+  const current = await db
+    .select({ kid: signingKeys.kid, alg: signingKeys.alg, privateJwe: signingKeys.privateJwe })
+    .from(signingKeys)
+    .where(isNull(signingKeys.retiredAt));
+  for (const row of current) {
+    try {
+      await compactDecrypt(row.privateJwe, kek);
+    } catch {
+      return `not the secret the signing keys were stored under (key ${row.kid} does not decrypt): start with the secret this database's keys were made with`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The current key of `alg`, made on first use: two processes that find none at once both make
  * one, and the unique index keeps the first; the other takes it.
  */

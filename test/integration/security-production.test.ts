@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentSigningKey, keyEncryptionKey } from '@/server/signing/signing-keys';
 import { freePort, serveCommandArguments } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
@@ -158,6 +159,29 @@ describe('an unreachable DATABASE_URL', () => {
       const reason = expectOneRefusal(result, 'DATABASE_URL');
       expect(reason).toMatch(/ECONNREFUSED/);
       expect(result.output).not.toContain('secret-password');
+    },
+    90_000,
+  );
+});
+
+describe('a SIGNING_KEY_SECRET that is not the one the signing keys were stored under', () => {
+  it.each(['serve', 'worker'] as const)(
+    'stops %s with one line naming SIGNING_KEY_SECRET (a restore with the wrong secret)',
+    async (entry) => {
+      const own = await createTestDatabase();
+      try {
+        // A key made under the service's secret, as the first evidence record makes one.
+        await currentSigningKey(own.db, 'EdDSA', keyEncryptionKey(PRODUCTION.SIGNING_KEY_SECRET), new Date());
+        const result = await runUntilExit(entry, {
+          DATABASE_URL: own.url,
+          SIGNING_KEY_SECRET: 'another-secret-of-at-least-thirty-two-characters',
+        });
+        const reason = expectOneRefusal(result, 'SIGNING_KEY_SECRET');
+        expect(reason).toMatch(/^SIGNING_KEY_SECRET: not the secret the signing keys were stored under/);
+        expect(result.output).not.toContain('another-secret');
+      } finally {
+        await own.close();
+      }
     },
     90_000,
   );
