@@ -62,9 +62,19 @@ const pooler = {
   test: { ...projects.integration.test, name: 'pooler', include: ['test/pooler/**/*.test.ts'] },
 } satisfies TestProjectInlineConfiguration;
 
+/**
+ * The container image run as an orchestrator runs it (scripts/test-all.sh builds it first, with
+ * scripts/build-image.sh, where buildah and mmdebstrap are installed): set up as the integration
+ * project is.
+ */
+const image = {
+  resolve: { alias },
+  test: { ...projects.integration.test, name: 'image', include: ['test/image/**/*.test.ts'] },
+} satisfies TestProjectInlineConfiguration;
+
 export const resolveAlias = { alias };
 
 export default defineConfig({
   resolve: { alias },
-  test: { projects: [projects.unit, projects.domain, projects.integration, pooler] },
+  test: { projects: [projects.unit, projects.domain, projects.integration, pooler, image] },
 });

@@ -93,7 +93,9 @@ const named = (name: string) => {
 /** The image's commands (the cases of deploy/image/vouch) and the node command each runs. */
 const entrypoint = readFileSync('deploy/image/vouch', 'utf8');
 const imageRoles = new Map(
-  [...entrypoint.matchAll(/^ {2}([a-z]+)\)\n(?:\s+#.*\n)*\s+(.*?) ;;$/gm)].map((match) => [match[1], match[2]] as const),
+  [...entrypoint.matchAll(/^ {2}([a-z]+)\)\n(?:\s+#.*\n)*\s+(.*?) ;;$/gm)].map(
+    (match) => [match[1], match[2]] as const,
+  ),
 );
 
 describe('deploy/kubernetes', () => {

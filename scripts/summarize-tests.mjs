@@ -30,6 +30,7 @@ function projectOf(file) {
   if (file.startsWith('test/domain/')) return 'domain';
   if (file.startsWith('test/integration/')) return 'integration';
   if (file.startsWith('test/pooler/')) return 'pooler';
+  if (file.startsWith('test/image/')) return 'image';
   return 'unit';
 }
 

@@ -123,6 +123,25 @@ else
   run_pooler_stage "embedded PostgreSQL 18"
 fi
 
+# Stage 5: the container image, built from this checkout as CI builds it (Debian's buildah and
+# mmdebstrap: only Debian's and npm's registries), then run as an orchestrator runs it.
+image_stage=""
+if command -v buildah >/dev/null 2>&1 && command -v mmdebstrap >/dev/null 2>&1; then
+  image_stage="5-vitest-image.json=vitest container image"
+  echo "== container image build"
+  if bash scripts/build-image.sh localhost/vouch:test; then
+    VOUCH_TEST_IMAGE=localhost/vouch:test stage "vitest container image" \
+      vitest run --project image --reporter=default --reporter=json --outputFile.json="$results/5-vitest-image.json"
+  else
+    failed_stages+=("container image build")
+  fi
+elif [ -n "${CI:-}" ]; then
+  echo "buildah or mmdebstrap is not installed: CI must build and run the image (.ci/run installs them)"
+  failed_stages+=("image tools missing")
+else
+  echo "== buildah or mmdebstrap is not installed: the image stage is left out (CI runs it; apt install buildah mmdebstrap)"
+fi
+
 PLAYWRIGHT_JSON_OUTPUT_NAME="$PWD/$results/3-playwright.json" stage "playwright (Chromium)" \
   playwright test -c e2e/playwright.config.ts --reporter=list,json
 
@@ -132,6 +151,7 @@ stage "tracked files unchanged by the tests" unchanged_by "the tests"
 summary_args=("$results" "1-vitest-embedded-pg18.json=vitest unit + domain (embedded PostgreSQL 18)")
 summary_args+=("$second_stage")
 if [ -n "$pooler_stage" ]; then summary_args+=("$pooler_stage"); fi
+if [ -n "$image_stage" ]; then summary_args+=("$image_stage"); fi
 summary_args+=("3-playwright.json=playwright (Chromium)")
 summary_ok=0
 node scripts/summarize-tests.mjs "${summary_args[@]}" || summary_ok=1
