@@ -94,8 +94,9 @@ export async function usingDatabase<T>(config: Env, step: Promise<T>): Promise<T
  * cannot unlock the signing keys in use, as after a restore with the wrong secret.
  */
 export async function checkSigningKeySecret(config: Env, db: Db): Promise<void> {
-  const kek = await signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET);
-  const mismatch = await signingSecretMismatch(db, kek);
+  const mismatch = await signingSecretMismatch(db, () =>
+    signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET),
+  );
   if (mismatch) await refuseToStart(`SIGNING_KEY_SECRET: ${mismatch}`);
 }
 

@@ -92,14 +92,19 @@ async function unlock(row: { kid: string; alg: SigningAlgorithm; privateJwe: str
  * SIGNING_KEY_SECRET than the one it was stored under would otherwise serve on, and fail at the
  * first evidence record or ID token it signs.
  */
-export async function signingSecretMismatch(db: Db, kek: Uint8Array): Promise<string | undefined> {
+export async function signingSecretMismatch(
+  db: Db,
+  kekOf: () => Promise<Uint8Array>,
+): Promise<string | undefined> {
   const current = await db
     .select({ kid: signingKeys.kid, alg: signingKeys.alg, privateJwe: signingKeys.privateJwe })
     .from(signingKeys)
     .where(isNull(signingKeys.retiredAt));
+  // The secret is looked at only when there are keys to unlock: a first start makes nothing.
+  const kek = current.length > 0 ? await kekOf() : undefined;
   for (const row of current) {
     try {
-      await compactDecrypt(row.privateJwe, kek);
+      await compactDecrypt(row.privateJwe, kek as Uint8Array);
     } catch {
       return `not the secret the signing keys were stored under (key ${row.kid} does not decrypt): start with the secret this database's keys were made with`;
     }

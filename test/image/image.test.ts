@@ -74,7 +74,9 @@ function run(args: string[], env: Record<string, string>): Running {
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { process: child, output: () => output, exited };
+  const running = { process: child, output: () => output, exited };
+  started.push(running);
+  return running;
 }
 
 /**
@@ -82,6 +84,13 @@ function run(args: string[], env: Record<string, string>): Running {
  * run` itself does not pass signals on: it kills what it runs).
  */
 function signalContainer(running: Running, signal: NodeJS.Signals): void {
+  const node = containerProcess(running);
+  if (node === undefined) throw new Error('no process of the service runs in that container');
+  process.kill(node, signal);
+}
+
+/** The service's process in a container `buildah run` started, if it still runs. */
+function containerProcess(running: Running): number | undefined {
   const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' })
     .split('\n')
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
@@ -97,10 +106,11 @@ function signalContainer(running: Running, signal: NodeJS.Signals): void {
       }
     }
   }
-  const node = table.find((row) => family.has(row.pid) && /^node .*dist\/processes\//.test(row.args));
-  if (!node) throw new Error('no process of the service runs in that container');
-  process.kill(node.pid, signal);
+  return table.find((row) => family.has(row.pid) && /^node .*dist\/processes\//.test(row.args))?.pid;
 }
+
+/** Every container process started, stopped after the tests whatever happened to them. */
+const started: Running[] = [];
 
 let env: Record<string, string>;
 
@@ -119,6 +129,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // Killing `buildah run` leaves what it runs running: a failed test must not leave a service
+  // process behind, so each is found and killed itself.
+  for (const running of started) {
+    if (running.process.exitCode !== null || running.process.signalCode !== null) continue;
+    const node = containerProcess(running);
+    if (node !== undefined) process.kill(node, 'SIGKILL');
+    await Promise.race([running.exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    running.process.kill('SIGKILL');
+  }
   for (const container of containers) {
     try {
       buildah('rm', container);

@@ -471,7 +471,8 @@ describe('key revocation (keys signing-revoke)', () => {
     const record = await evidence(closed.id);
     const kid = payloadOf(record.text).kid;
     const revoked = await runCli(
-      ['keys', 'signing-revoke', '--kid', kid, '--reason', 'key compromised'],
+      // `--kid=…`: a kid (base64url) may begin with `-`, which would read as an option.
+      ['keys', 'signing-revoke', `--kid=${kid}`, '--reason', 'key compromised'],
       cliEnv(),
     );
     expect(revoked).toMatchObject({ kid, alg: 'EdDSA', was_current: true, revoked: true });
@@ -515,7 +516,7 @@ describe('key revocation (keys signing-revoke)', () => {
     expect(payloadOf(fresh.text).kid).not.toBe(kid);
     expect(await verifyEvidence(fresh.text, await jwks())).toMatchObject({ ok: true });
     // An unknown or already revoked key is refused, naming it.
-    const again = await runCliProcess(['keys', 'signing-revoke', '--kid', kid], cliEnv());
+    const again = await runCliProcess(['keys', 'signing-revoke', `--kid=${kid}`], cliEnv());
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/revoked already/);
   });
