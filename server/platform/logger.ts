@@ -51,7 +51,26 @@ const pinoLogger = pino(
   ),
 );
 
+/**
+ * A log destination whose reader has gone (EPIPE: the pipe to a supervisor that died) is given up
+ * on, and every line after it dropped. Unheard, its error reaches Next's uncaughtException handler,
+ * which logs it, which fails again: such a web process spun a core and stopped answering. One
+ * listener per process (each bundle has its own instance of this module), hence the global flag.
+ */
+const DESTINATION_GONE = Symbol.for('vouch.log-destination-gone');
+const processState = globalThis as unknown as Record<symbol, { gone: boolean } | undefined>;
+const destination = processState[DESTINATION_GONE] ?? { gone: false };
+if (!processState[DESTINATION_GONE]) {
+  processState[DESTINATION_GONE] = destination;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', () => {
+      destination.gone = true;
+    });
+  }
+}
+
 function write(level: Level, message: string, fields?: Record<string, unknown>): void {
+  if (destination.gone) return;
   if (fields) pinoLogger[level](fields, message);
   else pinoLogger[level](message);
 }
