@@ -168,13 +168,13 @@ const RUNS: Record<DatabaseCommandName, Run> = {
       .enum(SIGNING_ALGORITHMS, { error: '--alg must be EdDSA or RS256' })
       .parse(values.alg ?? 'EdDSA');
     const config = env();
-    if (config.VOUCH_ENV === 'production' && !config.SIGNING_KEY_SECRET) {
+    if (config.VOUCH_ENV === 'production' && !config.KEYS_SECRET) {
       throw new UsageError(
-        'SIGNING_KEY_SECRET is unset: set it as the service has it (VOUCH_ENV=production keeps no secret in the database)',
+        'KEYS_SECRET is unset: set it as the service has it (VOUCH_ENV=production keeps no secret in the database)',
         commandUsage('keys signing-rotate'),
       );
     }
-    const kek = await signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET);
+    const kek = await signingKeyEncryptionKey(db, config.KEYS_SECRET);
     const rotated = await rotateSigningKey(db, alg, kek, systemClock());
     return { alg, kid: rotated.kid, retired: rotated.retired };
   },
@@ -188,7 +188,7 @@ const RUNS: Record<DatabaseCommandName, Run> = {
       {
         db,
         clock: systemClock,
-        kek: () => signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET),
+        kek: () => signingKeyEncryptionKey(db, config.KEYS_SECRET),
       },
       kid,
       values.reason ?? null,

@@ -65,7 +65,7 @@ export const COMMANDS = {
       'Makes a new signing key current (EdDSA, which signs evidence records, unless --alg RS256, which signs\n' +
       'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json, so what it\n' +
       'signed keeps verifying: an evidence key for AUDIT_RETENTION_DAYS, an ID-token key for 15 minutes\n' +
-      '(a token lives 5). Needs SIGNING_KEY_SECRET as the service has it.',
+      '(a token lives 5). Needs KEYS_SECRET as the service has it.',
     options: ['alg'],
   },
   'keys signing-revoke': {
@@ -74,7 +74,7 @@ export const COMMANDS = {
       'Revokes a signing key at once (one thought compromised): it leaves /.well-known/jwks.json, which names\n' +
       'it among the revoked so records it signed fail saying so; a current key is replaced at the next\n' +
       'signature; each team it signed for is told in its audit log, and audit checkpoints it signed are\n' +
-      'signed again with the current key. Needs SIGNING_KEY_SECRET as the service has it.',
+      'signed again with the current key. Needs KEYS_SECRET as the service has it.',
     options: ['kid', 'reason'],
   },
   'audit verify': {

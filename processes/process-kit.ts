@@ -90,14 +90,13 @@ export async function usingDatabase<T>(config: Env, step: Promise<T>): Promise<T
 }
 
 /**
- * Stops the start when SIGNING_KEY_SECRET (or, in development, the secret the database keeps)
+ * Stops the start when KEYS_SECRET (or its former name SIGNING_KEY_SECRET; in development, unset,
+ * the secret the database keeps)
  * cannot unlock the signing keys in use, as after a restore with the wrong secret.
  */
 export async function checkSigningKeySecret(config: Env, db: Db): Promise<void> {
-  const mismatch = await signingSecretMismatch(db, () =>
-    signingKeyEncryptionKey(db, config.SIGNING_KEY_SECRET),
-  );
-  if (mismatch) await refuseToStart(`SIGNING_KEY_SECRET: ${mismatch}`);
+  const mismatch = await signingSecretMismatch(db, () => signingKeyEncryptionKey(db, config.KEYS_SECRET));
+  if (mismatch) await refuseToStart(`${config.KEYS_SECRET_VARIABLE}: ${mismatch}`);
 }
 
 /**

@@ -70,7 +70,9 @@ pooler_stage=""
 
 # Stage 4: the service behind PgBouncer in transaction pooling (Debian's `pgbouncer`), as managed
 # PostgreSQL is usually reached: the pooler's own test, and the integration files of the core flows
-# again with every app they start routed through a PgBouncer (VOUCH_TEST_POOLER, test/support/pgbouncer.ts).
+# again with every app they start routed through a PgBouncer (VOUCH_TEST_POOLER, test/support/pgbouncer.ts),
+# among them the scale-out test: six processes, 10,000 deliveries, at most the pooler's 20 server
+# connections seen by PostgreSQL.
 pooler_files=(
   test/pooler
   test/integration/cases-create.test.ts test/integration/cases-list.test.ts
@@ -78,6 +80,7 @@ pooler_files=(
   test/integration/mail-outbox.test.ts test/integration/console-sign-in-links.test.ts
   test/integration/evidence-records.test.ts test/integration/oidc-provider.test.ts
   test/integration/expiry-events.test.ts test/integration/data-retention.test.ts
+  test/integration/scale-out.test.ts
 )
 run_pooler_stage() {
   local server="$1"

@@ -6,7 +6,7 @@ import { oneOf, SIGNING_ALGORITHMS, type SigningAlgorithm } from './values';
 /**
  * The service's signing keys: Ed25519 (EdDSA) for evidence records, RS256 for ID tokens. The
  * public half is published at /.well-known/jwks.json; the private half is kept only encrypted
- * (a JWE, `dir` + A256GCM, under a key derived from SIGNING_KEY_SECRET). One key per algorithm is
+ * (a JWE, `dir` + A256GCM, under a key derived from KEYS_SECRET). One key per algorithm is
  * current (`retired_at` null). A retired evidence key stays published for AUDIT_RETENTION_DAYS, so
  * what it signed keeps verifying; a retired ID-token key only for a token's lifetime and a cache's
  * margin. A revoked key (`revoked_at`: the operator's `keys signing-revoke`) is withdrawn at once,

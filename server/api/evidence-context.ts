@@ -9,6 +9,6 @@ export function evidenceContext(ctx: TeamActionContext & { scope: DataScope; env
   return {
     ...ctx,
     issuer: ctx.env.BASE_URL,
-    kek: () => signingKeyEncryptionKey(ctx.db, ctx.env.SIGNING_KEY_SECRET),
+    kek: () => signingKeyEncryptionKey(ctx.db, ctx.env.KEYS_SECRET),
   };
 }

@@ -8,7 +8,7 @@ import type { AnswerKeeper } from '@/server/verification/methods/custom-question
  * would let one team's drafts take the web process's CPU (500 answers a draft, nothing created or
  * charged). So a draft seals each answer instead (AES-256-GCM, microseconds), and the worker
  * hashes it when the row is created, in its turn. The sealing key never touches the database: it
- * is derived from the secret the signing keys are encrypted under (SIGNING_KEY_SECRET), so a copy
+ * is derived from the secret the signing keys are encrypted under (KEYS_SECRET), so a copy
  * of the database alone reads no answer, sealed or hashed.
  */
 export async function importAnswerKey(db: Db, signingKeySecret: string | undefined): Promise<Buffer> {

@@ -170,11 +170,16 @@ const VALIDATED: Record<SettingName, SettingDoc> = {
     processes: ['web', 'cli'],
     unset: 'generated once and kept in the database',
   },
-  SIGNING_KEY_SECRET: {
+  KEYS_SECRET: {
     meaning:
-      "the secret (32+ characters) the signing keys' private halves are encrypted under; keep it beside, never in, a backup",
+      "the secret (32+ characters) the signing keys' private halves (evidence records, ID tokens) and a checked import's answers are encrypted under; keep it beside, never in, a backup",
     processes: ['web', 'worker', 'cli'],
     unset: 'generated once and kept in the database; production refuses that',
+  },
+  SIGNING_KEY_SECRET: {
+    meaning: "KEYS_SECRET's former name, still read; set both only to the same value",
+    processes: ['web', 'worker', 'cli'],
+    unset: 'KEYS_SECRET applies',
   },
   SMS_PROVIDER: {
     meaning: '`dev` keeps texts in the dev mailbox (nothing is sent); `twilio` sends through Twilio',

@@ -137,6 +137,8 @@ export const envSchema = z.object({
    * at least 32 characters). Production refuses to start without it; in development, unset, one
    * generated once and kept in the database is used.
    */
+  KEYS_SECRET: z.string().min(32).optional(),
+  /** KEYS_SECRET's former name, still read so that a deployment set up with it keeps its keys. */
   SIGNING_KEY_SECRET: z.string().min(32).optional(),
   /** How SMS codes leave: `dev` logs them (no messages sent), `twilio` sends through Twilio. */
   SMS_PROVIDER: z.enum(['dev', 'twilio']).default('dev'),
@@ -158,7 +160,15 @@ export const envSchema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1).max(65535).default(54329),
 });
 
-export type Env = z.infer<typeof envSchema> & { BASE_URL: string; VERIFY_URL_BASE: string };
+/** The names the signing keys' secret is read under: the current one first. */
+export type KeysSecretVariable = 'KEYS_SECRET' | 'SIGNING_KEY_SECRET';
+
+export type Env = Omit<z.infer<typeof envSchema>, 'SIGNING_KEY_SECRET'> & {
+  BASE_URL: string;
+  VERIFY_URL_BASE: string;
+  /** Which variable KEYS_SECRET came from, for messages that must name what the operator set. */
+  KEYS_SECRET_VARIABLE: KeysSecretVariable;
+};
 
 function stripTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
@@ -172,10 +182,17 @@ export function parseEnv(source: NodeJS.ProcessEnv): Env {
     const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  const parsed = result.data;
+  const { SIGNING_KEY_SECRET: formerKeysSecret, ...parsed } = result.data;
+  if (parsed.KEYS_SECRET && formerKeysSecret && parsed.KEYS_SECRET !== formerKeysSecret) {
+    throw new Error(
+      'Invalid configuration: KEYS_SECRET and SIGNING_KEY_SECRET (its former name) differ: set KEYS_SECRET only',
+    );
+  }
   const baseUrl = stripTrailingSlash(parsed.BASE_URL ?? `http://localhost:${parsed.PORT}`);
   return {
     ...parsed,
+    KEYS_SECRET: parsed.KEYS_SECRET ?? formerKeysSecret,
+    KEYS_SECRET_VARIABLE: !parsed.KEYS_SECRET && formerKeysSecret ? 'SIGNING_KEY_SECRET' : 'KEYS_SECRET',
     BASE_URL: baseUrl,
     VERIFY_URL_BASE: stripTrailingSlash(parsed.VERIFY_URL_BASE ?? baseUrl),
   };

@@ -9,7 +9,7 @@ const READY = {
   SMTP_URL: 'smtp://mail.internal:587',
   SMS_PROVIDER: 'twilio',
   IDENTITY_PROVIDER: 'stripe',
-  SIGNING_KEY_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
+  KEYS_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
 };
 
 const refusals = (overrides: Record<string, string>) =>
@@ -39,7 +39,7 @@ describe('productionRefusals', () => {
     ['SMS_PROVIDER', { SMS_PROVIDER: 'dev' }],
     ['IDENTITY_PROVIDER', { IDENTITY_PROVIDER: 'simulated' }],
     ['DEFAULT_LOCALE', { DEFAULT_LOCALE: 'en-XA' }],
-    ['SIGNING_KEY_SECRET', { SIGNING_KEY_SECRET: '' }],
+    ['KEYS_SECRET', { KEYS_SECRET: '' }],
   ])('refuses %s in one sentence naming it', (setting, overrides) => {
     const found = refusals(overrides);
     expect(found).toHaveLength(1);

@@ -25,9 +25,9 @@ export function productionRefusals(config: Env): string[] {
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets webhook deliveries reach loopback and private addresses (tests and local development only)',
     );
   }
-  if (!config.SIGNING_KEY_SECRET) {
+  if (!config.KEYS_SECRET) {
     refusals.push(
-      'SIGNING_KEY_SECRET is unset: the signing keys’ private halves would be encrypted under a secret kept in the database beside them; set one of at least 32 characters, kept apart from the database',
+      'KEYS_SECRET is unset: the signing keys’ private halves would be encrypted under a secret kept in the database beside them; set one of at least 32 characters, kept apart from the database',
     );
   }
   if (config.DEFAULT_LOCALE === PSEUDO_LOCALE_TAG) {

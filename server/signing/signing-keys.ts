@@ -14,7 +14,7 @@ import type { Db, Queryable } from '@/db/client';
 import { type SigningAlgorithm, signingKeys } from '@/db/schema';
 
 /**
- * The key the private halves are encrypted under: 32 bytes derived from SIGNING_KEY_SECRET with
+ * The key the private halves are encrypted under: 32 bytes derived from KEYS_SECRET with
  * HKDF-SHA256, so the configured secret itself never touches a key and can be any long string.
  */
 export function keyEncryptionKey(secret: string): Uint8Array {
@@ -79,7 +79,7 @@ async function unlock(row: { kid: string; alg: SigningAlgorithm; privateJwe: str
     ({ plaintext } = await compactDecrypt(row.privateJwe, kek));
   } catch {
     throw new Error(
-      `signing key ${row.kid} cannot be decrypted: SIGNING_KEY_SECRET is not the secret it was stored under`,
+      `signing key ${row.kid} cannot be decrypted: KEYS_SECRET is not the secret it was stored under`,
     );
   }
   const jwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
@@ -89,7 +89,7 @@ async function unlock(row: { kid: string; alg: SigningAlgorithm; privateJwe: str
 /**
  * Why the service's secret cannot unlock the signing keys in use, or undefined (there are none
  * yet, or every current key unlocks). Checked at start-up: a database restored with another
- * SIGNING_KEY_SECRET than the one it was stored under would otherwise serve on, and fail at the
+ * KEYS_SECRET than the one it was stored under would otherwise serve on, and fail at the
  * first evidence record or ID token it signs.
  */
 export async function signingSecretMismatch(

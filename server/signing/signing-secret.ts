@@ -7,7 +7,7 @@ import { keyEncryptionKey } from './signing-keys';
 const kekByDatabase = new WeakMap<Db, Promise<Uint8Array>>();
 
 /**
- * The key the signing keys' private halves are encrypted under: derived from SIGNING_KEY_SECRET,
+ * The key the signing keys' private halves are encrypted under: derived from KEYS_SECRET,
  * or in development (production refuses to start without the setting) from a secret generated once
  * and kept in the database, so every process sharing it agrees. Derived once per process.
  */

@@ -14,7 +14,7 @@ import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 
 export type RetentionPolicy = Pick<
   Env,
-  'EVENT_RETENTION_DAYS' | 'MAIL_RETENTION_DAYS' | 'AUDIT_RETENTION_DAYS' | 'SIGNING_KEY_SECRET'
+  'EVENT_RETENTION_DAYS' | 'MAIL_RETENTION_DAYS' | 'AUDIT_RETENTION_DAYS' | 'KEYS_SECRET'
 >;
 
 /**
@@ -41,7 +41,7 @@ export async function applyRetention(
   const mail = await purgeMail(db, before(policy.MAIL_RETENTION_DAYS));
   // The audit chain's new start is signed: its checkpoint.
   const auditEntries = await purgeAudit(db, before(policy.AUDIT_RETENTION_DAYS), {
-    kek: () => signingKeyEncryptionKey(db, policy.SIGNING_KEY_SECRET),
+    kek: () => signingKeyEncryptionKey(db, policy.KEYS_SECRET),
     now: clock(),
   });
   const caseImports = await deleteOldImports(db, {

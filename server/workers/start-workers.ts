@@ -164,7 +164,7 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
 
   const importDeps = {
     ...changes,
-    answerKey: () => importAnswerKey(db, config.SIGNING_KEY_SECRET),
+    answerKey: () => importAnswerKey(db, config.KEYS_SECRET),
     caseTtlSeconds: config.CASE_TTL_SECONDS,
     pageBase: config.VERIFY_URL_BASE,
     defaultLocale: config.DEFAULT_LOCALE,

@@ -213,7 +213,7 @@ describe('console CSV import', () => {
       result: 'verified',
     });
 
-    // Sealed under another secret (SIGNING_KEY_SECRET changed between check and run): refused, named.
+    // Sealed under another secret (KEYS_SECRET changed between check and run): refused, named.
     const other = await draft(
       scope,
       'email,methods,custom_question_text,custom_question_answer\nqc@corp.test,custom_question,Q?,A\n',

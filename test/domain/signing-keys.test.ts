@@ -83,7 +83,7 @@ describe('signing keys', () => {
         keyEncryptionKey('another-secret-of-at-least-32-characters!'),
         start,
       ),
-    ).rejects.toThrow(/cannot be decrypted: SIGNING_KEY_SECRET is not the secret it was stored under/);
+    ).rejects.toThrow(/cannot be decrypted: KEYS_SECRET is not the secret it was stored under/);
   });
 
   it('sign what the published key set verifies; RS256 keys live beside them', async () => {

@@ -49,13 +49,13 @@ let owner: ConsoleClient;
 let viewer: ConsoleClient;
 let work: string;
 
-const cliEnv = () => ({ DATABASE_URL: database.url, SIGNING_KEY_SECRET: SECRET });
+const cliEnv = () => ({ DATABASE_URL: database.url, KEYS_SECRET: SECRET });
 
 beforeAll(async () => {
   database = await createTestDatabase();
   app = await startApp({
     databaseUrl: database.url,
-    env: { SIGNING_KEY_SECRET: SECRET, JOB_TICK_SECONDS: '1' },
+    env: { KEYS_SECRET: SECRET, JOB_TICK_SECONDS: '1' },
   });
   const created = await createTeam(
     database.db,

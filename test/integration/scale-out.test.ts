@@ -5,15 +5,20 @@
  * delivery ids (a retry of the same delivery keeps its id, as Standard Webhooks has receivers
  * deduplicate on it). Every periodic job, its period shortened, runs once per period across the
  * three workers, not once per worker.
+ *
+ * In the pooler stage (VOUCH_TEST_POOLER=transaction, scripts/test-all.sh) the six processes reach
+ * the database through one PgBouncer in transaction pooling with 20 server connections, and
+ * PostgreSQL is watched throughout: it never sees more than those 20 connections from the service.
  */
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { QUEUES, TICK_QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, type RunningWorker, startApp, startWorkerProcess } from '@/test/support/app';
-import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { createTestDatabase, TEST_CONNECTIONS, type TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
   eventually,
@@ -28,8 +33,13 @@ const CASES = 2_000;
 const BATCH = 100;
 const TICK_SECONDS = 2;
 const RETENTION_SECONDS = 3;
+/** PgBouncer's server pool in the pooler stage (test/support/pgbouncer.ts's default). */
+const POOLED = process.env.VOUCH_TEST_POOLER === 'transaction';
+const SERVER_POOL = 20;
 
 let database: TestDatabase;
+/** The most connections PostgreSQL held from the service at once, sampled every 50 ms. */
+let connectionWatch: { most: () => number; stop: () => Promise<void> } | undefined;
 let certificate: Certificate;
 let receiver: Receiver;
 const webs: RunningApp[] = [];
@@ -46,13 +56,46 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: '5000',
     JOB_TICK_SECONDS: String(TICK_SECONDS),
     RETENTION_INTERVAL_SECONDS: String(RETENTION_SECONDS),
+    // Behind the pooler the schema is already there (the database is a copy of the migrated
+    // template): no process opens the direct connection migrating would take.
+    ...(POOLED ? { MIGRATE_ON_START: 'false' } : {}),
   };
+  connectionWatch = watchConnections(database.name);
   // One after another: six processes booting at once on two cores only start slower.
   for (let n = 0; n < 3; n++) webs.push(await startApp({ databaseUrl: database.url, script: 'web', env }));
   for (let n = 0; n < 3; n++) workers.push(await startWorkerProcess({ databaseUrl: database.url, env }));
 }, 180_000);
 
+/**
+ * Samples pg_stat_activity for the connections to `databaseName` that are not the tests' own: the
+ * service's (through the pooler, the pooler's server connections).
+ */
+function watchConnections(databaseName: string) {
+  const observer = postgres(inject('adminDatabaseUrl'), { max: 1, onnotice: () => {} });
+  let most = 0;
+  let running = true;
+  const sampling = (async () => {
+    while (running) {
+      const [row] = await observer<{ n: number }[]>`
+        select count(*)::int as n from pg_stat_activity
+         where datname = ${databaseName} and backend_type = 'client backend'
+           and application_name is distinct from ${TEST_CONNECTIONS}`;
+      most = Math.max(most, row?.n ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    most: () => most,
+    stop: async () => {
+      running = false;
+      await sampling;
+      await observer.end();
+    },
+  };
+}
+
 afterAll(async () => {
+  await connectionWatch?.stop();
   for (const worker of workers) await worker.stop();
   for (const web of webs) await web.stop();
   await receiver?.close();
@@ -166,6 +209,11 @@ describe('three web and three worker processes on one database', () => {
     expect(timesSeen.size).toBe(strandedIds.size);
     expect([...timesSeen.values()].some((times) => times >= 2)).toBe(true);
     expect(receiver.received.every((request) => request.problems.length === 0)).toBe(true);
+
+    // The watch saw the service at work (its connections), and behind the pooler never more than
+    // the pooler's server pool, whatever the six processes' own pools ask for.
+    expect(connectionWatch?.most()).toBeGreaterThan(0);
+    if (POOLED) expect(connectionWatch?.most()).toBeLessThanOrEqual(SERVER_POOL);
   }, 300_000);
 
   it('runs each periodic job once per period across all three workers', async () => {

@@ -23,7 +23,7 @@ const PRODUCTION = {
   IDENTITY_PROVIDER: 'stripe',
   STRIPE_SECRET_KEY: 'sk_test_x',
   STRIPE_WEBHOOK_SECRET: 'whsec_x',
-  SIGNING_KEY_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
+  KEYS_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
 };
 
 /** The process entries: `npm run serve`, `npm run web` (serve without jobs), `npm run worker`, the launcher. */
@@ -164,20 +164,24 @@ describe('an unreachable DATABASE_URL', () => {
   );
 });
 
-describe('a SIGNING_KEY_SECRET that is not the one the signing keys were stored under', () => {
-  it.each(['serve', 'worker'] as const)(
-    'stops %s with one line naming SIGNING_KEY_SECRET (a restore with the wrong secret)',
-    async (entry) => {
+describe('a KEYS_SECRET that is not the one the signing keys were stored under', () => {
+  // KEYS_SECRET, or SIGNING_KEY_SECRET, its former name: the refusal names the one the operator set.
+  it.each([
+    ['serve', 'KEYS_SECRET'],
+    ['worker', 'SIGNING_KEY_SECRET'],
+  ] as const)(
+    'stops %s with one line naming %s (a restore with the wrong secret)',
+    async (entry, variable) => {
       const own = await createTestDatabase();
       try {
         // A key made under the service's secret, as the first evidence record makes one.
-        await currentSigningKey(own.db, 'EdDSA', keyEncryptionKey(PRODUCTION.SIGNING_KEY_SECRET), new Date());
+        await currentSigningKey(own.db, 'EdDSA', keyEncryptionKey(PRODUCTION.KEYS_SECRET), new Date());
         const result = await runUntilExit(entry, {
           DATABASE_URL: own.url,
-          SIGNING_KEY_SECRET: 'another-secret-of-at-least-thirty-two-characters',
+          [variable]: 'another-secret-of-at-least-thirty-two-characters',
         });
-        const reason = expectOneRefusal(result, 'SIGNING_KEY_SECRET');
-        expect(reason).toMatch(/^SIGNING_KEY_SECRET: not the secret the signing keys were stored under/);
+        const reason = expectOneRefusal(result, variable);
+        expect(reason).toMatch(new RegExp(`^${variable}: not the secret the signing keys were stored under`));
         expect(result.output).not.toContain('another-secret');
       } finally {
         await own.close();

@@ -64,7 +64,7 @@ describe('VOUCH_ENV=production', () => {
         IDENTITY_PROVIDER: 'stripe',
         STRIPE_SECRET_KEY: 'sk_test_x',
         STRIPE_WEBHOOK_SECRET: 'whsec_x',
-        SIGNING_KEY_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
+        KEYS_SECRET: 'a-signing-key-secret-of-at-least-32-characters',
       },
     });
     try {

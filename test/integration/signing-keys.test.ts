@@ -14,7 +14,7 @@ let app: RunningApp;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  app = await startApp({ databaseUrl: database.url, env: { SIGNING_KEY_SECRET: SECRET } });
+  app = await startApp({ databaseUrl: database.url, env: { KEYS_SECRET: SECRET } });
 }, 120_000);
 
 afterAll(async () => {
@@ -30,7 +30,7 @@ async function jwks(): Promise<{ response: Response; body: Jwks }> {
 }
 
 const rotate = (args: string[] = []) =>
-  runCli(['keys', 'signing-rotate', ...args], { DATABASE_URL: database.url, SIGNING_KEY_SECRET: SECRET });
+  runCli(['keys', 'signing-rotate', ...args], { DATABASE_URL: database.url, KEYS_SECRET: SECRET });
 
 describe('/.well-known/jwks.json and keys signing-rotate', () => {
   it('publishes the keys, without authentication, to anyone', async () => {
@@ -63,12 +63,12 @@ describe('/.well-known/jwks.json and keys signing-rotate', () => {
     await expect(
       runCli(['keys', 'signing-rotate'], {
         DATABASE_URL: database.url,
-        SIGNING_KEY_SECRET: 'a-mistyped-secret-of-at-least-32-characters',
+        KEYS_SECRET: 'a-mistyped-secret-of-at-least-32-characters',
       }),
-    ).rejects.toThrow(/SIGNING_KEY_SECRET is not the secret it was stored under/);
+    ).rejects.toThrow(/KEYS_SECRET is not the secret it was stored under/);
     await expect(
       runCli(['keys', 'signing-rotate'], { DATABASE_URL: database.url, VOUCH_ENV: 'production' }),
-    ).rejects.toThrow(/SIGNING_KEY_SECRET is unset/);
+    ).rejects.toThrow(/KEYS_SECRET is unset/);
   });
 
   it('the OpenAPI document says where the keys are', async () => {

@@ -3,6 +3,9 @@ import postgres from 'postgres';
 import { inject } from 'vitest';
 import { connectDatabase, type Database } from '@/db/client';
 
+/** The application_name of the tests' own connections to their databases. */
+export const TEST_CONNECTIONS = 'vouch-tests';
+
 export interface TestDatabase extends Database {
   url: string;
   name: string;
@@ -21,7 +24,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const parsed = new URL(adminUrl);
   parsed.pathname = `/${name}`;
   const url = parsed.toString();
-  const database = connectDatabase(url, { max: 10 });
+  // Named, so that a test counting the service's connections to the database can leave its own out.
+  const database = connectDatabase(url, { max: 10, settings: { application_name: TEST_CONNECTIONS } });
   return {
     ...database,
     url,

@@ -191,7 +191,7 @@ export function postToken(request: Request): Promise<Response> {
         rateLimiters: ctx.rateLimiters,
         clientAddress: ctx.clientAddress,
         issuer: rt.env.BASE_URL,
-        kek: () => signingKeyEncryptionKey(rt.database.db, rt.env.SIGNING_KEY_SECRET),
+        kek: () => signingKeyEncryptionKey(rt.database.db, rt.env.KEYS_SECRET),
       },
       { params: await requestParams(request), authorization: request.headers.get('authorization') },
     );

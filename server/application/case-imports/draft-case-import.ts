@@ -30,7 +30,7 @@ export interface CaseImportUpload {
  * as a whole is refused with a VALIDATION_ERROR saying why.
  */
 export async function draftCaseImport(
-  ctx: TeamActionContext & { scope: DataScope; env: Pick<Env, 'SIGNING_KEY_SECRET'> },
+  ctx: TeamActionContext & { scope: DataScope; env: Pick<Env, 'KEYS_SECRET'> },
   upload: CaseImportUpload,
   describeInvalid: (error: ZodError) => string,
 ): Promise<CaseImportWire> {
@@ -44,7 +44,7 @@ export async function draftCaseImport(
   if ('fileError' in file) throw new AppError('VALIDATION_ERROR', file.fileError);
   const templates = teamTemplates(ctx.db, ctx.scope);
   // Custom answers are sealed, not hashed: the worker hashes each when its row is created.
-  const keepAnswer = sealingAnswers(await importAnswerKey(ctx.db, ctx.env.SIGNING_KEY_SECRET), ctx.teamId);
+  const keepAnswer = sealingAnswers(await importAnswerKey(ctx.db, ctx.env.KEYS_SECRET), ctx.teamId);
   const checked: CheckedRow[] = await Promise.all(
     file.rows.map(async (row): Promise<CheckedRow> => {
       const refuse = (detail: string): CheckedRow => ({

@@ -67,7 +67,7 @@ export async function runCaseImport(deps: CaseImportRunDeps, importId: string): 
 /** A row whose sealed answer cannot be opened again: the secret it was sealed under changed. */
 const UNREADABLE_ANSWER = new AppError(
   'VALIDATION_ERROR',
-  'custom_question_answer: could not be read back (the service’s SIGNING_KEY_SECRET changed since the file was checked); import the row again.',
+  'custom_question_answer: could not be read back (the service’s KEYS_SECRET changed since the file was checked); import the row again.',
 );
 
 /**
