@@ -23,7 +23,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server, type Socket } from 'node:net';
 import path from 'node:path';
 import next from 'next';
 import onHeaders from 'on-headers';
@@ -72,6 +72,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const CONNECTIONS_RETRY_AFTER_SECONDS = 5;
 /** How long a stopping process lets requests in flight finish before it closes their sockets. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/** From the end of the drain delay: connections are being closed, each after its answer in flight. */
+let closingConnections = false;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** Request headers only this process may set: a client's own values are dropped. */
 const INTERNAL_HEADER_PREFIX = 'x-vouch-';
@@ -165,6 +167,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   const requestId = newRequestId();
   const started = performance.now();
   res.setHeader('Request-Id', requestId);
+  // Once it stops taking connections, a connection's answer is its last (see drainAndStop).
+  if (closingConnections) res.setHeader('Connection', 'close');
   const pathname = (req.url ?? '/').split('?')[0] ?? '/';
   // `/livez` and `/readyz` first and cheaply: probes come often, and before the process serves.
   if (answerHealth(req, res, readiness)) return;
@@ -336,15 +340,23 @@ const stopGuardingConnections = guardConnections(server, {
  */
 async function drainAndStop(why: string): Promise<void> {
   readiness?.markDraining();
-  if (why === 'SIGTERM' && !launched && config.DRAIN_DELAY_SECONDS > 0) {
+  const behindBalancer = why === 'SIGTERM' && !launched && config.DRAIN_DELAY_SECONDS > 0;
+  if (behindBalancer) {
     logger.info('draining: unready, still serving', { seconds: config.DRAIN_DELAY_SECONDS });
     await new Promise((resolve) => setTimeout(resolve, config.DRAIN_DELAY_SECONDS * 1000));
   }
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  // Every connection's next answer says `Connection: close` and ends it. Behind a balancer, no
+  // request may be cut: closing a keep-alive connection between two of its requests races the
+  // client's next one (sent as the socket closes, and lost), which http.Server#close does to every
+  // idle connection at once. So only the listener is closed (net.Server's close), and a connection
+  // left idle ends at its keep-alive time-out (5 s, longer than clients keep one: undici 4 s).
+  // Without a balancer (Ctrl-C, the launcher, DRAIN_DELAY_SECONDS=0) idle ones close at once.
+  closingConnections = true;
+  const closed = new Promise<void>((resolve) =>
+    behindBalancer ? Server.prototype.close.call(server, () => resolve()) : server.close(() => resolve()),
+  );
   const deadline = new Promise<void>((resolve) => setTimeout(resolve, DRAIN_TIMEOUT_MS).unref());
   await Promise.race([closed, deadline]);
-  clearInterval(idle);
   stopGuardingConnections();
   server.closeAllConnections();
   await shutdownRuntime();

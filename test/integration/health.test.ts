@@ -115,6 +115,25 @@ describe('a web process', () => {
     expect(head.status).toBe(200);
 
     const exited = new Promise<number>((resolve) => app.process.once('exit', () => resolve(Date.now())));
+    // Clients that keep asking over keep-alive connections through the whole stop, as a balancer's
+    // last requests do: each gets a whole answer, or (once it stopped listening) a refused
+    // connection; none is cut.
+    const outcomes: Array<number | string> = [];
+    const clients = Array.from({ length: 4 }, async () => {
+      for (;;) {
+        try {
+          // /livez: a request nothing limits, so thousands of them are answered.
+          const res = await fetch(`${app.baseUrl}/livez`);
+          await res.text();
+          outcomes.push(res.status);
+        } catch (error) {
+          const code = String((error as { cause?: { code?: string } }).cause?.code);
+          outcomes.push(code);
+          if (code === 'ECONNREFUSED') return;
+        }
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const signalled = Date.now();
     app.process.kill('SIGTERM');
     await eventually(async () => (await answer(`${app.baseUrl}/readyz`)).status === 503, 2_000);
@@ -133,6 +152,9 @@ describe('a web process', () => {
     expect(stoppedAt - signalled).toBeGreaterThanOrEqual(3_000);
     expect(stoppedAt - signalled).toBeLessThan(3_000 + 10_000);
     expect(app.logs()).toContain('draining: unready, still serving');
+    await Promise.all(clients);
+    expect(outcomes.filter((outcome) => outcome !== 200 && outcome !== 'ECONNREFUSED')).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome === 200).length).toBeGreaterThan(100);
   }, 90_000);
 });
 
