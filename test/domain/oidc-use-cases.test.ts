@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
 import { simulateCase } from '@/server/application/cases/simulate-case';
@@ -22,7 +22,7 @@ import { templateActions } from '@/server/application/templates/template-actions
 import { OPERATOR_ACTOR } from '@/server/audit/record-audit';
 import { findCaseById } from '@/server/cases/case-repository';
 import { openidConfiguration } from '@/server/oidc/discovery';
-import { flowIdOf } from '@/server/oidc/flows';
+import { FLOW_RETURN_SECONDS, flowIdOf } from '@/server/oidc/flows';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
 import { readVerifiedClaimsRequest, requestedClaim } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
@@ -501,7 +501,7 @@ describe('POST /oauth2/par, in-process', () => {
     expect(empty.description).toBe('Client authentication failed.');
   });
 
-  it('holds each parameter to its edge: the challenge whole, an empty one as none, the longest allowed, the first language it speaks', async () => {
+  it('holds each parameter to its edge: the challenge whole, an empty or null one as none, the longest allowed, the first language it speaks', async () => {
     await freshClient();
     const valid = S256(VERIFIER);
     for (const challenge of [`!${valid}`, `${valid}!`, `${valid.slice(0, 42)}`]) {
@@ -518,8 +518,11 @@ describe('POST /oauth2/par, in-process', () => {
         .where(eq(oidcFlows.id, flowIdOf(pushed.request_uri) ?? ''));
       return row?.request as Record<string, unknown>;
     };
-    // An empty state is no state; the longest state allowed is kept whole, one more is refused.
+    // An empty state is no state, nor is a null one (a JSON body's); the longest state allowed is
+    // kept whole, one more is refused.
     expect((await stored(await push({ state: '' }))).state).toBeNull();
+    const nulls = await stored(await push({ state: null, nonce: null }));
+    expect([nulls.state, nulls.nonce]).toEqual([null, null]);
     expect((await stored(await push({ state: 's'.repeat(1000) }))).state).toBe('s'.repeat(1000));
     expect((await refusal(push({ state: 's'.repeat(1001) }))).description).toBe(
       'state is longer than 1000 characters',
@@ -558,6 +561,8 @@ describe('GET /oauth2/authorize, the verdict back, and POST /oauth2/token, in-pr
       subjectEmail: 'ada@acme.test',
       externalRef: '00uUSER',
       locale: 'de',
+      // The identity provider gives no notes: the case carries none.
+      notes: '',
     });
     expect((record?.expiresAt.getTime() ?? 0) - (record?.createdAt.getTime() ?? 0)).toBe(30 * 60_000);
     expect(record?.steps.find((step) => step.method === 'government_id')?.settings).toMatchObject({
@@ -944,6 +949,74 @@ describe('GET /oauth2/authorize, at its edges', () => {
     ]);
     expect(loggedFor).toEqual([false, true, true]);
     logged.mockRestore();
+  });
+
+  it('lets the pages see the flow until its 40th minute after authorize, not a moment after', async () => {
+    await freshClient();
+    const flow = await authorize();
+    const authorizedAt = now.getTime();
+    const at = (ms: number) => providerFlowOf(database.db, flow.caseId, flow.binding, new Date(ms));
+    expect(await at(authorizedAt + FLOW_RETURN_SECONDS * 1000)).toMatchObject({
+      application: 'Okta',
+      boundHere: true,
+    });
+    expect(await at(authorizedAt + FLOW_RETURN_SECONDS * 1000 + 1)).toBeNull();
+  });
+
+  it('dates the ID token’s verification by the government ID step, not by another step of the case', async () => {
+    await freshClient();
+    await templateActions.create(
+      {
+        db: database.db,
+        teamId,
+        actor: OPERATOR_ACTOR,
+        clock,
+        jobs: inProcess.jobs,
+        rateLimiters: inProcess.rateLimiters,
+        scope: { teamId, livemode: false },
+      },
+      { name: 'mail-then-id', verification_methods: { email: true, government_id: true } },
+    );
+    const flow = await authorize({ scope: 'openid idv_flow_mail-then-id' });
+    const complete = (method: 'email' | 'government_id') =>
+      simulateCase(
+        database.db,
+        { teamId, livemode: false },
+        {
+          id: flow.caseId,
+          action: 'complete_step',
+          method,
+          ...(method === 'government_id' ? { document: { given_name: 'Ada', family_name: 'Lovelace' } } : {}),
+        },
+        { clock, jobs: inProcess.jobs },
+      );
+    // The e-mail step (listed first) passes a minute before the document.
+    await complete('email');
+    const mailAt = new Date(now);
+    now = new Date(now.getTime() + 60_000);
+    await complete('government_id');
+    const closed = await findCaseById(database.db, flow.caseId);
+    const bound = await providerFlowOf(database.db, flow.caseId, flow.binding, now);
+    if (!closed || !bound) throw new Error('no case');
+    expect(closed.status).toBe('closed');
+    expect(closed.steps.map((step) => step.method)).toEqual(['email', 'government_id', 'selfie']);
+    const code = new URL(
+      (await relyingPartyReturn(database.db, closed, bound, ISSUER, now)) ?? '',
+    ).searchParams.get('code');
+    const answer = await exchangeCode(deps(), {
+      params: {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: VERIFIER,
+        redirect_uri: REDIRECT,
+        client_id: client.id,
+        client_secret: client.secret,
+      },
+      authorization: null,
+    });
+    const [claims] = decodeJwt(answer.id_token).verified_claims as Array<{ verification: { time: string } }>;
+    expect(claims?.verification.time).toBe(now.toISOString());
+    expect(claims?.verification.time).not.toBe(mailAt.toISOString());
   });
 });
 
