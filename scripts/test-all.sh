@@ -21,6 +21,10 @@ unchanged_by() {
   if [ -n "${CI:-}" ]; then bash scripts/tracked-files-unchanged.sh "$1"; fi
 }
 
+# Each stage's wall time, printed with the summary: where a run's minutes go (CI's budget is 20).
+stage_times=()
+took() { stage_times+=("$(printf '%5d s  %s' $((SECONDS - $1)) "$2")"); }
+
 echo "== type-check" && next typegen && tsc --noEmit
 echo "== lint and format" && biome check .
 # The build as a newcomer's `npm run build`, which must not announce telemetry (it is off in every
@@ -32,13 +36,16 @@ if grep -qi "telemetry" "$results/build.log"; then
   exit 1
 fi
 unchanged_by "the type-check or the build"
+took 0 "type-check, lint and build"
 
 failed_stages=()
 stage() {
   local name="$1"
   shift
   echo "== $name"
+  local started=$SECONDS
   if ! "$@"; then failed_stages+=("$name"); fi
+  took "$started" "$name"
 }
 
 # Stage 1: unit tests and the business rules in-process (the domain project) on the embedded
@@ -132,7 +139,8 @@ image_stage=""
 if command -v buildah >/dev/null 2>&1 && command -v mmdebstrap >/dev/null 2>&1; then
   image_stage="5-vitest-image.json=vitest container image"
   echo "== container image build"
-  if bash scripts/build-image.sh localhost/vouch:test; then
+  image_started=$SECONDS
+  if bash scripts/build-image.sh localhost/vouch:test && took "$image_started" "container image build"; then
     VOUCH_TEST_IMAGE=localhost/vouch:test stage "vitest container image" \
       vitest run --project image --reporter=default --reporter=json --outputFile.json="$results/5-vitest-image.json"
   else
@@ -158,6 +166,8 @@ if [ -n "$image_stage" ]; then summary_args+=("$image_stage"); fi
 summary_args+=("3-playwright.json=playwright (Chromium)")
 summary_ok=0
 node scripts/summarize-tests.mjs "${summary_args[@]}" || summary_ok=1
+echo "== time per stage (the whole run: $SECONDS s)"
+printf '%s\n' "${stage_times[@]}"
 if [ "${#failed_stages[@]}" -gt 0 ]; then
   echo "failed stages: ${failed_stages[*]}"
   exit 1
