@@ -204,10 +204,11 @@ describe('members', () => {
       .set({ role: 'viewer' })
       .where(eq(teamMembers.userId, viewer.userId));
     expect(await listTeamAdminEmails(database.db, team)).toEqual(['boss@roles.test', 'second@roles.test']);
-    expect((await listMembers(database.db, team)).map((m) => [m.email, m.role])).toEqual([
-      ['boss@roles.test', 'owner'],
-      ['second@roles.test', 'admin'],
-      ['viewer@roles.test', 'viewer'],
+    // Each is named by their address's local part until they name themselves.
+    expect((await listMembers(database.db, team)).map((m) => [m.email, m.name, m.role])).toEqual([
+      ['boss@roles.test', 'boss', 'owner'],
+      ['second@roles.test', 'second', 'admin'],
+      ['viewer@roles.test', 'viewer', 'viewer'],
     ]);
     const change = (
       userId: string,

@@ -164,6 +164,8 @@ describe('console CSV import', () => {
     expect(audit.map((entry) => entry.action)).toEqual(
       expect.arrayContaining(['case_import.started', 'case_import.finished']),
     );
+    // The run's end is the service's own doing, and audited as such, not as the uploader's.
+    expect(audit.find((entry) => entry.action === 'case_import.finished')?.actorEmail).toBe('Vouch (system)');
     // A created row keeps no copy of its input: the case holds it, and its redaction scrubs it.
     const rows = await database.db
       .select()

@@ -256,6 +256,17 @@ describe('sign-in links', () => {
     expect(setCookies(second).some((cookie) => /vouch\.session_token=[^;]/.test(cookie))).toBe(false);
   });
 
+  it('mails the link to an account however the case of its address is typed', async () => {
+    await createTeamOwner(database.db, { teamId, email: 'cased@console.test', now: new Date() });
+    const response = await post('/sign-in/magic-link', {
+      email: 'Cased@Console.TEST',
+      callbackURL: '/console',
+    });
+    expect(response.status).toBe(200);
+    const mails = await database.db.select().from(mailOutbox);
+    expect(mails.filter((mail) => mail.to.toLowerCase() === 'cased@console.test')).toHaveLength(1);
+  });
+
   it('allows 5 link requests a minute from one address, then 429', async () => {
     const address = freshAddress();
     const statuses: number[] = [];
@@ -341,6 +352,17 @@ describe('the signing key and the cookies', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('starts afresh on the next call when a start failed (its key could not be read)', async () => {
+    await database.sql`ALTER TABLE app_secrets RENAME TO app_secrets_away`;
+    try {
+      await expect(consoleAuth(pool.db, config)).rejects.toThrow();
+    } finally {
+      await database.sql`ALTER TABLE app_secrets_away RENAME TO app_secrets`;
+    }
+    const auth = await consoleAuth(pool.db, config);
+    expect(typeof auth.handler).toBe('function');
   });
 
   it('signs with AUTH_SECRET when the operator sets it, and on a plain-http host sets cookies that are not Secure', async () => {

@@ -200,6 +200,10 @@ describe('a client found, rotated and deleted', () => {
     expect(isClientId(`${client.id.slice(0, -1)}-`)).toBe(false);
     expect(isClientId('vouch_client_')).toBe(false);
     expect(await findClient(database.db, 'vouch_client_\u0000')).toBeNull();
+    // Whole ids only: one with a NUL before or after it (which PostgreSQL refuses in text) is none.
+    expect(await findClient(database.db, `${client.id}\u0000`)).toBeNull();
+    expect(await findClient(database.db, `\u0000${client.id}`)).toBeNull();
+    expect([isClientId(`x${client.id}`), isClientId(`${client.id}x`)]).toEqual([false, false]);
     expect((await findTeamClientOrFail(database.db, teamId, client.id)).id).toBe(client.id);
     for (const [team, id] of [
       [other, client.id],

@@ -413,10 +413,11 @@ describe('POST /oauth2/par, in-process', () => {
     const bearer = await refusal(
       pushAuthorizationRequest(deps(), { params: anonymous, authorization: 'Bearer abc' }),
     );
-    expect([bearer.error, bearer.status, bearer.description]).toEqual([
+    expect([bearer.error, bearer.status, bearer.description, bearer.headers]).toEqual([
       'invalid_client',
       401,
       'The Authorization header is not HTTP Basic client credentials.',
+      { 'WWW-Authenticate': 'Basic realm="vouch"' },
     ]);
     const mismatched = await refusal(
       pushAuthorizationRequest(deps(), {
@@ -499,6 +500,13 @@ describe('POST /oauth2/par, in-process', () => {
     // An empty secret after the colon is a secret, and a wrong one.
     const empty = await refusal(pushWith(`Basic ${Buffer.from(`${client.id}:`).toString('base64')}`));
     expect(empty.description).toBe('Client authentication failed.');
+    // An empty client id before the colon is credentials still, naming no client.
+    const noId = await refusal(pushWith(`Basic ${Buffer.from(`:${client.secret}`).toString('base64')}`));
+    expect([noId.error, noId.status, noId.description]).toEqual([
+      'invalid_client',
+      401,
+      'Client authentication failed.',
+    ]);
   });
 
   it('holds each parameter to its edge: the challenge whole, an empty or null one as none, the longest allowed, the first language it speaks', async () => {
@@ -545,6 +553,38 @@ describe('POST /oauth2/par, in-process', () => {
     now = new Date(now.getTime() + 601_000);
     expect((await refusal(push({ client_secret: old }))).error).toBe('invalid_client');
     expect((await push()).expires_in).toBe(60);
+  });
+
+  it('lets a client push its 60th request a minute, not its 61st; a budget that cannot be read is no 429', async () => {
+    await freshClient();
+    for (let i = 0; i < 60; i++) expect((await push()).expires_in).toBe(60);
+    const limited = await refusal(push());
+    expect([limited.error, limited.status]).toEqual(['invalid_request', 429]);
+    expect(limited.description).toMatch(
+      /^This client has pushed 60 authorization requests in the last minute; retry in \d+ s\.$/,
+    );
+    expect(limited.headers['Retry-After']).toMatch(/^\d+$/);
+    // The budgets' store failing is the service's fault, answered as such, not the client's excess.
+    const unavailable = new AppError('SERVICE_UNAVAILABLE');
+    const failingBudgets = {
+      ...deps(),
+      rateLimiters: {
+        ...inProcess.rateLimiters,
+        consume: async () => {
+          throw unavailable;
+        },
+      },
+    };
+    const thrown = await pushAuthorizationRequest(failingBudgets, {
+      params: params(),
+      authorization: null,
+    }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(thrown).toBe(unavailable);
+    // This client's minute is spent; the tests after this one push with another.
+    await freshClient();
   });
 });
 
@@ -1061,6 +1101,8 @@ describe('the provider’s small parts', () => {
     expect(new OAuthError('invalid_request', 'x').status).toBe(400);
     expect(isOAuthError(new Error('x'))).toBe(false);
     expect(isOAuthError(null)).toBe(false);
+    // Whatever else was thrown is none either: nothing at all, or a bare string.
+    expect([isOAuthError(undefined), isOAuthError('invalid_client: No.')]).toEqual([false, false]);
   });
 
   it('reads claims as an object too, nothing asked as none, and the first entry holding a value', () => {

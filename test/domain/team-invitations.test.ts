@@ -5,6 +5,7 @@
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tx } from '@/db/client';
 import { mailOutbox, teamInvitations } from '@/db/schema';
 import {
   acceptInvitation,
@@ -153,6 +154,59 @@ describe('invitations', () => {
     );
     expect(accepted).toMatchObject({ teamId: team.id, role: 'viewer' });
     expect((await listMembers(database.db, team.id)).map((m) => m.email)).toContain('has@account.test');
+  });
+
+  it('takes a link once when it is accepted twice at the same moment: the second finds no invitation', async () => {
+    /** Two acceptances at once: the first keeps its transaction open until the second has begun. */
+    async function together<T>(accept: (tx: Tx) => Promise<T>) {
+      let acceptedFirst = () => {};
+      const firstAccepted = new Promise<void>((resolve) => {
+        acceptedFirst = resolve;
+      });
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const first = database.db.transaction(async (tx) => {
+        const result = await accept(tx);
+        acceptedFirst();
+        await held;
+        return result;
+      });
+      await firstAccepted;
+      const second = database.db.transaction(accept).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      return { first: await first, second: await second };
+    }
+    const gone = {
+      appCode: 'NOT_FOUND',
+      detail: 'This invitation is not valid: it expired, was withdrawn, or was already accepted.',
+    };
+
+    await invite('at-once@invites.test', 'viewer');
+    const newPerson = (await lastLink('at-once@invites.test')).token;
+    const made = await together((tx) => acceptInvitationAsNewUser(tx, { token: newPerson, now }));
+    expect(made.first).toMatchObject({ teamId: team.id, email: 'at-once@invites.test' });
+    expect(made.second).toMatchObject(gone);
+
+    const other = (
+      await createTeam(database.db, { name: 'Twice', adminEmail: 'signed-in@account.test' }, () => now)
+    ).owner;
+    await invite('signed-in@account.test', 'viewer');
+    const signedIn = (await lastLink('signed-in@account.test')).token;
+    const joined = await together((tx) =>
+      acceptInvitation(tx, {
+        token: signedIn,
+        user: { id: other.userId, email: 'signed-in@account.test' },
+        now,
+      }),
+    );
+    expect(joined.first).toMatchObject({ teamId: team.id, email: 'signed-in@account.test' });
+    expect(joined.second).toMatchObject(gone);
   });
 
   it('one open invitation per person: inviting again replaces it; a withdrawn or expired one does nothing', async () => {
