@@ -1,6 +1,18 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
-import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
-import { describe, expect, it } from 'vitest';
+import {
+  decodePDFRawStream,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFRawStream,
+  PDFString,
+} from 'pdf-lib';
+import { describe, expect, it, vi } from 'vitest';
 import { evidenceFileName, evidencePdfText, renderEvidencePdf } from './evidence-pdf';
 import { readPdf } from './pdf-attachment';
 import type { EvidenceRecord } from './record-format';
@@ -141,6 +153,29 @@ describe('the evidence PDF', () => {
       'Personal values appear as hmac:… — HMAC-SHA-256 of the value under the team’s evidence key, base64url.',
     );
     expect(lines).toContain('Sealed in the team’s hash chain through place 4.');
+    const styled = evidencePdfText(
+      { ...record, provisional: true, case: { ...record.case, redacted_at: '2026-12-01T00:00:00.000Z' } },
+      'Acme Corp',
+    );
+    expect(styled.find((p) => p.text.startsWith('PROVISIONAL'))).toMatchObject({ bold: true, gap: 6 });
+    expect(styled.find((p) => p.text.startsWith('Personal values appear'))).toMatchObject({ color: MUTED });
+  });
+
+  it('prints an empty value as a dash, as it prints none', () => {
+    const lines = evidencePdfText({ ...record, case: { ...record.case, external_ref: '' } }, 'Acme Corp').map(
+      (p) => p.text,
+    );
+    expect(lines).toContain('External reference: —');
+  });
+
+  it('names the PDF to verify after the attachment, changing only its final .json to .pdf', () => {
+    const lines = evidencePdfText(
+      { ...record, case: { ...record.case, public_id: 'vrf.json1' } },
+      'Acme Corp',
+    ).map((p) => p.text);
+    expect(lines).toContain(
+      'npm run --silent cli -- evidence verify evidence-vrf.json1.pdf --jwks https://vouch.test/.well-known/jwks.json',
+    );
   });
 
   it('renders: its own title, subject and dates, the signed record attached as is, names in their scripts’ fonts, more pages as needed', async () => {
@@ -156,6 +191,24 @@ describe('the evidence PDF', () => {
     expect(doc.getAuthor()).toBe('https://vouch.test');
     expect(doc.getCreator()).toBe('Vouch');
     expect(doc.getCreationDate()?.toISOString()).toBe('2026-11-28T12:00:00.000Z');
+    expect(doc.getModificationDate()?.toISOString()).toBe('2026-11-28T12:00:00.000Z');
+    expect(doc.getProducer()).toBe('Vouch (pdf-lib)');
+    // The attachment says what it is: its media type, a description and the record's dates.
+    const tree = doc.catalog
+      .lookup(PDFName.of('Names'), PDFDict)
+      .lookup(PDFName.of('EmbeddedFiles'), PDFDict);
+    const spec = tree.lookup(PDFName.of('Names'), PDFArray).lookup(1, PDFDict);
+    expect(spec.lookup(PDFName.of('Desc'), PDFHexString).decodeText()).toBe(
+      'The signed evidence record (JWS, flattened JSON serialization)',
+    );
+    const stream = spec.lookup(PDFName.of('EF'), PDFDict).lookup(PDFName.of('F'));
+    expect(stream).toBeInstanceOf(PDFRawStream);
+    const file = (stream as PDFRawStream).dict;
+    expect(file.lookup(PDFName.of('Subtype'), PDFName).decodeText()).toBe('application/jose+json');
+    const params = file.lookup(PDFName.of('Params'), PDFDict);
+    expect(params.lookup(PDFName.of('ModDate'), PDFString).decodeDate().toISOString()).toBe(
+      '2026-11-28T12:00:00.000Z',
+    );
     expect(doc.getPageCount()).toBeGreaterThan(1);
     const pdf = await readPdf(bytes);
     expect([...pdf.attachments.keys()]).toEqual([evidenceFileName(record)]);
@@ -212,5 +265,127 @@ describe('the evidence PDF', () => {
     });
     expect(pages.length).toBe(2);
     expect(pages).toMatchSnapshot();
+  });
+
+  it('sets each character in its script’s font, at each range’s first and last code point and just outside it', async () => {
+    // code point → the font its line sets it in after the Latin label ('' = the label's own run).
+    const probes: Array<[number, string]> = [
+      [0xfb4f, ''],
+      [0xfb50, 'NotoSansArabic-Regular'],
+      [0xfdff, 'NotoSansArabic-Regular'],
+      [0xfe00, ''],
+      [0xfe6f, ''],
+      [0xfe70, 'NotoSansArabic-Regular'],
+      [0xfeff, 'NotoSansArabic-Regular'],
+      [0x10ff, ''],
+      [0x1100, 'NotoSansKR-Regular'],
+      [0x11ff, 'NotoSansKR-Regular'],
+      [0x1200, ''],
+      [0x312f, ''],
+      [0x3130, 'NotoSansKR-Regular'],
+      [0x318f, 'NotoSansKR-Regular'],
+      [0x3190, ''],
+      [0x2fff, ''],
+      [0x3000, 'NotoSansJP-Regular'],
+      [0x30ff, 'NotoSansJP-Regular'],
+      [0x3100, ''],
+      [0x31ef, ''],
+      [0x31f0, 'NotoSansJP-Regular'],
+      [0x31ff, 'NotoSansJP-Regular'],
+      [0x3200, ''],
+      [0x33ff, ''],
+      [0x3400, 'NotoSansJP-Regular'],
+      [0x4dbf, 'NotoSansJP-Regular'],
+      [0x4dc0, ''],
+    ];
+    const probed = {
+      ...record,
+      case: { ...record.case, subject_name: 'ليلى الحسن', external_ref: 'ليلى  00uADA' },
+      steps: [
+        { ...record.steps[0], method: '山田', evidence: {} },
+        {
+          ...record.steps[0],
+          evidence: {
+            ...Object.fromEntries(probes.map(([code], i) => [`p${i}`, String.fromCodePoint(code)] as const)),
+            // A first word longer than the line: cut, with no empty line before it.
+            [`${'y'.repeat(150)}`]: 'v',
+          },
+        },
+      ],
+    } as EvidenceRecord;
+    // No team name: no line for it.
+    const bytes = await renderEvidencePdf({ record: probed, signed: '{}', teamName: '' });
+    const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+    // Each line drawn, top to bottom, as its runs: the font each is set in and its glyph count.
+    const lines: Array<{ y: number; runs: Array<{ font: string; glyphs: number }> }> = [];
+    for (const page of doc.getPages()) {
+      const contents = page.node.Contents();
+      const streams = contents instanceof PDFArray ? contents.asArray() : contents ? [contents] : [];
+      const drawing = streams
+        .map((ref) => doc.context.lookup(ref))
+        .map((stream) =>
+          stream instanceof PDFRawStream
+            ? Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1')
+            : '',
+        )
+        .join('\n');
+      let previous: (typeof lines)[number] | undefined;
+      for (const [, font = '', , y = '', hex = ''] of drawing.matchAll(
+        /\/([A-Za-z0-9-]+?)-\d+ [\d.]+ Tf[\s\S]*?1 0 0 1 ([\d.-]+) ([\d.-]+) Tm\s*<([0-9A-F]*)> Tj/g,
+      )) {
+        const run = { font, glyphs: hex.length / 4 };
+        if (previous && previous.y === Number(y)) previous.runs.push(run);
+        else {
+          const line = { y: Number(y), runs: [run] };
+          lines.push(line);
+          previous = line;
+        }
+      }
+    }
+    const texts = evidencePdfText(probed, '').map((p) => p.text);
+    // The paragraphs before the last one are one line each; the team's empty name draws none.
+    const lineOf = (text: string) => lines[texts.indexOf(text) - 1];
+    expect(lines[0]).toEqual({ y: 841.89 - 50 - 17 * 1.45, runs: [{ font: 'NotoSans-Bold', glyphs: 31 }] });
+
+    const fonts = (text: string) => lineOf(text)?.runs.map((run) => run.font);
+    probes.forEach(([code, font], i) => {
+      const expected = font ? ['NotoSans-Regular', font] : ['NotoSans-Regular'];
+      expect([code.toString(16), fonts(`p${i}: ${String.fromCodePoint(code)}`)]).toEqual([
+        code.toString(16),
+        expected,
+      ]);
+    });
+    // Bold is Latin only: the other scripts keep their one weight.
+    expect(fonts('山田: verified')).toEqual(['NotoSansJP-Regular', 'NotoSans-Bold']);
+    // An Arabic run is the Arabic letters, its inner spaces kept, its trailing spaces split out.
+    expect(fonts('Subject’s name: ليلى الحسن')).toEqual(['NotoSans-Regular', 'NotoSansArabic-Regular']);
+    expect(lineOf('External reference: ليلى  00uADA')?.runs).toEqual([
+      { font: 'NotoSans-Regular', glyphs: 20 },
+      { font: 'NotoSansArabic-Regular', glyphs: expect.any(Number) },
+      { font: 'NotoSans-Regular', glyphs: 2 },
+      { font: 'NotoSans-Regular', glyphs: 6 },
+    ]);
+    const long = lines.indexOf(lineOf(`${'y'.repeat(150)}: v`) as (typeof lines)[number]);
+    expect(Number(lines[long - 1]?.y) - Number(lines[long]?.y)).toBeCloseTo(9.5 * 1.45);
+  });
+
+  it('reads a font again after a read that failed, rather than keeping the failure', async () => {
+    // Fonts are read from the working directory's node_modules, once per process: a fresh module,
+    // first asked from a directory without them, then from the service's own.
+    vi.resetModules();
+    const fresh = await import('./evidence-pdf');
+    const home = process.cwd();
+    const elsewhere = await mkdtemp(path.join(tmpdir(), 'vouch-fonts-'));
+    try {
+      process.chdir(elsewhere);
+      await expect(fresh.renderEvidencePdf({ record, signed: '{}', teamName: 'Acme Corp' })).rejects.toThrow(
+        /ENOENT/,
+      );
+    } finally {
+      process.chdir(home);
+      await rm(elsewhere, { recursive: true });
+    }
+    const bytes = await fresh.renderEvidencePdf({ record, signed: '{}', teamName: 'Acme Corp' });
+    expect((await PDFDocument.load(bytes)).getPageCount()).toBeGreaterThan(0);
   });
 });
