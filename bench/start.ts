@@ -9,11 +9,12 @@
  * Usage: npm run bench:start [-- --image localhost/vouch:test] [--runs 5]
  * (BENCH_DATABASE_URL: a PostgreSQL to use; otherwise an embedded one is started.)
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, serveCommandArguments } from '@/test/support/app';
+import { newContainer, vouchInContainer } from '@/test/support/containers';
 import { benchDatabase } from './bench-database';
 import { treeCpuMs } from './process-cpu';
 
@@ -71,34 +72,21 @@ async function startProcess(databaseUrl: string, compileCache: string): Promise<
   return { ms, cpu };
 }
 
-/** One start of a web container of `image` (a fresh container each time, as a new pod). */
+/**
+ * One start of a web container of `image` (a fresh container each time, as a new pod), reaching
+ * the database over TCP (the host's network; a socket of the host is not in the container).
+ */
 async function startContainer(image: string, databaseUrl: string): Promise<number> {
-  const container = execFileSync('buildah', ['from', '--quiet', '--pull-never', image], {
-    encoding: 'utf8',
-  }).trim();
+  const container = newContainer(image);
   const port = await freePort();
   const env = { DATABASE_URL: databaseUrl, MIGRATE_ON_START: 'false', PORT: String(port), HOST: '127.0.0.1' };
-  const child = spawn(
-    'buildah',
-    [
-      'run',
-      '--isolation',
-      'chroot',
-      '--user',
-      '10001:10001',
-      ...Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
-      container,
-      '--',
-      'vouch',
-      'web',
-    ],
-    { stdio: 'ignore' },
-  );
+  const child = spawn('buildah', vouchInContainer(container, ['web'], env), { stdio: 'ignore' });
   try {
     return await readyAfter(port, child);
   } finally {
     // buildah run does not forward signals: the container's processes are stopped directly.
-    execFileSync('pkill', ['-INT', '-u', '10001']);
+    // (pkill's status 1: nothing left to stop, as when the container exited by itself.)
+    spawnSync('pkill', ['-INT', '-u', '10001']);
     await new Promise((resolve) => child.once('exit', resolve));
     execFileSync('buildah', ['rm', container], { stdio: 'ignore' });
   }
@@ -108,9 +96,12 @@ const cleanups: Array<() => Promise<void>> = [];
 try {
   const scratch = mkdtempSync(path.join(tmpdir(), 'vouch-bench-start-'));
   cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
-  const { appDatabaseUrl } = await benchDatabase(
+  // The embedded PostgreSQL where the other benchmarks keep theirs (its OS user must reach it).
+  const embeddedDir = path.resolve('.bench-data', `start-${process.pid}`);
+  cleanups.push(async () => rmSync(embeddedDir, { recursive: true, force: true }));
+  const { databaseUrl, appDatabaseUrl } = await benchDatabase(
     'start',
-    { dir: path.join(scratch, 'pg'), port: await freePort() },
+    { dir: embeddedDir, port: await freePort() },
     cleanups,
   );
   const compileCache = path.join(scratch, 'compile-cache');
@@ -124,7 +115,7 @@ try {
   );
   if (IMAGE) {
     const container = [];
-    for (let n = 0; n < RUNS; n++) container.push(await startContainer(IMAGE, appDatabaseUrl));
+    for (let n = 0; n < RUNS; n++) container.push(await startContainer(IMAGE, databaseUrl));
     console.log(
       `web container (${IMAGE}): median of ${RUNS}: ${median(container).toFixed(0)} ms to ready ` +
         `(each ${container.map((ms) => ms.toFixed(0)).join(', ')} ms; target 5000)`,

@@ -109,6 +109,31 @@ function deps() {
 const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const VERIFIER = 'v'.repeat(50);
 
+/** The token request the current client makes for `code`, with `fields` changed. */
+const redeem = (code: unknown, fields: Record<string, unknown> = {}) =>
+  exchangeCode(deps(), {
+    params: {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: VERIFIER,
+      redirect_uri: REDIRECT,
+      client_id: client.id,
+      client_secret: client.secret,
+      ...fields,
+    },
+    authorization: null,
+  });
+
+/** The code the pages send back to the relying party for a flow whose case has closed. */
+async function codeOf(flow: { caseId: string; binding: string }): Promise<string | null> {
+  const closed = await findCaseById(database.db, flow.caseId);
+  const bound = await providerFlowOf(database.db, flow.caseId, flow.binding, now);
+  if (!closed || !bound) throw new Error('no case');
+  return new URL((await relyingPartyReturn(database.db, closed, bound, ISSUER, now)) ?? '').searchParams.get(
+    'code',
+  );
+}
+
 function params(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     response_type: 'code',
@@ -661,19 +686,7 @@ describe('GET /oauth2/authorize, the verdict back, and POST /oauth2/token, in-pr
       { db: database.db, teamId, actor: OPERATOR_ACTOR, clock },
       { name: 'Other IdP', redirect_uris: [REDIRECT], mode: 'test' },
     );
-    const token = (fields: Record<string, unknown>) =>
-      exchangeCode(deps(), {
-        params: {
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: VERIFIER,
-          redirect_uri: REDIRECT,
-          client_id: client.id,
-          client_secret: client.secret,
-          ...fields,
-        },
-        authorization: null,
-      });
+    const token = (fields: Record<string, unknown>) => redeem(code, fields);
     const refusals: Array<[Record<string, unknown>, string, string]> = [
       [{ grant_type: 'password' }, 'unsupported_grant_type', 'grant_type must be authorization_code'],
       [{ code: '' }, 'invalid_request', 'code is required'],
@@ -859,26 +872,9 @@ describe('GET /oauth2/authorize, at its edges', () => {
       },
       { clock, jobs: inProcess.jobs },
     );
-    const closed = await findCaseById(database.db, flow.caseId);
-    const bound = await providerFlowOf(database.db, flow.caseId, flow.binding, now);
-    if (!closed || !bound) throw new Error('no case');
-    const code = new URL(
-      (await relyingPartyReturn(database.db, closed, bound, ISSUER, now)) ?? '',
-    ).searchParams.get('code');
+    const code = await codeOf(flow);
     await database.db.update(cases).set({ redactedAt: now }).where(eq(cases.id, flow.caseId));
-    const refused = await refusal(
-      exchangeCode(deps(), {
-        params: {
-          grant_type: 'authorization_code',
-          code,
-          code_verifier: VERIFIER,
-          redirect_uri: REDIRECT,
-          client_id: client.id,
-          client_secret: client.secret,
-        },
-        authorization: null,
-      }),
-    );
+    const refused = await refusal(redeem(code));
     expect([refused.error, refused.description]).toEqual([
       'invalid_grant',
       'The verification this code stood for is no longer there to assert.',
@@ -1036,24 +1032,9 @@ describe('GET /oauth2/authorize, at its edges', () => {
     now = new Date(now.getTime() + 60_000);
     await complete('government_id');
     const closed = await findCaseById(database.db, flow.caseId);
-    const bound = await providerFlowOf(database.db, flow.caseId, flow.binding, now);
-    if (!closed || !bound) throw new Error('no case');
-    expect(closed.status).toBe('closed');
-    expect(closed.steps.map((step) => step.method)).toEqual(['email', 'government_id', 'selfie']);
-    const code = new URL(
-      (await relyingPartyReturn(database.db, closed, bound, ISSUER, now)) ?? '',
-    ).searchParams.get('code');
-    const answer = await exchangeCode(deps(), {
-      params: {
-        grant_type: 'authorization_code',
-        code,
-        code_verifier: VERIFIER,
-        redirect_uri: REDIRECT,
-        client_id: client.id,
-        client_secret: client.secret,
-      },
-      authorization: null,
-    });
+    expect(closed?.status).toBe('closed');
+    expect(closed?.steps.map((step) => step.method)).toEqual(['email', 'government_id', 'selfie']);
+    const answer = await redeem(await codeOf(flow));
     const [claims] = decodeJwt(answer.id_token).verified_claims as Array<{ verification: { time: string } }>;
     expect(claims?.verification.time).toBe(now.toISOString());
     expect(claims?.verification.time).not.toBe(mailAt.toISOString());

@@ -10,6 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '@/test/support/api-client';
 import { freePort } from '@/test/support/app';
+import { newContainer, vouchInContainer } from '@/test/support/containers';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import {
   type Certificate,
@@ -32,8 +33,8 @@ function buildah(...args: string[]): string {
 }
 
 /** A fresh container of the image (a filesystem of its own for each process, as in a pod). */
-function newContainer(): string {
-  const container = buildah('from', '--quiet', '--pull-never', IMAGE);
+function freshContainer(): string {
+  const container = newContainer(IMAGE);
   containers.push(container);
   return container;
 }
@@ -46,24 +47,9 @@ interface Running {
 
 /** `vouch <args>` in a new container, as uid 10001, on the host's network. */
 function run(args: string[], env: Record<string, string>): Running {
-  const container = newContainer();
-  const settings = Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]);
   const child = spawn(
     'buildah',
-    [
-      'run',
-      '--isolation',
-      'chroot',
-      '--user',
-      '10001:10001',
-      '--volume',
-      `${certificate.certPath}:/run/receiver-ca.pem:ro`,
-      ...settings,
-      container,
-      '--',
-      'vouch',
-      ...args,
-    ],
+    vouchInContainer(freshContainer(), args, env, [`${certificate.certPath}:/run/receiver-ca.pem:ro`]),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -161,7 +147,7 @@ describe(`the image (${IMAGE})`, () => {
       OCIv1: { config: { User: string; Entrypoint: string[]; Cmd: string[] } };
     };
     expect(config.OCIv1.config).toMatchObject({ User: '10001:10001', Entrypoint: ['vouch'], Cmd: ['web'] });
-    const container = newContainer();
+    const container = freshContainer();
     const writable = execFileSync(
       'buildah',
       [
