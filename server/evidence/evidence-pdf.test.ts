@@ -374,15 +374,15 @@ describe('the evidence PDF', () => {
     // first asked from a directory without them, then from the service's own.
     vi.resetModules();
     const fresh = await import('./evidence-pdf');
-    const home = process.cwd();
+    // process.cwd() answered for once, not process.chdir(): worker threads (Stryker's) may not chdir.
     const elsewhere = await mkdtemp(path.join(tmpdir(), 'vouch-fonts-'));
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValueOnce(elsewhere);
     try {
-      process.chdir(elsewhere);
       await expect(fresh.renderEvidencePdf({ record, signed: '{}', teamName: 'Acme Corp' })).rejects.toThrow(
         /ENOENT/,
       );
     } finally {
-      process.chdir(home);
+      cwd.mockRestore();
       await rm(elsewhere, { recursive: true });
     }
     const bytes = await fresh.renderEvidencePdf({ record, signed: '{}', teamName: 'Acme Corp' });
