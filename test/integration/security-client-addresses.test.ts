@@ -7,6 +7,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, authSessions, authUsers, mailOutbox } from '@/db/schema';
+import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { type RunningApp, startApp } from '@/test/support/app';
@@ -179,6 +180,17 @@ describe('behind a trusted proxy, the right-most untrusted hop is the client', (
     for (const host of ['1', '2', 'ffff:ffff']) expect(await ping(`2001:db8:1:2::${host}`)).toBe(200);
     expect(await ping('2001:db8:1:2:abcd::9')).toBe(429);
     expect(await ping('2001:db8:1:3::1')).toBe(200);
+  });
+
+  it('limits a client that writes its own address in the header only the web process may set', async () => {
+    // The routes read the client's address from CLIENT_ADDRESS_HEADER; a client's own value must
+    // never reach them, or each request naming a new address would get a new budget (3 a minute).
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const headers = { 'X-Forwarded-For': '203.0.113.40', [CLIENT_ADDRESS_HEADER]: `198.51.100.${i}` };
+      statuses.push((await fetch(`${app.baseUrl}/v1/ping`, { headers })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
   it('records the forwarded client in sessions', async () => {

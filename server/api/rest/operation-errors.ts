@@ -21,7 +21,7 @@ export interface OperationTraits {
 
 /**
  * Every error code an operation can answer, and why each applies, from what every /v1 request
- * goes through (server/api/rest/handle-rest-request.ts, the procedure bases in trpc/init.ts):
+ * goes through (server/api/rest/serve-rest-api.ts, the procedure bases in trpc/init.ts):
  * - any request: a path that is not valid percent-encoding (400 INVALID_REQUEST), a request not in
  *   full within 10 s (408), headers over Node's 16 KB (431), input that fails its schema or
  *   carries control characters, query strings included (422 VALIDATION_ERROR), a spent budget

@@ -1,20 +1,33 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequest, sendResponse } from '@remix-run/node-fetch-server';
-import { toWireError } from '@/server/api/error-table';
+import { TRPCError } from '@trpc/server';
+import { isClientGone, toWireError, type WireError } from '@/server/api/error-table';
 import { isDecodablePath } from '@/server/api/http/decodable-path';
+import { API_BODY_LIMIT_BYTES, readIncomingBody } from '@/server/api/http/request-body';
+import { createRequestContext } from '@/server/api/trpc/context';
+import { bodyNotAnObjectMessage } from '@/server/api/validation-messages';
+import { env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
-import { handleRestRequest } from './handle-rest-request';
+import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
+import { errorFields, logger } from '@/server/platform/logger';
+import { runtime } from '@/server/platform/runtime';
+import { allowedMethods, findOperation, type RestOperation } from './routes';
 
 /**
- * The REST API straight from a web process's HTTP server, without Next.js in between: the same
- * facade (`handleRestRequest`, the tRPC procedures through trpc-to-openapi) that the /v1 route
- * handler serves. Next's request pipeline (routing, its request and response wrappers, tracing)
- * cost about as much CPU per API call as our own code did, for nothing the API uses.
- * `/v1/openapi.json` stays a Next route: it is read rarely and renders nothing per request.
+ * The REST API, served straight from a web process's HTTP server: each `/v1` request is matched to
+ * its tRPC procedure (the one definition of the API, published by trpc-to-openapi) and the
+ * procedure is called directly, its answer written with the spec's error shape, success statuses
+ * and headers. Nothing per request is what could be built once: the operations, their patterns
+ * and their inputs' shapes are worked out at start (routes.ts), and a request is read from node's
+ * own objects, without the fetch `Request` and `Response` (and their streams) that Next.js's route
+ * handlers and trpc-to-openapi's handler build and read back, which cost more CPU than the
+ * answer's own work on a read. `/v1/openapi.json` stays a Next route: it is read rarely.
  */
 export function isRestApiPath(pathname: string): boolean {
   return (pathname === '/v1' || pathname.startsWith('/v1/')) && pathname !== '/v1/openapi.json';
 }
+
+/** API requests this process is working on (admitted and not yet answered). */
+let inFlight = 0;
 
 export async function serveRestApi(
   req: IncomingMessage,
@@ -22,11 +35,231 @@ export async function serveRestApi(
   pathname: string,
 ): Promise<void> {
   if (!isDecodablePath(pathname)) {
-    const wire = toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.'));
-    res.writeHead(wire.status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    res.end(JSON.stringify(wire.body));
-    return;
+    return writeError(
+      res,
+      toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.')),
+    );
   }
-  const response = await handleRestRequest(createRequest(req, res));
-  await sendResponse(res, response);
+  const clientGone = clientGoneSignal(res);
+  // The body is read (within its limit) before the request takes a slot: a client that sends it
+  // slowly holds nothing but its own connection until the web process's request time-out.
+  let body: Buffer | null = null;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    try {
+      body = await readIncomingBody(req, API_BODY_LIMIT_BYTES);
+    } catch (error) {
+      if (clientGone.aborted) return dropped(res);
+      return writeError(res, toWireError(error));
+    }
+  }
+  // Past MAX_CONCURRENT_REQUESTS the process is behind its clients: answering 503 now keeps the
+  // admitted requests fast and memory bounded, where queueing would only make every answer late.
+  if (inFlight >= env().MAX_CONCURRENT_REQUESTS) {
+    const overloaded = new AppError(
+      'SERVICE_UNAVAILABLE',
+      'The service is busier than it can answer promptly; retry shortly.',
+      { 'Retry-After': '1' },
+    );
+    return writeError(res, toWireError(overloaded));
+  }
+  inFlight += 1;
+  try {
+    await answer(req, res, pathname, body, clientGone);
+  } finally {
+    inFlight -= 1;
+  }
+}
+
+/**
+ * Aborts when the response closes before it was sent: the client disconnected, and nobody will
+ * read the answer (procedures check it before they start their work).
+ */
+function clientGoneSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+async function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  pathname: string,
+  body: Buffer | null,
+  clientGone: AbortSignal,
+): Promise<void> {
+  // A request that waited (in the event loop, behind others) while its client gave up.
+  if (clientGone.aborted) return dropped(res);
+  const method = req.method ?? 'GET';
+  let thrown: unknown;
+  // Headers a procedure set before it failed (its rate limit's) go out with its error too.
+  let responseHeaders: Headers | undefined;
+  try {
+    const { operation, pathInput } = findOperation(pathname, method);
+    if (!operation) {
+      const allowed = allowedMethods(pathname);
+      // No operation answers HEAD: a path that exists says which methods it takes, like any other.
+      if (allowed.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'Not found' });
+      const detail = `Use ${allowed.join(', ')} on this path.`;
+      return writeError(res, toWireError(new AppError('METHOD_NOT_ALLOWED', detail)), {
+        Allow: allowed.join(', '),
+      });
+    }
+    const rt = await runtime();
+    const requestHeaders = fetchHeadersOf(req);
+    const ctx = createRequestContext(rt, { headers: requestHeaders, signal: clientGone });
+    responseHeaders = ctx.responseHeaders;
+    const values = operationInput(operation, method, req.url ?? '', requestHeaders, body, pathInput);
+    const input = operation.takesInput ? values : undefined;
+    const data: unknown = await operation.procedure({
+      ctx,
+      path: operation.procedurePath,
+      type: operation.type,
+      getRawInput: async () => input,
+      signal: undefined,
+      batchIndex: 0,
+    });
+    const headers = headersObject(ctx.responseHeaders);
+    headers['Cache-Control'] = 'no-store';
+    if (operation.successStatus === 204) {
+      res.writeHead(204, headers);
+      res.end();
+      return;
+    }
+    headers['Content-Type'] = operation.responseType;
+    res.writeHead(operation.successStatus ?? 200, headers);
+    res.end(JSON.stringify(data));
+  } catch (error) {
+    thrown = error;
+    if (isClientGone(error)) return dropped(res);
+    writeError(res, toWireError(error), responseHeaders ? headersObject(responseHeaders) : {});
+  } finally {
+    // Only what went wrong on our side is an error; a 503 (overload, a database outage) is the
+    // service saying "not now", which its own lines report once, not per request.
+    const wire = thrown === undefined || isClientGone(thrown) ? null : toWireError(thrown);
+    if (wire && wire.status === 500) {
+      const cause = thrown instanceof TRPCError && thrown.cause ? thrown.cause : thrown;
+      logger.error('request failed', { method, path: pathname, ...errorFields(cause) });
+    }
+  }
+}
+
+/**
+ * The operation's input, as trpc-to-openapi builds it: the JSON body (an operation that reads one)
+ * or the query string, then the path's parameters over them.
+ */
+function operationInput(
+  operation: RestOperation,
+  method: string,
+  url: string,
+  headers: Headers,
+  body: Buffer | null,
+  pathInput: Record<string, string>,
+): Record<string, unknown> {
+  const fromBody = method !== 'GET' && method !== 'DELETE';
+  const values = fromBody ? bodyInput(headers, body) : queryInput(operation, url);
+  return { ...values, ...pathInput };
+}
+
+/**
+ * The query's parameters: a name given once is its value, given more than once the list of them,
+ * and a name the input reads as a list is one even when given once.
+ */
+function queryInput(operation: RestOperation, url: string): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  const at = url.indexOf('?');
+  if (at < 0) return query;
+  const lists = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(url.slice(at + 1))) {
+    const list = lists.get(name);
+    if (list) list.push(value);
+    else lists.set(name, [value]);
+  }
+  for (const [name, list] of lists) {
+    query[name] = list.length === 1 && !operation.listParameters.has(name) ? list[0] : list;
+  }
+  return query;
+}
+
+/**
+ * The body as the operation's input, checked here so that the procedure receives only a JSON
+ * object. The checks keep the order trpc-to-openapi's would: content type first, then the body. A
+ * body-less POST (rotate-secret, test) is a request with an empty JSON object, whether or not it
+ * names a type.
+ */
+function bodyInput(headers: Headers, body: Buffer | null): Record<string, unknown> {
+  const text = body ? body.toString('utf8') : '';
+  const empty = text.trim() === '';
+  const contentType = headers.get('content-type');
+  if (empty && !contentType) return {};
+  if (!contentType?.startsWith('application/json')) {
+    throw new TRPCError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Send the body as JSON with "Content-Type: application/json".',
+    });
+  }
+  if (empty) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw new TRPCError({ code: 'PARSE_ERROR', message: 'Failed to parse request body', cause });
+  }
+  // Nothing deeper than a body of ours goes on to the procedure (whose walks recurse).
+  const problem = jsonInputProblem(value);
+  if (problem?.kind === 'too_deep') throw new AppError('INVALID_REQUEST', describeJsonInputProblem(problem));
+  const notAnObject = bodyNotAnObjectMessage(value);
+  if (notAnObject) throw new AppError('VALIDATION_ERROR', notAnObject);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The request's headers as the procedures read them (a fetch `Headers`: the console hands them
+ * one), from node's parsed `headers`, not the raw ones: the web process has dropped a client's
+ * own internal headers there and set the client's address (CLIENT_ADDRESS_HEADER).
+ */
+function fetchHeadersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const name in req.headers) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers.append(name, value);
+    else if (value) for (const each of value) headers.append(name, each);
+  }
+  return headers;
+}
+
+/** Headers a procedure set, as node's `writeHead` takes them (`Set-Cookie` kept apart, a list). */
+function headersObject(headers: Headers): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of headers) if (name !== 'set-cookie') out[name] = value;
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) out['set-cookie'] = cookies;
+  return out;
+}
+
+function writeError(
+  res: ServerResponse,
+  error: WireError,
+  extra: Record<string, string | string[]> = {},
+): void {
+  res.writeHead(error.status, {
+    ...extra,
+    ...error.headers,
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+  });
+  res.end(JSON.stringify(error.body));
+}
+
+/**
+ * What a request whose client has gone gets: nothing reads it (nginx's 499 "client closed"). It
+ * is no error, so it is logged at debug level only.
+ */
+function dropped(res: ServerResponse): void {
+  logger.debug('request dropped: its client had gone');
+  if (!res.headersSent && !res.destroyed) {
+    res.writeHead(499);
+    res.end();
+  }
 }

@@ -39,7 +39,14 @@ export interface RequestContext {
  */
 const limiterCache = new WeakMap<Db, RateLimiters>();
 
-export function createRequestContext(runtime: Runtime, request: Request): RequestContext {
+/** What a context is made from: a fetch `Request` is one (Next's routes), or the REST facade's own. */
+export interface IncomingRequest {
+  headers: Headers;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+}
+
+export function createRequestContext(runtime: Runtime, request: IncomingRequest): RequestContext {
   const limiterDb = runtime.rateLimitDatabase.db;
   let rateLimiters = limiterCache.get(limiterDb);
   if (!rateLimiters) {
