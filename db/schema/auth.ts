@@ -212,7 +212,7 @@ export const auditChainHeads = pgTable('audit_chain_heads', {
   /** The place and hash of the last entry retention deleted: the remaining chain's first `prev_hash`. */
   checkpointSeq: bigint('checkpoint_seq', { mode: 'number' }),
   checkpointHash: text('checkpoint_hash'),
-  /** The checkpoint signed (a compact JWS of {team, seq, hash, at}) with the service's EdDSA key. */
+  /** The checkpoint signed (a compact JWS of {team, seq, hash}) with the service's EdDSA key. */
   checkpointJws: text('checkpoint_jws'),
 });
 

@@ -2,17 +2,21 @@
  * The tamper-evident audit log (issue 29) against a real PostgreSQL: entries sealed into their
  * team's hash chain off the write path, in one order even with several sealers at once, personal
  * values only as keyed hashes in what the chain covers; `verifyAuditChain` names the first entry
- * edited, removed or re-hashed in the database, and redaction's placeholders do not break it.
+ * edited, removed or re-hashed in the database, and a checkpoint not signed as one by a published
+ * key; redaction's placeholders do not break it.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
+import { CompactSign, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditChainHeads, auditLog } from '@/db/schema';
-import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
-import { purgeAudit } from '@/server/audit/purge-audit';
+import { CHECKPOINT_TYP, sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
+import { purgeAudit, signCheckpointsAgain } from '@/server/audit/purge-audit';
 import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
 import { systemClock } from '@/server/platform/clock';
-import { keyEncryptionKey, publishedKeys } from '@/server/signing/signing-keys';
+import { ERASED, redactedEmail } from '@/server/platform/redaction-placeholders';
+import { signClaims, signedBy } from '@/server/signing/sign';
+import { keyEncryptionKey, publishedKeys, revokeSigningKey } from '@/server/signing/signing-keys';
 import { createTeam } from '@/server/teams/manage-teams';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -202,6 +206,69 @@ describe('the audit chain', () => {
     expect((await verify(teamId)).broken).toBeNull();
   });
 
+  it('names a row whose actor address, client address, agent or a details string was rewritten to another value', async () => {
+    const rows = await chain(teamId);
+    const victim = rows[800];
+    if (!victim) throw new Error('no entry 801');
+    // Each of these is sealed only as its HMAC, and redaction may put its placeholder in the row in
+    // the value's place: any other value there is an edit all the same, and verification names the
+    // entry and the field.
+    const edits: [string, Partial<typeof auditLog.$inferInsert>, Partial<typeof auditLog.$inferInsert>][] = [
+      ['actor.email', { actorEmail: 'someone-else@chain.test' }, { actorEmail: redactedEmail('p-1') }],
+      ['ip', { ipAddress: '203.0.113.9' }, { ipAddress: ERASED }],
+      ['agent', { userAgent: 'curl' }, { userAgent: ERASED }],
+      [
+        'details.subject_email',
+        { details: { ...victim.details, subject_email: 'someone-else@chain.test' } },
+        { details: { ...victim.details, subject_email: ERASED } },
+      ],
+    ];
+    for (const [field, edited, redacted] of edits) {
+      await database.db.update(auditLog).set(edited).where(eq(auditLog.id, victim.id));
+      expect((await verify(teamId)).broken, field).toEqual({
+        entryId: victim.id,
+        seq: 801,
+        reason: `its row was changed after it was sealed (${field})`,
+      });
+      // The same field as redaction leaves it keeps the chain whole: the sealed HMAC still stands
+      // for the erased value.
+      await database.db.update(auditLog).set(redacted).where(eq(auditLog.id, victim.id));
+      expect((await verify(teamId)).broken, field).toBeNull();
+      await database.db
+        .update(auditLog)
+        .set({
+          actorEmail: victim.actorEmail,
+          ipAddress: victim.ipAddress,
+          userAgent: victim.userAgent,
+          details: victim.details,
+        })
+        .where(eq(auditLog.id, victim.id));
+    }
+    expect((await verify(teamId)).broken).toBeNull();
+  });
+
+  it('names an entry whose row and sealed form were rewritten together but whose hash was left as it was', async () => {
+    const rows = await chain(teamId);
+    const victim = rows[600];
+    if (!victim?.sealed) throw new Error('no sealed entry 601');
+    // Row and sealed form agree, and the hash column (which the next entry names) is untouched:
+    // only recomputing the entry's hash from its sealed form shows the rewrite.
+    await database.db
+      .update(auditLog)
+      .set({ action: 'case.canceled', sealed: { ...victim.sealed, action: 'case.canceled' } })
+      .where(eq(auditLog.id, victim.id));
+    expect((await verify(teamId)).broken).toEqual({
+      entryId: victim.id,
+      seq: 601,
+      reason: 'its hash does not match its sealed content and stated predecessor',
+    });
+    await database.db
+      .update(auditLog)
+      .set({ action: victim.action, sealed: victim.sealed })
+      .where(eq(auditLog.id, victim.id));
+    expect((await verify(teamId)).broken).toBeNull();
+  });
+
   it('after retention deletes the chain’s start, the rest verifies from its checkpoint', async () => {
     const rows = await chain(teamId);
     // Entries 1–300 are past retention (written a second apart from the first one's time).
@@ -242,6 +309,83 @@ describe('the audit chain', () => {
       .update(auditChainHeads)
       .set({ checkpointHash: rows[299]?.hash })
       .where(eq(auditChainHeads.teamId, teamId));
+    expect((await verify(teamId)).broken).toBeNull();
+  });
+
+  it('a checkpoint not signed for its place by a published key, as a checkpoint, breaks the chain', async () => {
+    const [head] = await database.db.select().from(auditChainHeads).where(eq(auditChainHeads.teamId, teamId));
+    const signed = head?.checkpointJws;
+    if (!head || head.checkpointSeq === null || !signed) throw new Error('no checkpoint');
+    const claims = { team: teamId, seq: head.checkpointSeq, hash: head.checkpointHash };
+    const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const kid = signedBy(signed);
+    const checkpointBroken = (seq: number) => ({
+      entryId: null,
+      seq,
+      reason:
+        'the checkpoint where the remaining chain starts is not signed by a published key for this place and hash',
+    });
+    const withJws = async (checkpointJws: string) =>
+      database.db.update(auditChainHeads).set({ checkpointJws }).where(eq(auditChainHeads.teamId, teamId));
+
+    // Each of these states exactly the head's place and hash: only checking who signed it, with
+    // which algorithm and as what, tells them from the real one.
+    const { privateKey } = await generateKeyPair('EdDSA');
+    const forgeries: [string, string][] = [
+      [
+        // A key of the forger's own, naming the published key's id.
+        'signed by a key not published',
+        await new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+          .setProtectedHeader({ alg: 'EdDSA', kid: kid ?? undefined, typ: CHECKPOINT_TYP })
+          .sign(privateKey),
+      ],
+      ['unsigned (alg none)', `${encode({ alg: 'none', typ: CHECKPOINT_TYP })}.${encode(claims)}.`],
+      [
+        // The service's own key, but over something that is not a checkpoint.
+        'signed by the published key as another type',
+        await signClaims(database.db, kek, new Date(), 'vouch-claims', claims),
+      ],
+    ];
+    for (const [what, forged] of forgeries) {
+      await withJws(forged);
+      expect((await verify(teamId)).broken, what).toEqual(checkpointBroken(head.checkpointSeq));
+    }
+    await withJws(signed);
+    expect((await verify(teamId)).broken).toBeNull();
+
+    // The checkpoint moved over the first remaining entry, which is deleted, its payload edited to
+    // say so under the old signature: the deletion must not pass as retention's.
+    const [first] = await database.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.teamId, teamId), eq(auditLog.chainSeq, head.checkpointSeq + 1)));
+    if (!first) throw new Error('no entry after the checkpoint');
+    const [header, , signature] = signed.split('.');
+    await database.db.delete(auditLog).where(eq(auditLog.id, first.id));
+    await database.db
+      .update(auditChainHeads)
+      .set({
+        checkpointSeq: first.chainSeq,
+        checkpointHash: first.hash,
+        checkpointJws: `${header}.${encode({ team: teamId, seq: first.chainSeq, hash: first.hash })}.${signature}`,
+      })
+      .where(eq(auditChainHeads.teamId, teamId));
+    expect((await verify(teamId)).broken).toEqual(checkpointBroken(first.chainSeq ?? 0));
+    await database.db.insert(auditLog).values(first);
+    await database.db
+      .update(auditChainHeads)
+      .set({ checkpointSeq: head.checkpointSeq, checkpointHash: head.checkpointHash, checkpointJws: signed })
+      .where(eq(auditChainHeads.teamId, teamId));
+    expect((await verify(teamId)).broken).toBeNull();
+
+    // Signed by a key since revoked (withdrawn from the key set): it no longer vouches for the
+    // place, until the checkpoint is signed again with the current key.
+    if (!kid) throw new Error('the checkpoint names no key');
+    expect(await revokeSigningKey(database.db, kid, 'test', new Date())).not.toBeNull();
+    expect((await verify(teamId)).broken).toEqual(checkpointBroken(head.checkpointSeq));
+    expect(await signCheckpointsAgain(database.db, kid, { kek: async () => kek, now: new Date() })).toContain(
+      teamId,
+    );
     expect((await verify(teamId)).broken).toBeNull();
   });
 
