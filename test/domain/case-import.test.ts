@@ -22,7 +22,7 @@ import {
   STRANDED_AFTER_MS,
 } from '@/server/application/case-imports/run-case-import';
 import { findImport, resultRows } from '@/server/case-imports/queries';
-import { importAnswerKey } from '@/server/case-imports/sealed-answers';
+import { importAnswerKey, sealingAnswers, unsealAnswer } from '@/server/case-imports/sealed-answers';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
@@ -225,6 +225,40 @@ describe('console CSV import', () => {
     expect(await runCaseImport({ ...runDeps(), answerKey: otherKey }, other.id)).toBe(0);
     const result = await resultFile(scope, other.id);
     expect(result[0]).toMatchObject({ subject_email: 'qc@corp.test', outcome: 'refused' });
+    expect(result[0]?.error).toMatch(/could not be read back/);
+  });
+
+  it('binds each sealed answer to its team: sealed in one team’s draft, it is not read back as another’s', async () => {
+    const key = await importAnswerKey(database.db, undefined);
+    const [sealer, other] = [await newTeam('Sealer'), await newTeam('Stranger')];
+    const kept = await sealingAnswers(key, sealer.teamId)('Deep Blue');
+    if (!('answer_sealed' in kept)) throw new Error('not sealed');
+    const sealed = kept.answer_sealed;
+    expect(unsealAnswer(key, sealer.teamId, sealed)).toBe('Deep Blue');
+    // Same key (one KEYS_SECRET for the whole service): only the team bound in (AAD) keeps one
+    // team's sealed answer from becoming another team's case.
+    expect(() => unsealAnswer(key, other.teamId, sealed)).toThrow();
+
+    // A row of the sealer's draft carried into the stranger's import (the rows are only data in
+    // the database): the run refuses it as unreadable, and creates no case from it.
+    const csv =
+      'email,methods,custom_question_text,custom_question_answer\nqx@corp.test,custom_question,Badge colour?,Deep Blue\n';
+    const theirs = await draft(sealer, csv);
+    const mine = await draft(other, csv.replace('Deep Blue', 'Red'));
+    const [carried] = await database.db
+      .select({ prepared: caseImportRows.prepared })
+      .from(caseImportRows)
+      .where(eq(caseImportRows.importId, theirs.id));
+    expect(JSON.stringify(carried?.prepared)).toContain('answer_sealed');
+    await database.db
+      .update(caseImportRows)
+      .set({ prepared: carried?.prepared })
+      .where(eq(caseImportRows.importId, mine.id));
+    await startCaseImport(context(other), mine.id);
+    expect(await runCaseImport(runDeps(), mine.id)).toBe(0);
+    expect(await teamCases(other)).toEqual([]);
+    const result = await resultFile(other, mine.id);
+    expect(result[0]).toMatchObject({ subject_email: 'qx@corp.test', outcome: 'refused' });
     expect(result[0]?.error).toMatch(/could not be read back/);
   });
 

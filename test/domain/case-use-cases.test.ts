@@ -5,15 +5,17 @@
  * suites test the same behaviour across the wire; this file is what runs on every supported
  * PostgreSQL (CI's PostgreSQL 15 pass included) without starting the app.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cases, events, webhookDeliveries } from '@/db/schema';
 import { cancelCase } from '@/server/application/cases/cancel-case';
 import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
+import { openAuditedCase } from '@/server/application/cases/open-case';
 import { redactCase } from '@/server/application/cases/redact-case';
 import { simulateCase } from '@/server/application/cases/simulate-case';
 import { type CreateCaseInput, createCaseInput, listCasesInput } from '@/server/application/cases/wire';
+import { OPERATOR_ACTOR } from '@/server/audit/record-audit';
 import { readUsage } from '@/server/billing/read-account';
 import { effectiveStatus } from '@/server/cases/case-record';
 import { expireDueCases } from '@/server/cases/expire-cases';
@@ -196,6 +198,66 @@ describe("a case's life", () => {
     const stored = JSON.stringify(await eventTypes(record.id));
     expect(stored).not.toContain('private@domain.test');
     expect((await eventTypes(record.id)).filter((e) => e.type === 'case.redacted')).toHaveLength(1);
+  });
+
+  it('redact erases the external_ref an identity provider gave: from the case, and from every stored body that quotes it', async () => {
+    // Opened as an identity provider's flow opens it (authorizeFlow): its login_hint is the
+    // case's external_ref, a personal value (who the person is in the provider's system).
+    const record = await openAuditedCase(
+      {
+        db: database.db,
+        teamId: live.teamId,
+        actor: OPERATOR_ACTOR,
+        clock,
+        jobs: inProcess.jobs,
+        rateLimiters: inProcess.rateLimiters,
+        scope: live,
+        caseTtlSeconds: 1800,
+        pageBase: 'https://vouch.test',
+        defaultLocale: 'en',
+      },
+      createCaseInput.parse({ subject_email: 'hinted@domain.test', verification_methods: { email: true } }),
+      { externalRef: '00uHINTED' },
+    );
+    expect(record.externalRef).toBe('00uHINTED');
+    const caseEvents = database.db.select({ id: events.id }).from(events).where(eq(events.caseId, record.id));
+    // No event's data carries external_ref today (an event names the case's ids, subject and
+    // status); but redaction promises that no stored body keeps any personal value of the case,
+    // so a body quoting it (as the API's case object does) is planted in the event and in its
+    // delivery, and must lose it with the rest.
+    await database.db
+      .update(events)
+      .set({ data: sql`(${events.data}::jsonb || '{"external_ref": "00uHINTED"}')::json` })
+      .where(eq(events.caseId, record.id));
+    await database.db
+      .update(webhookDeliveries)
+      .set({
+        body: sql`replace(${webhookDeliveries.body}, '"status":', '"external_ref":"00uHINTED","status":')`,
+      })
+      .where(inArray(webhookDeliveries.eventId, caseEvents));
+    const bodies = async () =>
+      JSON.stringify([
+        await database.db.select().from(events).where(eq(events.caseId, record.id)),
+        await database.db
+          .select()
+          .from(webhookDeliveries)
+          .where(inArray(webhookDeliveries.eventId, caseEvents)),
+      ]);
+    expect(await bodies()).toContain('00uHINTED');
+    expect(
+      await database.db
+        .select()
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.eventId, caseEvents)),
+    ).not.toEqual([]);
+
+    const redacted = await redactCase(database.db, live, record.id, { clock, jobs: inProcess.jobs });
+    expect(redacted.externalRef).toBeNull();
+    // The row itself, not only the answer: the case as every later read sees it.
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, record.id));
+    expect(row?.externalRef).toBeNull();
+    expect(row?.redactedAt).toEqual(clock());
+    expect(await bodies()).not.toContain('00uHINTED');
   });
 
   it('the sweep expires open cases past their deadline once, and the list reads them as expired', async () => {

@@ -8,7 +8,7 @@
 import { createHmac } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, redactedEvidence } from '@/db/schema';
+import { cases, events, redactedEvidence } from '@/db/schema';
 import { redactLockedCase } from '@/server/application/cases/redact-case';
 import { sealAuditChains } from '@/server/audit/audit-chain';
 import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
@@ -164,6 +164,31 @@ describe('the evidence record', () => {
       evidence: { manager_email: keyed('mia@record.test'), decision: 'declined' },
     });
     expect(after.steps.find((s) => s.method === 'email')?.evidence).toEqual({ confirmed_email: null });
+  });
+
+  it('keeps an identity provider’s external_ref as its HMAC through redaction, never the value', async () => {
+    const record = await openCase(
+      inProcess,
+      { teamId, livemode: true },
+      { subject_email: 'hinted@record.test', verification_methods: { email: true } },
+    );
+    // As an identity provider's flow leaves it: its login_hint as the case's external_ref.
+    await database.db.update(cases).set({ externalRef: '00uRECORD' }).where(eq(cases.id, record.id));
+    expect((await read(record.id)).case.external_ref).toBe('00uRECORD');
+
+    await redact(record.id);
+    const key = await teamEvidenceKey(database.db, teamId);
+    const keyed = (value: string) => `hmac:${createHmac('sha256', key).update(value).digest('base64url')}`;
+    // Provable to whoever holds the login_hint and the key, and readable by nobody else: the
+    // kept reference and the record issued from it are the HMAC, not the value.
+    const [kept] = await database.db
+      .select()
+      .from(redactedEvidence)
+      .where(eq(redactedEvidence.caseId, record.id));
+    expect(kept?.evidence).toMatchObject({ external_ref: keyed('00uRECORD') });
+    const after = await read(record.id);
+    expect(after.case.external_ref).toBe(keyed('00uRECORD'));
+    expect(JSON.stringify(after)).not.toContain('00uRECORD');
   });
 
   it('shows nulls, never a value, for a case redacted before redaction kept its references', async () => {

@@ -30,6 +30,8 @@ import { AppError } from '@/server/platform/errors';
 import { logger } from '@/server/platform/logger';
 import { keyEncryptionKey, publishedKeys } from '@/server/signing/signing-keys';
 import { createTeam } from '@/server/teams/manage-teams';
+import { completeSteps } from '@/server/verification/case-state';
+import { applyIdentityResult } from '@/server/verification/methods/government-id/step';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
 
@@ -881,6 +883,97 @@ describe('GET /oauth2/authorize, at its edges', () => {
     ]);
     const [row] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.id, flow.flowId));
     expect(row?.codeUsedAt).toBeNull();
+  });
+
+  it('will not redeem a code whose case is no longer closed, nor spend it', async () => {
+    await freshClient();
+    const flow = await authorize();
+    await simulateCase(
+      database.db,
+      { teamId, livemode: false },
+      {
+        id: flow.caseId,
+        action: 'complete_step',
+        method: 'government_id',
+        document: { given_name: 'Ada', family_name: 'Lovelace' },
+      },
+      { clock, jobs: inProcess.jobs },
+    );
+    const code = await codeOf(flow);
+    // A code is handed out only for a closed case; the token endpoint asserts the verification
+    // again, so a case whose row says otherwise by then (its ID step still verified) is refused.
+    for (const status of ['open', 'failed', 'expired'] as const) {
+      await database.db.update(cases).set({ status }).where(eq(cases.id, flow.caseId));
+      const refused = await refusal(redeem(code));
+      expect([status, refused.error, refused.description]).toEqual([
+        status,
+        'invalid_grant',
+        'The verification this code stood for is no longer there to assert.',
+      ]);
+    }
+    const [row] = await database.db.select().from(oidcFlows).where(eq(oidcFlows.id, flow.flowId));
+    expect(row?.codeUsedAt).toBeNull();
+    // Not spent: closed again, the same code is redeemed.
+    await database.db.update(cases).set({ status: 'closed' }).where(eq(cases.id, flow.caseId));
+    expect((await redeem(code)).token_type).toBe('Bearer');
+  });
+
+  it('opens a live client’s case in live mode, from the live template of its name, and its ID token says live', async () => {
+    // Every other flow here runs through a test-mode client: a case opened in test mode whatever
+    // the client's mode, or an ID token always saying test, would pass them all.
+    const testClient = client;
+    const liveCtx = {
+      db: database.db,
+      teamId,
+      actor: OPERATOR_ACTOR,
+      clock,
+      jobs: inProcess.jobs,
+      rateLimiters: inProcess.rateLimiters,
+      scope: { teamId, livemode: true },
+    };
+    // The live "helpdesk" asks for an e-mail as well as the document, so the case shows which of
+    // the two templates of that name it was opened from.
+    await templateActions.create(liveCtx, {
+      name: 'helpdesk',
+      verification_methods: { email: true, government_id: true },
+    });
+    const created = await clientActions.create(
+      { db: database.db, teamId, actor: OPERATOR_ACTOR, clock },
+      { name: 'Okta', redirect_uris: [REDIRECT], default_template: 'helpdesk', mode: 'live' },
+    );
+    client = { id: created.client.id, secret: created.secret };
+    try {
+      const flow = await authorize();
+      const record = await findCaseById(database.db, flow.caseId);
+      expect(record).toMatchObject({ teamId, livemode: true, status: 'open', externalRef: '00uUSER' });
+      expect(record?.steps.map((step) => step.method)).toEqual(['email', 'government_id', 'selfie']);
+      // A live case cannot be simulated: the e-mail is confirmed and the ID provider's verdict
+      // arrives as they do for a live case (the provider's result applied to the case).
+      await database.db.transaction((tx) => completeSteps(tx, inProcess.jobs, flow.caseId, ['email'], now));
+      await applyIdentityResult(
+        database.db,
+        inProcess.jobs,
+        flow.caseId,
+        {
+          outcome: 'verified',
+          name: 'Ada Lovelace',
+          names: { given: 'Ada', family: 'Lovelace' },
+          reportId: 'vr_live_1',
+        },
+        now,
+      );
+      expect((await findCaseById(database.db, flow.caseId))?.status).toBe('closed');
+      const answer = await redeem(await codeOf(flow));
+      const keys = createLocalJWKSet({ keys: await publishedKeys(database.db, now, 365) });
+      const { payload } = await jwtVerify(answer.id_token, keys, {
+        issuer: ISSUER,
+        audience: client.id,
+        currentDate: now,
+      });
+      expect(payload).toMatchObject({ sub: '00uUSER', nonce: 'nonce-1', vouch_livemode: true });
+    } finally {
+      client = testClient;
+    }
   });
 
   it('is too late at the request’s 60th second, not a moment before', async () => {

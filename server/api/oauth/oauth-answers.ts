@@ -39,7 +39,7 @@ export function oauthRefusal(
  * A request's parameters: a form body (RFC 6749, RFC 9126), or a JSON object (an older Okta
  * revision sent its pushed requests as JSON). A parameter given twice is refused (RFC 6749 §3.1),
  * and so is any that nests too deep or holds a control character or a lone surrogate, before
- * anything reads it (login_hint becomes a case's external_ref, shown in the API, webhooks,
+ * anything reads it (login_hint becomes a case's external_ref, shown in the API (the Case),
  * evidence records and PDFs).
  */
 async function requestParams(request: Request): Promise<Record<string, unknown>> {
