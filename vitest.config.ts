@@ -9,7 +9,12 @@ export const projects = {
     resolve: { alias },
     test: {
       name: 'unit',
-      include: ['server/**/*.test.ts', 'scripts/**/*.test.ts', 'deploy/**/*.test.ts'],
+      include: [
+        'server/**/*.test.ts',
+        'scripts/**/*.test.ts',
+        'deploy/**/*.test.ts',
+        'processes/**/*.test.ts',
+      ],
       environment: 'node',
     },
   },

@@ -12,3 +12,13 @@ export type LauncherSettings = Pick<
   | 'HEALTH_PORT'
   | 'METRICS_PORT'
 >;
+
+/**
+ * How many web processes `npm start` runs when WEB_PROCESSES is unset: one per core, less one
+ * while the embedded PostgreSQL shares the machine's cores (at least one). On two cores with the
+ * database beside them, a second web process only competes with PostgreSQL for the same cores:
+ * one made more creations a second than two, at less CPU each.
+ */
+export function defaultWebProcesses(cores: number, embeddedDatabase: boolean): number {
+  return Math.max(1, cores - (embeddedDatabase ? 1 : 0));
+}

@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { logger } from '@/server/platform/logger';
 import { exitWhenIdle } from './exit-when-idle';
-import type { LauncherSettings } from './launcher-settings';
+import { defaultWebProcesses, type LauncherSettings } from './launcher-settings';
 
 const STOP_TIMEOUT_MS = 30_000;
 const BACKOFF_MAX_MS = 30_000;
@@ -63,7 +63,8 @@ function checkConfig(): Promise<LauncherSettings> {
 }
 
 const config = await checkConfig();
-const webProcesses = config.WEB_PROCESSES ?? availableParallelism();
+const webProcesses =
+  config.WEB_PROCESSES ?? defaultWebProcesses(availableParallelism(), !config.DATABASE_URL);
 
 /**
  * The node arguments a child runs with: the serve script's memory settings and the entry, built

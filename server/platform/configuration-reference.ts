@@ -141,7 +141,7 @@ const VALIDATED: Record<SettingName, SettingDoc> = {
   WEB_PROCESSES: {
     meaning: '(`npm start`, `vouch launch`) web processes started besides one worker process',
     processes: ['launcher'],
-    unset: 'one per CPU core',
+    unset: 'one per CPU core, less one while the embedded database shares the machine (at least 1)',
   },
   MAIL_RETRY_DELAY_SECONDS: {
     meaning: 'first delay before a failed e-mail is retried (doubling, 5 retries); lowered in tests',

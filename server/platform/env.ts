@@ -113,7 +113,10 @@ export const envSchema = z.object({
    * load balancers stop sending it requests before it stops taking them.
    */
   DRAIN_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
-  /** Web processes `npm start` runs (besides one worker process); unset, one per CPU core. */
+  /**
+   * Web processes `npm start` runs (besides one worker process); unset, one per CPU core, less one
+   * while the embedded database shares the machine (at least one).
+   */
   WEB_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */
   MAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).default(30),
