@@ -323,9 +323,9 @@ async function databaseCreationCeiling(
   const createOne = async (i: number) => {
     const target = posts(i);
     const token = target.headers.authorization?.replace('Bearer ', '') ?? '';
-    const key = await authenticateApiKey(database.db, token, systemClock);
+    const key = await authenticateApiKey(database.db, token, systemClock, limiters.spendIn('write'));
     if (!key) throw new Error('unknown key');
-    await limiters.consume('write', budgetKey(key.scope));
+    await limiters.settle('write', budgetKey(key.scope), key.budgets.write, key.spent);
     // Validated as the procedure's input is, defaults included.
     const prepared = await prepareCase(
       createCaseInput.parse(JSON.parse(target.body ?? '{}')),

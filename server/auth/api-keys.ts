@@ -5,7 +5,7 @@ import type { Clock } from '@/server/platform/clock';
 import { sha256Hex } from '@/server/platform/crypto';
 import { type DataScope, type Mode, modeOf } from '@/server/platform/data-scope';
 import { randomBase62 } from '@/server/platform/ids';
-import { keyLookup } from './queries';
+import { keyLookupSpending } from './queries';
 
 /** Each mode's keys start with their own prefix, so a key says at a glance what it touches. */
 export const API_KEY_PREFIXES = { live: 'vouch_live_', test: 'vouch_test_' } as const satisfies Record<
@@ -93,24 +93,53 @@ export function bearerToken(header: string | null): string | null {
   return BEARER.exec(header)?.[1] ?? null;
 }
 
-/** The key's team and mode, or null for an unknown, malformed or revoked key. */
+/**
+ * One point of the key's team's budget, spent by the key's own look-up (RateLimiters.spendIn says
+ * where and under which prefix and window): `db` is where the statement runs.
+ */
+export interface BudgetSpend {
+  db: Queryable;
+  keyPrefix: string;
+  nowIso: string;
+  expireIso: string;
+}
+
+/** The counter a spend left: its stored key, points spent in the window, and the window's end. */
+export interface SpentCounter {
+  key: string;
+  points: number;
+  expire: Date;
+}
+
+/**
+ * The key's team and mode, with one point of the team's budget spent in the same round trip
+ * (`spend`, judged by the caller's limiter), or null for an unknown, malformed or revoked key,
+ * which spends nothing of any team's budget.
+ */
 export async function authenticateApiKey(
   db: Queryable,
   token: string,
   clock: Clock,
-): Promise<AuthenticatedKey | null> {
+  spend: BudgetSpend,
+): Promise<(AuthenticatedKey & { spent: SpentCounter }) | null> {
   // A token of no key's shape is answered without a look-up.
   // Stryker disable next-line all: equivalent; such a token matches no stored hash, so a look-up answers null as well.
   const prefixed = token.startsWith(API_KEY_PREFIXES.live) || token.startsWith(API_KEY_PREFIXES.test);
   // Stryker disable next-line all: equivalent, as above.
   if (!prefixed || token.length > 200) return null;
-  const [row] = await keyLookup(db).execute({ keyHash: hashApiKey(token) });
+  const [row] = await keyLookupSpending(spend.db).execute({
+    keyHash: hashApiKey(token),
+    keyPrefix: spend.keyPrefix,
+    nowIso: spend.nowIso,
+    expireIso: spend.expireIso,
+  });
   if (!row) return null;
   const now = clock();
+  const lastUsedAt = row.last_used_at === null ? null : new Date(row.last_used_at);
   // The check here and the statement's condition each keep the note to once a minute: this one
   // saves the statement, the statement's keeps concurrent requests to one write.
   // Stryker disable next-line all: equivalent alone (the statement's condition still holds the note back).
-  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
+  if (!lastUsedAt || now.getTime() - lastUsedAt.getTime() > LAST_USED_GRANULARITY_MS) {
     // Stryker disable next-line ArithmeticOperator: equivalent alone (the check above holds it back).
     const staleBefore = new Date(now.getTime() - LAST_USED_GRANULARITY_MS);
     await db
@@ -122,8 +151,9 @@ export async function authenticateApiKey(
   }
   return {
     keyId: row.id,
-    scope: { teamId: row.teamId, livemode: row.livemode },
-    budgets: { read: row.rateLimitRead, write: row.rateLimitWrite },
+    scope: { teamId: row.team_id, livemode: row.livemode },
+    budgets: { read: row.rate_limit_read, write: row.rate_limit_write },
+    spent: { key: row.spent_key, points: row.spent_points, expire: new Date(row.spent_expire) },
   };
 }
 

@@ -1,3 +1,5 @@
+import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+
 /**
  * The data a caller works in: one team's, in one mode. A live key, a test key, and the console by
  * its live/test switch each act within one. Every query of cases, events, webhook endpoints and
@@ -21,4 +23,12 @@ export function modeOf(livemode: boolean): Mode {
  */
 export function budgetKey(scope: DataScope): string {
   return scope.livemode ? scope.teamId : `${scope.teamId}:test`;
+}
+
+/**
+ * budgetKey in SQL, for a statement that spends a budget in the round trip that finds its team
+ * (the API key's look-up); RateLimiters.settle checks the two agree on every spend.
+ */
+export function budgetKeySql(teamId: SQLWrapper, livemode: SQLWrapper): SQL {
+  return sql`${teamId}::text || case when ${livemode} then '' else ':test' end`;
 }

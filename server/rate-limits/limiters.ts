@@ -2,6 +2,7 @@ import { secondsInDay, secondsInHour } from 'date-fns/constants';
 import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Db } from '@/db/client';
 import { rateLimits } from '@/db/schema';
+import type { BudgetSpend, SpentCounter } from '@/server/auth/api-keys';
 import { sha256Hex } from '@/server/platform/crypto';
 import type { Env } from '@/server/platform/env';
 import { AppError, isAppError } from '@/server/platform/errors';
@@ -66,6 +67,22 @@ export interface RateLimiters {
    * this key's own budget per window instead of the bucket's (a team's raised API budgets).
    */
   consume: (bucket: RateLimitBucket, key: string, points?: number | null) => Promise<RateLimitResult>;
+  /**
+   * Where and how a statement of the caller's spends one point of `bucket` as `consume` would (the
+   * API key's look-up spends its team's budget in its own round trip): the database the counters
+   * are written to, the stored key's prefix, now and the end of a window that would start now.
+   */
+  spendIn: (bucket: RateLimitBucket) => BudgetSpend;
+  /**
+   * What `consume` answers, or throws, for a point spent that way: the limiter judges the counter
+   * the statement left, which must be `rawKey`'s in `bucket` (`points`: the key's own budget).
+   */
+  settle: (
+    bucket: RateLimitBucket,
+    rawKey: string,
+    points: number | null | undefined,
+    counter: SpentCounter,
+  ) => Promise<RateLimitResult>;
   /** Spends `count` points at once (work priced by its size), or none: throws RATE_LIMITED. */
   spend: (bucket: RateLimitBucket, key: string, count: number) => Promise<void>;
   /**
@@ -239,13 +256,38 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
  */
 class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
   readonly #db: Db;
+  /** Counters already upserted by a caller's statement, by stored key: `_upsert` answers with them. */
+  readonly #spent = new Map<string, SpentCounter>();
 
   constructor(options: ConstructorParameters<typeof RateLimiterDrizzle>[0] & { storeClient: Db }) {
     super(options);
     this.#db = options.storeClient;
   }
 
+  /**
+   * The library's own judgement (limits, remaining points, the window's end) of a point a caller's
+   * statement spent: consume() asks `_upsert` for the counter, and gets the one given.
+   */
+  settle(key: string, counter: SpentCounter): Promise<RateLimiterRes> {
+    const stored = this.getKey(key);
+    if (counter.key !== stored) {
+      throw new Error(`a spend counted under ${counter.key}, not ${stored}: the statement keys it otherwise`);
+    }
+    this.#spent.set(stored, counter);
+    try {
+      // consume() calls _upsert before it returns its promise: the counter is taken by then.
+      return this.consume(key, 1);
+    } finally {
+      this.#spent.delete(stored);
+    }
+  }
+
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
+    const spent = this.#spent.get(key);
+    if (spent && points === 1 && !forceExpire) {
+      this.#spent.delete(key);
+      return spent;
+    }
     // Stryker disable next-line all: equivalent for every budget here; forced expiry (block, set) and windowless budgets are never used, and both paths store the same counter.
     if (forceExpire || msDuration <= 0) {
       const parent = RateLimiterDrizzle.prototype as unknown as {
@@ -321,7 +363,8 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
     bucket: RateLimitBucket,
     rawKey: string,
     points: number | null | undefined,
-    count: number,
+    /** Points to spend, or the counter a caller's statement left spending one. */
+    spend: number | SpentCounter,
   ): Promise<RateLimitResult> {
     const limiter = limiterFor(bucket, points);
     const key = normalizedKey(bucket, rawKey);
@@ -334,7 +377,9 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
       };
     };
     try {
-      const res = await limiter.consume(key, count);
+      const res = await (typeof spend === 'number'
+        ? limiter.consume(key, spend)
+        : limiter.settle(key, spend));
       return { headers: headersFor(res) };
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
@@ -353,6 +398,20 @@ export function createRateLimiters(db: Db, config: Env): RateLimiters {
 
   const limiters: RateLimiters = {
     consume: (bucket, rawKey, points) => spendPoints(bucket, rawKey, points, 1),
+
+    spendIn(bucket) {
+      const limiter = byBucket[bucket];
+      // The window's edges from the wall clock the library judges them by (see _upsert).
+      const now = new Date();
+      return {
+        db,
+        keyPrefix: `${limiter.keyPrefix}:`,
+        nowIso: now.toISOString(),
+        expireIso: new Date(now.getTime() + limiter.duration * 1000).toISOString(),
+      };
+    },
+
+    settle: (bucket, rawKey, points, counter) => spendPoints(bucket, rawKey, points, counter),
 
     async spend(bucket, key, count) {
       if (count <= 0) return;

@@ -5,9 +5,9 @@
  * CLI's one-time password, and the re-entered password that guards secrets.
  */
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeys, authUsers, teamMembers } from '@/db/schema';
+import { apiKeys, authUsers, rateLimits, teamMembers } from '@/db/schema';
 import {
   API_KEY_PREFIXES,
   apiKeyLabel,
@@ -105,32 +105,44 @@ describe('API keys', () => {
   it('authenticate to their team and mode with its budgets, note their use at most once a minute, and stop when revoked', async () => {
     const key = await createApiKey(database.db, { teamId, mode: 'test' });
     await updateTeam(database.db, teamId, { rateLimitReadPerMinute: 500, rateLimitWritePerMinute: 70 });
-    const found = await authenticateApiKey(database.db, key.token, clock);
+    const spend = () => inProcess.rateLimiters.spendIn('read');
+    const found = await authenticateApiKey(database.db, key.token, clock, spend());
+    // The look-up spent a point of the team's test-mode read budget, keyed as the limiter keys it.
     expect(found).toEqual({
       keyId: key.id,
       scope: { teamId, livemode: false },
       budgets: { read: 500, write: 70 },
+      spent: { key: `read:${teamId}:test`, points: 1, expire: expect.any(Date) },
     });
     const used = async () =>
       (await database.db.select().from(apiKeys).where(eq(apiKeys.id, key.id)))[0]?.lastUsedAt?.getTime();
     expect(await used()).toBe(now.getTime());
     const first = now.getTime();
     now = new Date(first + 30_000);
-    await authenticateApiKey(database.db, key.token, clock);
+    expect((await authenticateApiKey(database.db, key.token, clock, spend()))?.spent.points).toBe(2);
     expect(await used()).toBe(first);
     now = new Date(first + 61_000);
-    await authenticateApiKey(database.db, key.token, clock);
+    await authenticateApiKey(database.db, key.token, clock, spend());
     expect(await used()).toBe(now.getTime());
-    // Anything not a key of ours is no key, before any look-up.
+    // Anything not a key of ours is no key, before any look-up, and spends nothing.
     for (const token of ['', 'sk_live_x', `vouch_live_${'a'.repeat(200)}`, `${key.token}x`]) {
-      expect(await authenticateApiKey(database.db, token, clock), token.slice(0, 20)).toBeNull();
+      expect(await authenticateApiKey(database.db, token, clock, spend()), token.slice(0, 20)).toBeNull();
     }
+    const counters = async () =>
+      (
+        await database.db
+          .select()
+          .from(rateLimits)
+          .where(like(rateLimits.key, `%${teamId}%`))
+      ).map((row) => [row.key, row.points]);
+    expect(await counters()).toEqual([[`read:${teamId}:test`, 3]]);
     expect(await revokeApiKey(database.db, { keyId: key.id, teamId }, clock)).toEqual({
       name: '',
       prefix: key.prefix,
       lastFour: key.lastFour,
     });
-    expect(await authenticateApiKey(database.db, key.token, clock)).toBeNull();
+    expect(await authenticateApiKey(database.db, key.token, clock, spend())).toBeNull();
+    expect(await counters()).toEqual([[`read:${teamId}:test`, 3]]);
     // Revoking again names the key; another team's or an unknown key is none.
     expect(await revokeApiKey(database.db, { keyId: key.id }, clock)).toMatchObject({ prefix: key.prefix });
     const other = (await createTeam(database.db, { name: 'Other', adminEmail: 'o@other.test' }, clock)).team

@@ -50,6 +50,37 @@ const stored = async (fragment: string) =>
     .where(and(like(rateLimits.key, `%${fragment}%`)));
 
 describe('budgets', () => {
+  it('judge a point spent by a statement of its own as consume would, under the key the limiter stores', async () => {
+    // The API key's look-up spends its team's budget in its own round trip (keyLookupSpending):
+    // the limiter says where and under which prefix, then judges the counter the statement left.
+    const spend = limiters.spendIn('write');
+    expect(spend.keyPrefix).toBe('write:');
+    const windowMs = new Date(spend.expireIso).getTime() - new Date(spend.nowIso).getTime();
+    expect(windowMs).toBe(60_000);
+    const expire = new Date(Date.now() + 30_000);
+    const within = await limiters.settle('write', 'team-s', null, { key: 'write:team-s', points: 2, expire });
+    expect(within.headers['X-RateLimit-Limit']).toBe('2');
+    expect(within.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(Number(within.headers['X-RateLimit-Reset'])).toBe(Math.ceil(expire.getTime() / 1000));
+    // Past the budget (the configured 2, or the team's own 5): refused as consume refuses.
+    const over = await refused(() =>
+      limiters.settle('write', 'team-s', null, { key: 'write:team-s', points: 3, expire }),
+    );
+    expect(over.appCode).toBe('RATE_LIMITED');
+    expect(Number(over.headers['Retry-After'])).toBeGreaterThanOrEqual(29);
+    expect(
+      (await limiters.settle('write', 'team-s', 5, { key: 'write:team-s', points: 3, expire })).headers[
+        'X-RateLimit-Remaining'
+      ],
+    ).toBe('2');
+    // A counter of another key (a statement keying the budget otherwise) is a fault, not a spend.
+    await expect(
+      limiters.settle('write', 'team-s', null, { key: 'write:team-t', points: 1, expire }),
+    ).rejects.toThrow(/not write:team-s/);
+    // Nothing was written by judging: the counters are the statement's.
+    expect(await stored('team-s')).toEqual([]);
+  });
+
   it('spends a point a request with the rate-limit headers, and refuses past the budget saying which', async () => {
     const windowEnd = Math.ceil((Date.now() + 60_000) / 1000);
     const first = await limiters.consume('read', 'team-a');

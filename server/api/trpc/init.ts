@@ -107,7 +107,11 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
 export const apiKeyProcedure = procedure
   .use(async ({ ctx, next, type }) => {
     const token = bearerToken(ctx.requestHeaders.get('authorization'));
-    const key = token ? await authenticateApiKey(ctx.db, token, ctx.clock) : null;
+    const bucket = type === 'query' ? 'read' : 'write';
+    // The key's look-up spends its team's budget in the same round trip; the limiter judges it.
+    const key = token
+      ? await authenticateApiKey(ctx.db, token, ctx.clock, ctx.rateLimiters.spendIn(bucket))
+      : null;
     if (!key || !token) {
       // Failed attempts spend the caller's address budget, so keys cannot be guessed at speed.
       const limit = await ctx.rateLimiters.consume('address', ctx.clientAddress);
@@ -118,10 +122,11 @@ export const apiKeyProcedure = procedure
         UNAUTHORIZED_HEADERS,
       );
     }
-    const limit = await ctx.rateLimiters.consume(
-      type === 'query' ? 'read' : 'write',
+    const limit = await ctx.rateLimiters.settle(
+      bucket,
       budgetKey(key.scope),
-      type === 'query' ? key.budgets.read : key.budgets.write,
+      bucket === 'read' ? key.budgets.read : key.budgets.write,
+      key.spent,
     );
     applyHeaders(ctx, limit.headers);
     if (ctx.clientGone.aborted) throw new ClientGoneError();
