@@ -9,10 +9,17 @@
  * body (the ceiling), and the database doing a creation's statements with no HTTP (the write
  * ceiling), then prints one table. It reports; it does not fail on a missed target.
  *
+ * Beside it, the same-run lean reference (bench/lean-reference.ts): a bare `node:http` server on
+ * postgres.js alone, on the same database, writing a creation's rows in one statement and reading a
+ * case in one, driven as the app's one-team creation (closed c=16) and get (closed c=32) phases
+ * are; the report sets Vouch's app and PostgreSQL CPU per request beside its, as ratios.
+ *
  * Environment: BENCH_DATABASE_URL (use that server instead of an embedded one; two databases are
  * created and dropped on it), BENCH_LARGE_CASES / BENCH_SMALL_CASES (dataset sizes),
  * BENCH_SECONDS (length of each measured phase), BENCH_CPU_PROF=1 (V8 CPU profiles of the app
- * into bench/results/profiles).
+ * into bench/results/profiles), BENCH_ONLY=lean (the quick comparison: only the small dataset
+ * (BENCH_SMALL_CASES), the app's get and one-team creation, then the lean reference's, each phase
+ * BENCH_SECONDS long: a couple of minutes).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,6 +54,21 @@ const READ_RATE = 200;
 const WRITE_RATE = 400;
 const HOST = '127.0.0.1';
 const FLOOR_SCENARIO = 'floor: POST to a route answering at once (405)';
+/** BENCH_ONLY=lean: the lean reference's comparison alone, on the small dataset. */
+const LEAN_ONLY = process.env.BENCH_ONLY === 'lean';
+if (process.env.BENCH_ONLY !== undefined && !LEAN_ONLY) {
+  throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY}: the only partial run is BENCH_ONLY=lean`);
+}
+/** The phases the lean reference is compared on, as the full run drives the app in them. */
+const LEAN_CREATE = {
+  scenario: 'POST /v1/cases/ one team',
+  load: 'closed c=16',
+  concurrency: 16,
+  ms: 10_000,
+};
+const LEAN_GET = { scenario: 'GET /v1/cases/{id}/', load: 'closed c=32', concurrency: 32, ms: 5000 };
+/** The app's configured budgets in the bench: raised, not disabled (every request still spends). */
+const BENCH_BUDGET_PER_MINUTE = '100000000';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 const log = (message: string) =>
@@ -132,8 +154,8 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
   const profileDir = path.resolve(RESULTS_DIR, 'profiles', label);
   const env: Record<string, string> = {
     // Raised, not disabled: every request still goes through the limiter's PostgreSQL upsert.
-    RATE_LIMIT_READ_PER_MINUTE: '100000000',
-    RATE_LIMIT_WRITE_PER_MINUTE: '100000000',
+    RATE_LIMIT_READ_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
+    RATE_LIMIT_WRITE_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
     LOG_LEVEL: 'warn',
   };
   if (process.env.BENCH_CPU_PROF === '1') {
@@ -170,6 +192,38 @@ async function startCeiling(body: string): Promise<{ port: number; pid: number; 
     await exited;
   };
   cleanups.push(stop);
+  return { port, pid: child.pid as number, stop };
+}
+
+/**
+ * The lean reference (bench/lean-reference.ts) against `databaseUrl`, with the app's budgets: a
+ * child process, as the ceiling server is, that prints the port it listens on.
+ */
+async function startLean(
+  databaseUrl: string,
+): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/lean-reference.ts'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      LEAN_DATABASE_URL: databaseUrl,
+      LEAN_READ_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
+      LEAN_WRITE_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
+      LEAN_PAGE_BASE: 'http://localhost:3000',
+    },
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  cleanups.push(stop);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`lean reference exited with ${code}`)));
+    lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
+  });
   return { port, pid: child.pid as number, stop };
 }
 
@@ -217,6 +271,8 @@ interface Row {
   appCpuPerReq: number;
   pgCpuPerReq: number;
   generatorCpuPerReq: number;
+  /** The app's web processes alone (the request path, without the launcher and the worker); NaN for others. */
+  webCpuPerReq: number;
   /** Share of the machine's CPU (all cores) used by processes that are not part of the bench. */
   othersPct: number;
 }
@@ -234,9 +290,13 @@ async function measure(
 ): Promise<LoadResult> {
   if (pids.app && pids.app === appPort.pid) await settle(appPort.port);
   log(`${scenario} @ ${cases} (${load})`);
+  const web = pids.app && pids.app !== process.pid ? webProcesses(pids.app) : [];
+  const webCpu = () => web.reduce((sum, pid) => sum + processCpuMs(pid), 0);
+  const webBefore = webCpu();
   const before = cpuSnapshot(pids.app, pids.postmaster);
   const result = await run();
   const after = cpuSnapshot(pids.app, pids.postmaster);
+  const webAfter = webCpu();
   // CPU over the whole phase (warm-up included) divided by the requests the server answered in it.
   const requests = Math.max(1, result.answered);
   const ours =
@@ -255,9 +315,17 @@ async function measure(
     appCpuPerReq: pids.app ? (after.app - before.app) / requests : Number.NaN,
     pgCpuPerReq: (after.pg - before.pg) / requests,
     generatorCpuPerReq: (after.generator - before.generator) / requests,
+    webCpuPerReq: web.length > 0 ? (webAfter - webBefore) / requests : Number.NaN,
   });
   if (result.errors > 0) log(`  ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
   return result;
+}
+
+/** The launcher's web processes (`web.mjs`), by their command line. */
+function webProcesses(root: number): number[] {
+  return treeMemory(root)
+    .filter((m) => m.role === 'web.mjs')
+    .map((m) => m.pid);
 }
 
 async function readPhases(app: App, ds: SeededDataset, label: string, postmaster: number | null) {
@@ -364,6 +432,205 @@ async function databaseCreationCeiling(
 }
 
 // ---------------------------------------------------------------------------------------------
+// The same-run lean reference.
+
+/** A workload whose requests count as answered only with `status` (201 for a creation, 200 for a get). */
+const expecting =
+  (target: (i: number) => Target, status: number) =>
+  (i: number): Target => ({ ...target(i), expectStatus: status });
+
+/** The two phases the lean reference is compared on, as measured (rows of the report's table). */
+interface Compared {
+  create: Row;
+  get: Row;
+}
+
+function rowOf(scenario: string, cases: string, load: string): Row {
+  const row = rows.find((r) => r.scenario === scenario && r.cases === cases && r.load === load);
+  if (!row) throw new Error(`no row ${scenario} @ ${cases} (${load})`);
+  return row;
+}
+
+/**
+ * The app's get (closed c=32) and one-team creation (closed c=16), warmed up first: what the
+ * quick comparison (BENCH_ONLY=lean) measures of the app; the full run has them among its phases.
+ */
+async function appComparedPhases(
+  app: App,
+  ds: SeededDataset,
+  run: string,
+  postmaster: number | null,
+  ms: { create: number; get: number },
+): Promise<Compared> {
+  const endpoint = { host: HOST, port: app.port };
+  const pids = { app: app.pid, postmaster };
+  const label = human(ds.caseCount);
+  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 3000, target: getTarget(ds) });
+  await closedLoop({
+    endpoint,
+    concurrency: 8,
+    warmupMs: 0,
+    durationMs: 3000,
+    target: postOneTeamTarget(ds, `${run}w`),
+  });
+  await measure(LEAN_GET.scenario, label, LEAN_GET.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_GET.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.get,
+      target: expecting(getTarget(ds), 200),
+    }),
+  );
+  await measure(LEAN_CREATE.scenario, label, LEAN_CREATE.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_CREATE.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.create,
+      target: expecting(postOneTeamTarget(ds, `${run}t`), 201),
+    }),
+  );
+  return {
+    get: rowOf(LEAN_GET.scenario, label, LEAN_GET.load),
+    create: rowOf(LEAN_CREATE.scenario, label, LEAN_CREATE.load),
+  };
+}
+
+/**
+ * The lean reference on the app's database (the app stopped, so that its worker sends none of the
+ * reference's mails), driven as the app was: the same requests, keys and case ids. Then counts
+ * the rows its measured creations left, to show that they landed.
+ */
+async function leanPhases(
+  appUrl: string,
+  ds: SeededDataset,
+  run: string,
+  postmaster: number | null,
+  ms: { create: number; get: number },
+): Promise<Compared & { landed: string }> {
+  const lean = await startLean(appUrl);
+  const endpoint = { host: HOST, port: lean.port };
+  const pids = { app: lean.pid, postmaster };
+  const label = human(ds.caseCount);
+  const probe = await request(lean.port, getTarget(ds)(0));
+  if (probe.status !== 200) throw new Error(`lean reference: get answered ${probe.status} ${probe.body}`);
+  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 2000, target: getTarget(ds) });
+  await closedLoop({
+    endpoint,
+    concurrency: 8,
+    warmupMs: 0,
+    durationMs: 2000,
+    target: postOneTeamTarget(ds, `${run}v`),
+  });
+  await measure(`lean: ${LEAN_GET.scenario}`, label, LEAN_GET.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_GET.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.get,
+      target: expecting(getTarget(ds), 200),
+    }),
+  );
+  const since = new Date();
+  const created = await measure(`lean: ${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_CREATE.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.create,
+      target: expecting(postOneTeamTarget(ds, `${run}L`), 201),
+    }),
+  );
+  await lean.stop();
+
+  // What the measured creations wrote (requests the generator gave up on may still have committed).
+  const team = ds.teams[0];
+  if (!team) throw new Error('no seeded team');
+  const { default: postgres } = await import('postgres');
+  const sql = postgres(ds.url, { max: 1, onnotice: () => {} });
+  const [count] = await sql<
+    { cases: number; steps: number; events: number; mails: number; audits: number }[]
+  >`
+    with c as (
+      select id from cases
+      where team_id = ${team.id} and livemode and created_at >= ${since}
+        and subject_email like ${`wave-${run}L-%`})
+    select (select count(*) from c)::int as cases,
+           (select count(*) from case_steps where case_id in (select id from c))::int as steps,
+           (select count(*) from events where case_id in (select id from c) and type = 'case.created')::int as events,
+           (select count(*) from mail_outbox where case_id in (select id from c))::int as mails,
+           (select count(*) from audit_log
+             where team_id = ${team.id} and action = 'case.created' and target in (select id::text from c))::int as audits`;
+  await sql.end();
+  const landed = count
+    ? `lean reference: ${created.answered} creations answered (${created.errors} errors in the measured window); its tables hold ${count.cases} cases of that phase, ${count.steps} steps, ${count.events} case.created events, ${count.mails} queued mails, ${count.audits} audit entries`
+    : 'lean reference: nothing counted';
+  log(landed);
+  return {
+    get: rowOf(`lean: ${LEAN_GET.scenario}`, label, LEAN_GET.load),
+    create: rowOf(`lean: ${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load),
+    landed,
+  };
+}
+
+/** Vouch beside the lean reference, per request: CPU of each side and the ratios. */
+function leanTable(vouch: Compared, lean: Compared): string {
+  const header = [
+    'request',
+    'load',
+    'Vouch ok/s',
+    'lean ok/s',
+    'Vouch app ms',
+    '(web)',
+    'lean app ms',
+    'app x',
+    'Vouch pg ms',
+    'lean pg ms',
+    'pg x',
+    'app+pg x',
+  ];
+  const ratio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 1)}x` : '-');
+  const line = (name: string, load: string, v: Row, l: Row) => [
+    name,
+    load,
+    fmt(v.result.throughput, 0),
+    fmt(l.result.throughput, 0),
+    fmt(v.appCpuPerReq, 2),
+    fmt(v.webCpuPerReq, 2),
+    fmt(l.appCpuPerReq, 2),
+    ratio(v.appCpuPerReq, l.appCpuPerReq),
+    fmt(v.pgCpuPerReq, 2),
+    fmt(l.pgCpuPerReq, 2),
+    ratio(v.pgCpuPerReq, l.pgCpuPerReq),
+    ratio(v.appCpuPerReq + v.pgCpuPerReq, l.appCpuPerReq + l.pgCpuPerReq),
+  ];
+  const body = [
+    line('POST /v1/cases/ (one team)', LEAN_CREATE.load, vouch.create, lean.create),
+    line('GET /v1/cases/{id}/', LEAN_GET.load, vouch.get, lean.get),
+  ];
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] as string).length)));
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(format)].join('\n');
+}
+
+function leanReport(vouch: Compared, lean: Compared & { landed: string }): string[] {
+  return [
+    'Same-run lean reference (bench/lean-reference.ts): a bare node:http server on postgres.js, on the same database and',
+    'with the same requests, keys and budgets; per creation one statement for the key and its write budget and one for',
+    'every row (charge, case, step, case.created, mail, audit entry); per get one for the key and one for the case. CPU',
+    'in ms per answered request; "x" = Vouch / lean. Vouch app = launcher, web processes and worker (which sends the',
+    'mails and seals the audit chain meanwhile); (web) = its web processes alone. PostgreSQL = every backend of the',
+    "server, so Vouch's includes its worker's. The lean reference is one process; the two run one after the other, so",
+    'the figures drift with the machine (see "others cpu %"): read the ratios, not the third digit.',
+    '',
+    leanTable(vouch, lean),
+    lean.landed,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
 // Report.
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -430,6 +697,10 @@ async function main(): Promise<void> {
   log('starting PostgreSQL');
   const database = await startDatabase();
   const postmaster = database.embedded ? childNamed('postgres') : null;
+  if (LEAN_ONLY) {
+    await leanOnly(database, postmaster, run, started);
+    return;
+  }
   log(`seeding ${human(SMALL)} and ${human(LARGE)} cases, building the app if needed`);
   const [small, large, build] = await Promise.all([
     seedDataset(database.adminUrl, 'vouch_bench_small', SMALL),
@@ -535,8 +806,14 @@ async function main(): Promise<void> {
       }),
   );
   await ceiling.stop();
-  const getMax = await measure('GET /v1/cases/{id}/', human(LARGE), 'closed c=32', pids, () =>
-    closedLoop({ endpoint, concurrency: 32, warmupMs: 1000, durationMs: 5000, target: getTarget(large) }),
+  const getMax = await measure(LEAN_GET.scenario, human(LARGE), LEAN_GET.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_GET.concurrency,
+      warmupMs: 1000,
+      durationMs: LEAN_GET.ms,
+      target: getTarget(large),
+    }),
   );
 
   const postOpen = await measure(
@@ -563,12 +840,12 @@ async function main(): Promise<void> {
     }),
   );
   // One team's hiring wave: single creates from 16 and 64 connections, and batches of 100.
-  const oneTeam = await measure('POST /v1/cases/ one team', human(LARGE), 'closed c=16', pids, () =>
+  const oneTeam = await measure(LEAN_CREATE.scenario, human(LARGE), LEAN_CREATE.load, pids, () =>
     closedLoop({
       endpoint,
-      concurrency: 16,
+      concurrency: LEAN_CREATE.concurrency,
       warmupMs: 1000,
-      durationMs: 10_000,
+      durationMs: LEAN_CREATE.ms,
       target: postOneTeamTarget(large, `${run}t`),
     }),
   );
@@ -606,6 +883,14 @@ async function main(): Promise<void> {
   );
   const memory = treeMemory(app.pid);
   await app.stop();
+  const vouchCompared: Compared = {
+    create: rowOf(LEAN_CREATE.scenario, human(LARGE), LEAN_CREATE.load),
+    get: rowOf(LEAN_GET.scenario, human(LARGE), LEAN_GET.load),
+  };
+  const leanCompared = await leanPhases(database.appUrl(large.url), large, run, postmaster, {
+    create: LEAN_CREATE.ms,
+    get: LEAN_GET.ms,
+  });
   const creationCeiling = await databaseCreationCeiling(
     large,
     database.appUrl(large.url),
@@ -656,6 +941,8 @@ async function main(): Promise<void> {
     capacityLine('ceiling: bare node:http, same body', '-', 'closed c=32'),
     capacityLine('ceiling: creation statements, no HTTP', human(LARGE), 'closed c=16'),
     '',
+    ...leanReport(vouchCompared, leanCompared),
+    '',
     'Targets:',
     `  ${verdict(readsOk(largeReads.list))}  GET list  at ${human(LARGE)}: p50 ${fmt(largeReads.list.p50, 2)} < 10 ms, p99 ${fmt(largeReads.list.p99, 2)} < 40 ms`,
     `  ${verdict(readsOk(largeReads.get))}  GET by id at ${human(LARGE)}: p50 ${fmt(largeReads.get.p50, 2)} < 10 ms, p99 ${fmt(largeReads.get.p99, 2)} < 40 ms`,
@@ -673,6 +960,58 @@ async function main(): Promise<void> {
   ].join('\n');
   process.stdout.write(`${report}\n`);
   writeFileSync(path.join(RESULTS_DIR, 'latest.txt'), `${report}\n`);
+}
+
+/**
+ * BENCH_ONLY=lean: the small dataset only, the app's get and one-team creation, then the lean
+ * reference's, each BENCH_SECONDS long; prints both tables (bench/results/lean.txt).
+ */
+async function leanOnly(
+  database: BenchDatabase,
+  postmaster: number | null,
+  run: string,
+  started: number,
+): Promise<void> {
+  log(`seeding ${human(SMALL)} cases, building the app if needed`);
+  const [ds, build] = await Promise.all([
+    seedDataset(database.adminUrl, 'vouch_bench_small', SMALL),
+    buildIfNeeded(DIST_DIR),
+  ]);
+  cleanups.push(async () => {
+    if (database.embedded) return;
+    const { default: postgres } = await import('postgres');
+    const admin = postgres(database.adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe('drop database if exists vouch_bench_small with (force)');
+    await admin.end();
+  });
+  log(`seeded ${human(SMALL)} in ${fmt(ds.seconds)} s; app ${build}`);
+  {
+    const { default: postgres } = await import('postgres');
+    const admin = postgres(database.adminUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe('checkpoint');
+    await admin.end();
+  }
+  const ms = { create: SECONDS * 1000, get: SECONDS * 1000 };
+  const app = await startBenchApp(database.appUrl(ds.url), 'small');
+  await sanityCheck(app.port, ds);
+  const vouch = await appComparedPhases(app, ds, run, postmaster, ms);
+  await app.stop();
+  const lean = await leanPhases(database.appUrl(ds.url), ds, run, postmaster, ms);
+  const report = [
+    '',
+    `Vouch vs the lean reference — ${new Date().toISOString()} — ${TEAM_COUNT} teams, ${human(SMALL)} cases, ${SECONDS} s a phase (BENCH_ONLY=lean)`,
+    `Machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at the end; PostgreSQL${database.embedded ? ' (embedded)' : ''} on the same host.`,
+    '',
+    table(),
+    '',
+    ...leanReport(vouch, lean),
+    '',
+    `Total bench time ${fmt((performance.now() - started) / 1000, 0)} s.`,
+  ].join('\n');
+  process.stdout.write(`${report}\n`);
+  writeFileSync(path.join(RESULTS_DIR, 'lean.txt'), `${report}\n`);
 }
 
 async function cleanup(): Promise<void> {
