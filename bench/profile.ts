@@ -41,7 +41,7 @@ const consumers = new Map<string, SourceMapConsumer | null>();
 
 /** Bundled app code is minified: name its frames by their original file and line instead. */
 function originalFrame(url: string, line: number, column: number): string | null {
-  if (!url.includes('.next-bench/')) return null;
+  if (!url.includes('.next-bench/') && !url.includes('/dist/')) return null;
   const file = url.replace(/^file:\/\//, '');
   let consumer = consumers.get(file);
   if (consumer === undefined) {
@@ -53,11 +53,68 @@ function originalFrame(url: string, line: number, column: number): string | null
   if (!consumer) return null;
   const at = consumer.originalPositionFor({ line: line + 1, column });
   if (!at.source) return null;
-  const source = at.source.replace(/^.*?node_modules\//, '').replace(/^turbopack:\/\/\/\[project\]\//, '');
+  const source = at.source
+    .replace(/^.*?node_modules\//, '')
+    .replace(/^turbopack:\/\/\/\[project\]\//, '')
+    .replace(/^(\.\.\/)+/, '');
   return `${at.name ?? '?'} ${source}:${at.line}`;
 }
 
-function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROFILE_TOP ?? 30)): string {
+/**
+ * What a request's CPU is spent on, by the code a sample was in: the innermost frame of the sample's
+ * stack that belongs to a category (node's own internals, native code and anonymous glue belong to
+ * none, so a socket write made by postgres.js is SQL and one made answering a request is the HTTP
+ * path). `source` is a frame's original file (source-mapped) or its package.
+ */
+const CATEGORIES: ReadonlyArray<readonly [string, RegExp]> = [
+  ['logging', /^(pino|sonic-boom|server\/platform\/logger)/],
+  [
+    'tracing and metrics',
+    /^(@opentelemetry|server\/platform\/(tracing|metrics)|server\/api\/http\/server-span)/,
+  ],
+  [
+    'SQL: postgres.js, drizzle, statements',
+    /^(postgres|drizzle-orm|db\/|server\/[^/]+\/queries\.ts|pg-boss)/,
+  ],
+  [
+    'validation: zod, input checks',
+    /^(zod|zod-openapi|server\/platform\/json-input|server\/api\/validation-messages)/,
+  ],
+  ['authentication and budgets', /^(server\/auth\/|server\/rate-limits\/|rate-limiter-flexible)/],
+  ['serialization: answers as JSON', /^(server\/application\/[^/]+\/wire\.ts|\(json\))/],
+  [
+    'mails rendered',
+    /^(intl-messageformat|@formatjs|server\/i18n\/|server\/mail\/|server\/verification\/(start-verification|methods\/([^/]+\/)?link-mail)|server\/platform\/outbox\/enqueue-mail)/,
+  ],
+  [
+    'tRPC, the REST facade, the web process',
+    /^(@trpc|trpc-to-openapi|server\/api\/|processes\/|node:_http|node:net)/,
+  ],
+  ['use cases and domains', /^server\//],
+];
+
+function categoryOf(source: string): string | null {
+  for (const [name, pattern] of CATEGORIES) if (pattern.test(source)) return name;
+  return null;
+}
+
+/** A frame's source for categoryOf: its original file, its package, or `(json)` for JSON's natives. */
+function frameSource(node: ProfileNode): string {
+  const { url, lineNumber, columnNumber, functionName } = node.callFrame;
+  if (!url && (functionName === 'stringify' || functionName === 'parse')) return '(json)';
+  const orig = originalFrame(url, lineNumber, columnNumber)?.split(' ')[1]?.split(':')[0];
+  if (orig) return orig;
+  if (url.startsWith('node:')) return url;
+  return shortUrl(url);
+}
+
+function summarise(
+  file: string,
+  lastSeconds = 10,
+  top = Number(process.env.PROFILE_TOP ?? 30),
+  /** The app's CPU per request in the profiled phase: the breakdown is then in ms per request too. */
+  perRequest?: number,
+): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as {
     nodes: ProfileNode[];
     samples: number[];
@@ -81,6 +138,7 @@ function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROF
   const self = new Map<string, number>();
   const selfByPackage = new Map<string, number>();
   const inclusive = new Map<string, number>();
+  const byCategory = new Map<string, number>();
   let busy = 0;
   let idle = 0;
   profile.samples.forEach((id, i) => {
@@ -93,6 +151,18 @@ function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROF
     }
     busy += ms;
     self.set(label(node), (self.get(label(node)) ?? 0) + ms);
+    let category: string | null =
+      node.callFrame.functionName === '(garbage collector)' ? 'garbage collection' : null;
+    let sawHttp = false;
+    for (let at: number | undefined = id; at !== undefined && !category; at = parent.get(at)) {
+      const source = frameSource(byId.get(at) as ProfileNode);
+      sawHttp ||= source.startsWith('node:_http') || source === 'node:net';
+      // node's internals and the event loop's glue name no category: the caller above them does.
+      if (source.startsWith('node:') || source === '(native)') continue;
+      category = categoryOf(source);
+    }
+    category ??= sawHttp ? 'tRPC, the REST facade, the web process' : 'other (event loop, native)';
+    byCategory.set(category, (byCategory.get(category) ?? 0) + ms);
     const orig = originalFrame(node.callFrame.url, node.callFrame.lineNumber, node.callFrame.columnNumber);
     const source = orig?.split(' ')[1]?.split(':')[0];
     const segments = source?.split('/') ?? [];
@@ -116,6 +186,14 @@ function summarise(file: string, lastSeconds = 10, top = Number(process.env.PROF
   const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)} %`;
   return [
     `profile ${path.basename(file)}, last ${lastSeconds} s: ${(busy / 1000).toFixed(2)} s busy, ${(idle / 1000).toFixed(2)} s idle`,
+    '',
+    'where the time goes (by the innermost frame of a category):',
+    ...[...byCategory.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(
+        ([k, v]) =>
+          `  ${pct(v)}${perRequest ? `  ${((perRequest * v) / busy).toFixed(3)} ms/req` : ''}  ${k}`,
+      ),
     '',
     'self time by package/file:',
     ...sorted(selfByPackage).map(([k, v]) => `  ${pct(v)}  ${k}`),
@@ -186,6 +264,8 @@ async function main(): Promise<void> {
     return;
   }
   const profiling = process.env.PROFILE !== '0';
+  /** The app's CPU per request in the last scenario, the one the profile's last seconds show. */
+  let lastPerRequest: number | undefined;
   // Requests in flight: 1 shows the cost of a request met alone, as at a moderate rate.
   const concurrency = Number(process.env.PROFILE_CONCURRENCY ?? 4);
   const { freePort, startApp } = await import('@/test/support/app');
@@ -230,6 +310,7 @@ async function main(): Promise<void> {
           return `${(total / n).toFixed(2)} ms/req (${((100 * kernel) / total).toFixed(0)} % kernel)`;
         };
         const n = result.sent;
+        lastPerRequest = (processCpu(app.process.pid as number).total - appBefore.total) / n;
         process.stdout.write(
           `${scenario.padEnd(5)} ${result.throughput.toFixed(0).padStart(5)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms  app ${appCpu(appBefore)}  pg ${((postgresCpuMs() - pgBefore) / n).toFixed(2)} ms/req  errors ${result.errors} ${result.errorSamples.join(' | ')}\n`,
         );
@@ -240,7 +321,9 @@ async function main(): Promise<void> {
       await app.stop();
     }
     const [file] = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
-    if (file) process.stdout.write(`${summarise(path.join(profileDir, file))}\n`);
+    if (file) {
+      process.stdout.write(`${summarise(path.join(profileDir, file), 10, undefined, lastPerRequest)}\n`);
+    }
   } finally {
     await pg.stop();
     deleteEmbeddedData(dataDir);

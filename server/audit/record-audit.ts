@@ -44,7 +44,7 @@ export async function recordAudit(
   db: Queryable,
   entry: AuditEntry & { teamId: string; actor: AuditActor; at: Date },
 ): Promise<void> {
-  await insertAuditEntry(db).execute(auditRow(entry));
+  await recordAudits(db, [entry]);
 }
 
 /** An entry as its row: see recordAudits. */
@@ -91,8 +91,10 @@ export async function recordAudits(
   db: Queryable,
   entries: ReadonlyArray<AuditEntry & { teamId: string; actor: AuditActor; at: Date }>,
 ): Promise<void> {
-  if (entries.length === 0) return;
-  await db.insert(auditLog).values(entries.map(auditRow));
+  const [only] = entries;
+  if (!only) return;
+  if (entries.length === 1) await insertAuditEntry(db).execute(auditRow(only));
+  else await db.insert(auditLog).values(entries.map(auditRow));
 }
 
 /** What a change says of itself in the log; who made it comes from the request. */

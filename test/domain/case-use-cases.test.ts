@@ -7,11 +7,11 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases, events, webhookDeliveries } from '@/db/schema';
+import { auditLog, cases, events, webhookDeliveries } from '@/db/schema';
 import { cancelCase } from '@/server/application/cases/cancel-case';
 import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
-import { openAuditedCase } from '@/server/application/cases/open-case';
+import { openAuditedCase, openIdempotentCase } from '@/server/application/cases/open-case';
 import { redactCase } from '@/server/application/cases/redact-case';
 import { simulateCase } from '@/server/application/cases/simulate-case';
 import { type CreateCaseInput, createCaseInput, listCasesInput } from '@/server/application/cases/wire';
@@ -116,6 +116,40 @@ describe('creating a case', () => {
     expect(record.livemode).toBe(false);
     expect(await readUsage(database.db, live, clock())).toEqual(before);
     expect(await database.db.select().from(webhookDeliveries)).toHaveLength(deliveriesBefore.length);
+  });
+
+  it("an API key's creation is audited with the case, once, and its replay audits nothing", async () => {
+    const actor = {
+      userId: null,
+      email: 'API key vouch_live_…abcd',
+      ipAddress: '203.0.113.9',
+      userAgent: 'hr-sync',
+    };
+    const ctx = {
+      db: database.db,
+      teamId: live.teamId,
+      actor,
+      clock,
+      jobs: inProcess.jobs,
+      rateLimiters: inProcess.rateLimiters,
+      scope: live,
+      caseTtlSeconds: 3600,
+      pageBase: 'https://vouch.test',
+      defaultLocale: 'en' as const,
+      idempotencyKey: 'audit-once-1',
+    };
+    const input = createCaseInput.parse({
+      subject_email: 'audited@domain.test',
+      verification_methods: { email: true },
+    });
+    const first = await openIdempotentCase(ctx, input);
+    const entries = async () => database.db.select().from(auditLog).where(eq(auditLog.target, first.body.id));
+    expect(
+      (await entries()).map((entry) => [entry.action, entry.actorEmail, entry.ipAddress, entry.details]),
+    ).toEqual([['case.created', actor.email, actor.ipAddress, { livemode: true }]]);
+    const replay = await openIdempotentCase(ctx, input);
+    expect(replay.replayed).toBe(true);
+    expect(await entries()).toHaveLength(1);
   });
 
   it('rolls back everything when the commit fails: no case, no charge, no event', async () => {

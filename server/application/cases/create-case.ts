@@ -1,6 +1,7 @@
 import type { Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { VerificationMethod } from '@/db/schema';
+import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
 import {
   assertMayCreateCases,
   chargeStatements,
@@ -27,6 +28,7 @@ import { settingsAtCreation } from '@/server/verification/methods/creation';
 import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
+import { caseAudit } from './audit-entries';
 import type { CreateCaseInput } from './wire';
 
 export interface CreateCaseDeps {
@@ -37,6 +39,11 @@ export interface CreateCaseDeps {
   pageBase: string;
   /** DEFAULT_LOCALE: the mails' language when neither the case nor the team names one. */
   defaultLocale: MessageLocale;
+  /**
+   * Who creates the cases, when each creation's `case.created` audit entry is written with the
+   * cases, in the same round trip (the API's creations and batches); unset, the caller audits.
+   */
+  auditedAs?: AuditActor;
 }
 
 /**
@@ -204,6 +211,19 @@ export async function writeCases(
           ),
         ),
       ),
+    // The creations' audit entries (deps.auditedAs), committed with them.
+    () =>
+      deps.auditedAs
+        ? recordAudits(
+            tx,
+            planned.map(({ id }) => ({
+              teamId,
+              actor: deps.auditedAs as AuditActor,
+              at: now,
+              ...caseAudit('case.created')({ id, livemode }),
+            })),
+          )
+        : Promise.resolve(),
   );
   return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
 }

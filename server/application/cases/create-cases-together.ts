@@ -1,7 +1,5 @@
 import type { Tx } from '@/db/client';
-import { recordAudits } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { caseAudit } from './audit-entries';
 import { type CaseCharge, chargeCases, type PreparedCase, writeCases } from './create-case';
 import type { CaseCreationContext } from './open-case';
 
@@ -45,18 +43,11 @@ export async function createCasesTogether(
     },
   );
   const writes = decided.flatMap((item) => ('write' in item ? [item.write] : []));
-  // All the cases in one statement per kind of row, and their audit entries in one.
+  // All the cases in one statement per kind of row, their audit entries in one, one round trip.
   // No team read means the whole charge was refused, and nothing is written.
-  const records = team ? await writeCases(tx, ctx.scope, writes, { team, now }, ctx) : [];
-  await recordAudits(
-    tx,
-    records.map((record) => ({
-      teamId: ctx.teamId,
-      actor: ctx.actor,
-      at: now,
-      ...caseAudit('case.created')(record),
-    })),
-  );
+  const records = team
+    ? await writeCases(tx, ctx.scope, writes, { team, now }, { ...ctx, auditedAs: ctx.actor })
+    : [];
   let written = 0;
   return decided.map((item) => {
     if ('failed' in item) return item;

@@ -2,7 +2,7 @@ import type { Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { type AnswerHashingBudget, withAnswerHashing } from '@/server/application/answer-hashing';
 import type { TeamActionContext } from '@/server/application/team-action-context';
-import { auditedChange, recordAudit } from '@/server/audit/record-audit';
+import { auditedChange } from '@/server/audit/record-audit';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { MessageLocale } from '@/server/i18n/translator';
@@ -105,12 +105,10 @@ export async function openIdempotentCase(
     {
       prepare: () => prepareBody(ctx, input),
       commit: async (tx, prepared) => {
-        const record = await createCase(tx, ctx.scope, prepared, creationDeps(ctx));
-        await recordAudit(tx, {
-          teamId: ctx.teamId,
-          actor: ctx.actor,
-          at: ctx.clock(),
-          ...caseAudit('case.created')(record),
+        // Audited with the case's own writes, in their round trip.
+        const record = await createCase(tx, ctx.scope, prepared, {
+          ...creationDeps(ctx),
+          auditedAs: ctx.actor,
         });
         return toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase });
       },
