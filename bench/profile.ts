@@ -5,6 +5,8 @@
  * V8's CPU profiler unless PROFILE=0 —, drives each endpoint with a closed loop, and prints the
  * app's and PostgreSQL's CPU time per request, then the heaviest packages and functions of the
  * steady state. `npx tsx bench/profile.ts - <file.cpuprofile>` summarises an existing profile.
+ * PROFILE_TREE profiles another checkout's build (a `git worktree` of an earlier commit, with its
+ * own build), for a before-and-after breakdown.
  * PROFILE_CONCURRENCY sets the requests in flight (default 4). PROFILE_SQL=1 also lists the statements PostgreSQL spent its time on in each scenario
  * (pg_stat_statements), with their calls per request.
  */
@@ -286,6 +288,8 @@ async function main(): Promise<void> {
   try {
     const ds = await seedDataset(pg.tcpUrl, 'vouch_profile', Number(process.env.PROFILE_CASES ?? 10_000));
     const app = await startApp({
+      // Another checkout's build (a `git worktree` of an earlier commit, as bench/ab.ts takes).
+      cwd: process.env.PROFILE_TREE ? path.resolve(process.env.PROFILE_TREE) : undefined,
       databaseUrl: ds.url,
       env: {
         RATE_LIMIT_READ_PER_MINUTE: '100000000',
