@@ -283,11 +283,9 @@ class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
   }
 
   async _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
+    // A counter settle() was given (and takes back once consume() has asked for it).
     const spent = this.#spent.get(key);
-    if (spent && points === 1 && !forceExpire) {
-      this.#spent.delete(key);
-      return spent;
-    }
+    if (spent) return spent;
     // Stryker disable next-line all: equivalent for every budget here; forced expiry (block, set) and windowless budgets are never used, and both paths store the same counter.
     if (forceExpire || msDuration <= 0) {
       const parent = RateLimiterDrizzle.prototype as unknown as {

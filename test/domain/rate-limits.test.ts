@@ -77,8 +77,11 @@ describe('budgets', () => {
     await expect(
       limiters.settle('write', 'team-s', null, { key: 'write:team-t', points: 1, expire }),
     ).rejects.toThrow(/not write:team-s/);
-    // Nothing was written by judging: the counters are the statement's.
+    // Nothing was written by judging: the counters are the statement's. A consume after it
+    // counts in the store again, not on the counter a settle was given.
     expect(await stored('team-s')).toEqual([]);
+    expect((await limiters.consume('write', 'team-s')).headers['X-RateLimit-Remaining']).toBe('1');
+    expect((await stored('team-s')).map((row) => [row.key, row.points])).toEqual([['write:team-s', 1]]);
   });
 
   it('spends a point a request with the rate-limit headers, and refuses past the budget saying which', async () => {

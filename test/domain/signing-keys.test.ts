@@ -25,6 +25,7 @@ import {
   RETIRED_ID_TOKEN_KEY_SECONDS,
   revokedKeys,
   rotateSigningKey,
+  signingSecretMismatch,
 } from '@/server/signing/signing-keys';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
 import { createTeam } from '@/server/teams/manage-teams';
@@ -96,6 +97,33 @@ describe('signing keys', () => {
     expect((await compactVerify(token, jwks)).protectedHeader.kid).toBe(ed.kid);
     const byRsa = await sign(rs, 'id token');
     expect((await flattenedVerify(byRsa, jwks)).protectedHeader).toMatchObject({ alg: 'RS256', kid: rs.kid });
+  });
+
+  it('at start-up name the first current key another secret cannot unlock, and ask for no secret while there is no key', async () => {
+    const empty = await createTestDatabase();
+    try {
+      let asked = 0;
+      const secret = async () => {
+        asked += 1;
+        return kek;
+      };
+      expect(await signingSecretMismatch(empty.db, secret)).toBeUndefined();
+      expect(asked).toBe(0);
+    } finally {
+      await empty.close();
+    }
+    const current = [
+      (await currentSigningKey(database.db, 'EdDSA', kek, start)).kid,
+      (await currentSigningKey(database.db, 'RS256', kek, start)).kid,
+    ];
+    expect(await signingSecretMismatch(database.db, async () => kek)).toBeUndefined();
+    const other = keyEncryptionKey('another-secret-of-at-least-32-characters!');
+    const mismatch = (await signingSecretMismatch(database.db, async () => other)) ?? '';
+    const kid = /\(key (\S+) does not decrypt\)/.exec(mismatch)?.[1];
+    expect(mismatch).toMatch(
+      /^not the secret the signing keys were stored under \(key \S+ does not decrypt\): start with the secret this database's keys were made with$/,
+    );
+    expect(current).toContain(kid);
   });
 
   it('refuse to rotate under another secret than the current key’s, which stays current', async () => {

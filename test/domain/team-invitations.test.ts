@@ -263,6 +263,12 @@ describe('invitations', () => {
         revokeInvitation(tx, { teamId: other.id, invitationId: boss.id, now }, 'owner'),
       ),
     ).rejects.toMatchObject({ appCode: 'NOT_FOUND' });
+    // Its own team's owner withdraws it.
+    expect(
+      await database.db.transaction((tx) =>
+        revokeInvitation(tx, { teamId: team.id, invitationId: boss.id, now }, 'owner'),
+      ),
+    ).toEqual({ email: 'boss@invites.test', role: 'owner' });
   });
 
   it('an admin invites and withdraws admins and viewers', async () => {
