@@ -169,7 +169,8 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
   res.setHeader('Request-Id', requestId);
   // Once it stops taking connections, a connection's answer is its last (see drainAndStop).
   if (closingConnections) res.setHeader('Connection', 'close');
-  const pathname = (req.url ?? '/').split('?')[0] ?? '/';
+  // A fragment has no place in a request (clients keep it), but a hand-written one is not the path.
+  const pathname = (req.url ?? '/').split(/[?#]/)[0] ?? '/';
   // `/livez` and `/readyz` first and cheaply: probes come often, and before the process serves.
   if (answerHealth(req, res, readiness)) return;
   const surface = surfaceOf(pathname);

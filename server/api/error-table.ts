@@ -104,7 +104,9 @@ export function toWireError(error: unknown): WireError {
   }
   if (error instanceof ZodError) return wire('VALIDATION_ERROR', describeZodError(error));
   if (error instanceof TRPCError) {
-    if (error.cause instanceof ZodError) {
+    // The input's schema refusing it (tRPC's BAD_REQUEST). An answer failing its own output schema
+    // (INTERNAL_SERVER_ERROR, "Output validation failed") is the service's fault: a 500.
+    if (error.cause instanceof ZodError && error.code === 'BAD_REQUEST') {
       return wire('VALIDATION_ERROR', describeZodError(error.cause));
     }
     if (error.code === 'UNSUPPORTED_MEDIA_TYPE') {

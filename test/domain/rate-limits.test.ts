@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimits } from '@/db/schema';
 import { parseEnv } from '@/server/platform/env';
 import { isAppError } from '@/server/platform/errors';
+import { enableMetrics } from '@/server/platform/metrics/instruments';
 import {
   ACCOUNT_ATTEMPTS_PER_ADDRESS,
   CLIENT_AUTH_FAILURES_PER_ADDRESS,
@@ -103,9 +104,16 @@ describe('budgets', () => {
     expect((await limiters.consume('read', 'team-b')).headers['X-RateLimit-Remaining']).toBe('2');
     expect((await limiters.consume('write', 'team-a')).headers['X-RateLimit-Remaining']).toBe('1');
     await limiters.consume('write', 'team-a');
+    // Each refusal is counted where an operator watches (vouch_rate_limited_total, by budget).
+    const refusals = async () =>
+      (await enableMetrics('web').getSingleMetric('vouch_rate_limited_total')?.get())?.values.find(
+        (value) => value.labels.budget === 'write',
+      )?.value ?? 0;
+    const before = await refusals();
     expect((await refused(() => limiters.consume('write', 'team-a'))).detail).toMatch(
       /^Rate limit of 2 writes per minute exceeded; retry in \d+ s\.$/,
     );
+    expect(await refusals()).toBe(before + 1);
   });
 
   it('takes a team’s own budget instead of the configured one, counting in the same window', async () => {

@@ -26,6 +26,8 @@ export function isRestApiPath(pathname: string): boolean {
   return (pathname === '/v1' || pathname.startsWith('/v1/')) && pathname !== '/v1/openapi.json';
 }
 
+const utf8 = new TextDecoder();
+
 /** API requests this process is working on (admitted and not yet answered). */
 let inFlight = 0;
 
@@ -49,7 +51,8 @@ export async function serveRestApi(
       body = await readIncomingBody(req, API_BODY_LIMIT_BYTES);
     } catch (error) {
       if (clientGone.aborted) return dropped(res);
-      return writeError(res, toWireError(error));
+      // The rest of a body refused part-way is never read: the connection ends with the answer.
+      return writeError(res, toWireError(error), { connection: 'close' });
     }
   }
   // Past MAX_CONCURRENT_REQUESTS the process is behind its clients: answering 503 now keeps the
@@ -103,7 +106,7 @@ async function answer(
       if (allowed.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'Not found' });
       const detail = `Use ${allowed.join(', ')} on this path.`;
       return writeError(res, toWireError(new AppError('METHOD_NOT_ALLOWED', detail)), {
-        Allow: allowed.join(', '),
+        allow: allowed.join(', '),
       });
     }
     const rt = await runtime();
@@ -121,15 +124,17 @@ async function answer(
       batchIndex: 0,
     });
     const headers = headersObject(ctx.responseHeaders);
-    headers['Cache-Control'] = 'no-store';
+    headers['cache-control'] = 'no-store';
     if (operation.successStatus === 204) {
       res.writeHead(204, headers);
       res.end();
       return;
     }
-    headers['Content-Type'] = operation.responseType;
+    // Serialized before anything is written, so a failure here is still answered as an error.
+    const answered = JSON.stringify(data);
+    headers['content-type'] = operation.responseType;
     res.writeHead(operation.successStatus ?? 200, headers);
-    res.end(JSON.stringify(data));
+    res.end(answered);
   } catch (error) {
     thrown = error;
     if (isClientGone(error)) return dropped(res);
@@ -171,7 +176,8 @@ function queryInput(operation: RestOperation, url: string): Record<string, unkno
   const at = url.indexOf('?');
   if (at < 0) return query;
   const lists = new Map<string, string[]>();
-  for (const [name, value] of new URLSearchParams(url.slice(at + 1))) {
+  const end = url.indexOf('#', at);
+  for (const [name, value] of new URLSearchParams(url.slice(at + 1, end < 0 ? undefined : end))) {
     const list = lists.get(name);
     if (list) list.push(value);
     else lists.set(name, [value]);
@@ -189,7 +195,8 @@ function queryInput(operation: RestOperation, url: string): Record<string, unkno
  * names a type.
  */
 function bodyInput(headers: Headers, body: Buffer | null): Record<string, unknown> {
-  const text = body ? body.toString('utf8') : '';
+  // Decoded as fetch's text() decodes it: a byte-order mark some clients send goes.
+  const text = body ? utf8.decode(body) : '';
   const empty = text.trim() === '';
   const contentType = headers.get('content-type');
   if (empty && !contentType) return {};
@@ -243,12 +250,13 @@ function writeError(
   error: WireError,
   extra: Record<string, string | string[]> = {},
 ): void {
-  res.writeHead(error.status, {
-    ...extra,
-    ...error.headers,
-    'Content-Type': 'application/json',
-    'Cache-Control': 'no-store',
-  });
+  const headers: Record<string, string | string[]> = { ...extra };
+  // Names in one case (a fetch Headers' lower case), so an error's own header replaces a
+  // procedure's of the same name rather than going out beside it.
+  for (const [name, value] of Object.entries(error.headers)) headers[name.toLowerCase()] = value;
+  headers['content-type'] = 'application/json';
+  headers['cache-control'] = 'no-store';
+  res.writeHead(error.status, headers);
   res.end(JSON.stringify(error.body));
 }
 
