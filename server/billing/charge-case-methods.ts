@@ -7,7 +7,7 @@ import type { VerificationMethod } from '@/db/schema';
 import { teams } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
-import { addUsage, allPrices, lockTeam, planOfTeam, recentUsage } from './queries';
+import { addUsage, lockTeamWithCatalogue, recentUsage } from './queries';
 
 type Team = typeof teams.$inferSelect;
 
@@ -31,15 +31,15 @@ export interface LockedTeam {
  * claiming an idempotency key, inserting a case), which `FOR UPDATE` would queue behind the whole
  * charge.
  *
- * The reads are separate statements sent behind the lock in one round trip (the transaction's
- * connection pipelines them). PostgreSQL runs them in order, each with a snapshot taken after the
- * lock is held, so they see everything the previous holder committed.
+ * Two statements, sent in one round trip (the transaction's connection pipelines them): the lock
+ * with the catalogue (plan, prices), then this period's usage. PostgreSQL runs them in order, and
+ * the usage's snapshot is taken once the lock is held, so it sees everything the previous holder
+ * committed; read in the lock's statement, it would not (that statement's snapshot predates its
+ * wait for the lock).
  */
 export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Promise<LockedTeam> {
-  const [[team], [plan], priceRows, usageRows] = await pipelined(
-    () => lockTeam(tx).execute({ teamId }),
-    () => planOfTeam(tx).execute({ teamId }),
-    () => allPrices(tx).execute(),
+  const [[locked], usageRows] = await pipelined(
+    () => lockTeamWithCatalogue(tx).execute({ teamId }),
     // A placeholder compared with a column is passed as it is, not through the column's encoder.
     () =>
       recentUsage(tx).execute({
@@ -47,14 +47,15 @@ export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Pro
         since: subDays(now, LONGEST_PERIOD_DAYS, { in: utc }).toISOString(),
       }),
   );
-  if (!team) throw new AppError('UNAUTHORIZED');
-  if (!plan) throw new Error(`plan ${team.planCode} missing from the catalogue`);
+  if (!locked) throw new AppError('UNAUTHORIZED');
+  const { team, includedUnits, prices } = locked;
+  if (includedUnits === null) throw new Error(`plan ${team.planCode} missing from the catalogue`);
   const period = billingPeriodAt(team.billingAnchor, now);
   return {
     team,
     period,
-    includedUnits: plan.includedUnits,
-    prices: new Map(priceRows.map((p) => [p.method, p.topupPriceCents])),
+    includedUnits,
+    prices: new Map(prices),
     used: new Map(
       usageRows
         .filter((u) => u.periodStart.getTime() === period.start.getTime())

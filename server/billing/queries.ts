@@ -7,30 +7,29 @@ import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
  * (`reusableQuery`): drizzle spent more CPU building them than PostgreSQL spent running them.
  */
 
-/** The team row, locked against every other charge of the team (see `lockTeamForCharges`). */
-export const lockTeam = reusableQuery((db) =>
+/**
+ * The team row, locked against every other charge of the team (see `lockTeamForCharges`), with
+ * the catalogue a charge reads beside it: its plan's included units and every method's top-up
+ * price (as `[method, cents]` pairs). The catalogue is the operator's and no charge changes it, so
+ * reading it in the lock's own statement (whose snapshot predates any wait for the lock) sees
+ * what a read after the lock would; the team's columns are the row as locked.
+ */
+export const lockTeamWithCatalogue = reusableQuery((db) =>
   db
-    .select()
+    .select({
+      team: teams,
+      includedUnits: sql<
+        number | null
+      >`(select ${plans.includedUnits} from ${plans} where ${plans.code} = ${teams.planCode})`,
+      prices: sql<
+        Array<[string, number]>
+      >`(select coalesce(json_agg(json_build_array(${methodPrices.method}, ${methodPrices.topupPriceCents})), '[]'::json) from ${methodPrices})`,
+    })
     .from(teams)
     .where(eq(teams.id, sql.placeholder('teamId')))
     .for('no key update')
-    .prepare('lock_team'),
+    .prepare('lock_team_with_catalogue'),
 );
-
-export const planOfTeam = reusableQuery((db) =>
-  db
-    .select({ includedUnits: plans.includedUnits })
-    .from(plans)
-    .where(
-      eq(
-        plans.code,
-        sql`(select ${teams.planCode} from ${teams} where ${teams.id} = ${sql.placeholder('teamId')})`,
-      ),
-    )
-    .prepare('plan_of_team'),
-);
-
-export const allPrices = reusableQuery((db) => db.select().from(methodPrices).prepare('method_prices'));
 
 /**
  * The current period's rows, and at most the previous period's (filtered out by the caller): the
