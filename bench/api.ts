@@ -452,6 +452,50 @@ function rowOf(scenario: string, cases: string, load: string): Row {
 }
 
 /**
+ * The compared get and one-team creation on one server (the app, or the lean reference), each
+ * warmed up first and measured as the report's rows named `prefix` + the scenario: the same
+ * requests, keys and case ids on either. `run` tags the creations' subjects.
+ */
+async function measureCompared(
+  server: { port: number; pid: number },
+  ds: SeededDataset,
+  postmaster: number | null,
+  ms: { create: number; get: number; warmup: number },
+  prefix: string,
+  run: string,
+): Promise<Compared & { created: LoadResult }> {
+  const endpoint = { host: HOST, port: server.port };
+  const pids = { app: server.pid, postmaster };
+  const label = human(ds.caseCount);
+  const warm = { endpoint, concurrency: 8, warmupMs: 0, durationMs: ms.warmup };
+  await closedLoop({ ...warm, target: getTarget(ds) });
+  await closedLoop({ ...warm, target: postOneTeamTarget(ds, `${run}w`) });
+  await measure(`${prefix}${LEAN_GET.scenario}`, label, LEAN_GET.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_GET.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.get,
+      target: expecting(getTarget(ds), 200),
+    }),
+  );
+  const created = await measure(`${prefix}${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load, pids, () =>
+    closedLoop({
+      endpoint,
+      concurrency: LEAN_CREATE.concurrency,
+      warmupMs: 1000,
+      durationMs: ms.create,
+      target: expecting(postOneTeamTarget(ds, run), 201),
+    }),
+  );
+  return {
+    get: rowOf(`${prefix}${LEAN_GET.scenario}`, label, LEAN_GET.load),
+    create: rowOf(`${prefix}${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load),
+    created,
+  };
+}
+
+/**
  * The app's get (closed c=32) and one-team creation (closed c=16), warmed up first: what the
  * quick comparison (BENCH_ONLY=lean) measures of the app; the full run has them among its phases.
  */
@@ -462,39 +506,15 @@ async function appComparedPhases(
   postmaster: number | null,
   ms: { create: number; get: number },
 ): Promise<Compared> {
-  const endpoint = { host: HOST, port: app.port };
-  const pids = { app: app.pid, postmaster };
-  const label = human(ds.caseCount);
-  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 3000, target: getTarget(ds) });
-  await closedLoop({
-    endpoint,
-    concurrency: 8,
-    warmupMs: 0,
-    durationMs: 3000,
-    target: postOneTeamTarget(ds, `${run}w`),
-  });
-  await measure(LEAN_GET.scenario, label, LEAN_GET.load, pids, () =>
-    closedLoop({
-      endpoint,
-      concurrency: LEAN_GET.concurrency,
-      warmupMs: 1000,
-      durationMs: ms.get,
-      target: expecting(getTarget(ds), 200),
-    }),
+  const { get, create } = await measureCompared(
+    { port: app.port, pid: app.pid },
+    ds,
+    postmaster,
+    { ...ms, warmup: 3000 },
+    '',
+    `${run}t`,
   );
-  await measure(LEAN_CREATE.scenario, label, LEAN_CREATE.load, pids, () =>
-    closedLoop({
-      endpoint,
-      concurrency: LEAN_CREATE.concurrency,
-      warmupMs: 1000,
-      durationMs: ms.create,
-      target: expecting(postOneTeamTarget(ds, `${run}t`), 201),
-    }),
-  );
-  return {
-    get: rowOf(LEAN_GET.scenario, label, LEAN_GET.load),
-    create: rowOf(LEAN_CREATE.scenario, label, LEAN_CREATE.load),
-  };
+  return { get, create };
 }
 
 /**
@@ -510,37 +530,16 @@ async function leanPhases(
   ms: { create: number; get: number },
 ): Promise<Compared & { landed: string }> {
   const lean = await startLean(appUrl);
-  const endpoint = { host: HOST, port: lean.port };
-  const pids = { app: lean.pid, postmaster };
-  const label = human(ds.caseCount);
   const probe = await request(lean.port, getTarget(ds)(0));
   if (probe.status !== 200) throw new Error(`lean reference: get answered ${probe.status} ${probe.body}`);
-  await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 2000, target: getTarget(ds) });
-  await closedLoop({
-    endpoint,
-    concurrency: 8,
-    warmupMs: 0,
-    durationMs: 2000,
-    target: postOneTeamTarget(ds, `${run}v`),
-  });
-  await measure(`lean: ${LEAN_GET.scenario}`, label, LEAN_GET.load, pids, () =>
-    closedLoop({
-      endpoint,
-      concurrency: LEAN_GET.concurrency,
-      warmupMs: 1000,
-      durationMs: ms.get,
-      target: expecting(getTarget(ds), 200),
-    }),
-  );
   const since = new Date();
-  const created = await measure(`lean: ${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load, pids, () =>
-    closedLoop({
-      endpoint,
-      concurrency: LEAN_CREATE.concurrency,
-      warmupMs: 1000,
-      durationMs: ms.create,
-      target: expecting(postOneTeamTarget(ds, `${run}L`), 201),
-    }),
+  const { get, create, created } = await measureCompared(
+    lean,
+    ds,
+    postmaster,
+    { ...ms, warmup: 2000 },
+    'lean: ',
+    `${run}L`,
   );
   await lean.stop();
 
@@ -567,11 +566,7 @@ async function leanPhases(
     ? `lean reference: ${created.answered} creations answered (${created.errors} errors in the measured window); its tables hold ${count.cases} cases of that phase, ${count.steps} steps, ${count.events} case.created events, ${count.mails} queued mails, ${count.audits} audit entries`
     : 'lean reference: nothing counted';
   log(landed);
-  return {
-    get: rowOf(`lean: ${LEAN_GET.scenario}`, label, LEAN_GET.load),
-    create: rowOf(`lean: ${LEAN_CREATE.scenario}`, label, LEAN_CREATE.load),
-    landed,
-  };
+  return { get, create, landed };
 }
 
 /** Vouch beside the lean reference, per request: CPU of each side and the ratios. */

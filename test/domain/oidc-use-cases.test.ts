@@ -126,6 +126,21 @@ const redeem = (code: unknown, fields: Record<string, unknown> = {}) =>
     authorization: null,
   });
 
+/** The test-mode case's document check passed with the names the flows ask for: the case closes. */
+function passIdentityCheck(caseId: string) {
+  return simulateCase(
+    database.db,
+    { teamId, livemode: false },
+    {
+      id: caseId,
+      action: 'complete_step',
+      method: 'government_id',
+      document: { given_name: 'Ada', family_name: 'Lovelace' },
+    },
+    { clock, jobs: inProcess.jobs },
+  );
+}
+
 /** The code the pages send back to the relying party for a flow whose case has closed. */
 async function codeOf(flow: { caseId: string; binding: string }): Promise<string | null> {
   const closed = await findCaseById(database.db, flow.caseId);
@@ -656,17 +671,7 @@ describe('GET /oauth2/authorize, the verdict back, and POST /oauth2/token, in-pr
     // An open case sends nobody back.
     expect(await relyingPartyReturn(database.db, record, bound, ISSUER, now)).toBeNull();
 
-    await simulateCase(
-      database.db,
-      { teamId, livemode: false },
-      {
-        id: flow.caseId,
-        action: 'complete_step',
-        method: 'government_id',
-        document: { given_name: 'Ada', family_name: 'Lovelace' },
-      },
-      { clock, jobs: inProcess.jobs },
-    );
+    await passIdentityCheck(flow.caseId);
     const closed = await findCaseById(database.db, flow.caseId);
     if (!closed) throw new Error('no case');
     expect(closed.status).toBe('closed');
@@ -863,17 +868,7 @@ describe('GET /oauth2/authorize, at its edges', () => {
   it('will not redeem a code once its case was redacted, nor spend it', async () => {
     await freshClient();
     const flow = await authorize();
-    await simulateCase(
-      database.db,
-      { teamId, livemode: false },
-      {
-        id: flow.caseId,
-        action: 'complete_step',
-        method: 'government_id',
-        document: { given_name: 'Ada', family_name: 'Lovelace' },
-      },
-      { clock, jobs: inProcess.jobs },
-    );
+    await passIdentityCheck(flow.caseId);
     const code = await codeOf(flow);
     await database.db.update(cases).set({ redactedAt: now }).where(eq(cases.id, flow.caseId));
     const refused = await refusal(redeem(code));
@@ -888,17 +883,7 @@ describe('GET /oauth2/authorize, at its edges', () => {
   it('will not redeem a code whose case is no longer closed, nor spend it', async () => {
     await freshClient();
     const flow = await authorize();
-    await simulateCase(
-      database.db,
-      { teamId, livemode: false },
-      {
-        id: flow.caseId,
-        action: 'complete_step',
-        method: 'government_id',
-        document: { given_name: 'Ada', family_name: 'Lovelace' },
-      },
-      { clock, jobs: inProcess.jobs },
-    );
+    await passIdentityCheck(flow.caseId);
     const code = await codeOf(flow);
     // A code is handed out only for a closed case; the token endpoint asserts the verification
     // again, so a case whose row says otherwise by then (its ID step still verified) is refused.
