@@ -5,6 +5,7 @@ import type { Clock } from '@/server/platform/clock';
 import { sha256Hex } from '@/server/platform/crypto';
 import { type DataScope, type Mode, modeOf } from '@/server/platform/data-scope';
 import { randomBase62 } from '@/server/platform/ids';
+import type { BudgetSpend, SpentCounter } from '@/server/rate-limits/limiters';
 import { keyLookupSpending } from './queries';
 
 /** Each mode's keys start with their own prefix, so a key says at a glance what it touches. */
@@ -91,24 +92,6 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 export function bearerToken(header: string | null): string | null {
   if (!header) return null;
   return BEARER.exec(header)?.[1] ?? null;
-}
-
-/**
- * One point of the key's team's budget, spent by the key's own look-up (RateLimiters.spendIn says
- * where and under which prefix and window): `db` is where the statement runs.
- */
-export interface BudgetSpend {
-  db: Queryable;
-  keyPrefix: string;
-  nowIso: string;
-  expireIso: string;
-}
-
-/** The counter a spend left: its stored key, points spent in the window, and the window's end. */
-export interface SpentCounter {
-  key: string;
-  points: number;
-  expire: Date;
 }
 
 /**

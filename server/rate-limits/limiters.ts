@@ -1,8 +1,7 @@
 import { secondsInDay, secondsInHour } from 'date-fns/constants';
 import { RateLimiterDrizzle, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Db } from '@/db/client';
+import type { Db, Queryable } from '@/db/client';
 import { rateLimits } from '@/db/schema';
-import type { BudgetSpend, SpentCounter } from '@/server/auth/api-keys';
 import { sha256Hex } from '@/server/platform/crypto';
 import type { Env } from '@/server/platform/env';
 import { AppError, isAppError } from '@/server/platform/errors';
@@ -111,6 +110,24 @@ export interface RateLimiters {
     run: () => Promise<T>,
     succeeded: (result: T) => boolean,
   ) => Promise<T>;
+}
+
+/**
+ * A point of a budget spent by a statement of the caller's (the API key's look-up spends its team's;
+ * `RateLimiters.spendIn` says where and under which prefix and window): `db` is where it runs.
+ */
+export interface BudgetSpend {
+  db: Queryable;
+  keyPrefix: string;
+  nowIso: string;
+  expireIso: string;
+}
+
+/** The counter a spend left: its stored key, points spent in the window, and the window's end. */
+export interface SpentCounter {
+  key: string;
+  points: number;
+  expire: Date;
 }
 
 export interface RateLimitResult {

@@ -48,20 +48,25 @@ let now = new Date();
 const clock: Clock = () => new Date(now);
 let address = 0;
 
-beforeAll(async () => {
-  inProcess = await startInProcess();
-  database = inProcess.database;
-  teamId = (await createTeam(database.db, { name: 'Provider', adminEmail: 'o@provider.test' }, clock)).team
-    .id;
-  const ctx = {
+/** How the operator's CLI acts on the team's templates, in one mode. */
+function teamContext(livemode: boolean) {
+  return {
     db: database.db,
     teamId,
     actor: OPERATOR_ACTOR,
     clock,
     jobs: inProcess.jobs,
     rateLimiters: inProcess.rateLimiters,
-    scope: { teamId, livemode: false },
+    scope: { teamId, livemode },
   };
+}
+
+beforeAll(async () => {
+  inProcess = await startInProcess();
+  database = inProcess.database;
+  teamId = (await createTeam(database.db, { name: 'Provider', adminEmail: 'o@provider.test' }, clock)).team
+    .id;
+  const ctx = teamContext(false);
   for (const template of [
     { name: 'helpdesk', verification_methods: { government_id: true } },
     { name: 'no-id', verification_methods: { email: true } },
@@ -824,15 +829,7 @@ describe('GET /oauth2/authorize, the verdict back, and POST /oauth2/token, in-pr
     expect(await call(late.request_uri)).toEqual({ refused: 'expired' });
     // The template was deleted between the push and authorize: the case cannot open, and the
     // browser goes back saying so.
-    const ctx = {
-      db: database.db,
-      teamId,
-      actor: OPERATOR_ACTOR,
-      clock,
-      jobs: inProcess.jobs,
-      rateLimiters: inProcess.rateLimiters,
-      scope: { teamId, livemode: false },
-    };
+    const ctx = teamContext(false);
     const doomed = await templateActions.create(ctx, {
       name: 'doomed',
       verification_methods: { government_id: true },
@@ -907,15 +904,7 @@ describe('GET /oauth2/authorize, at its edges', () => {
     // Every other flow here runs through a test-mode client: a case opened in test mode whatever
     // the client's mode, or an ID token always saying test, would pass them all.
     const testClient = client;
-    const liveCtx = {
-      db: database.db,
-      teamId,
-      actor: OPERATOR_ACTOR,
-      clock,
-      jobs: inProcess.jobs,
-      rateLimiters: inProcess.rateLimiters,
-      scope: { teamId, livemode: true },
-    };
+    const liveCtx = teamContext(true);
     // The live "helpdesk" asks for an e-mail as well as the document, so the case shows which of
     // the two templates of that name it was opened from.
     await templateActions.create(liveCtx, {
@@ -1079,18 +1068,10 @@ describe('GET /oauth2/authorize, at its edges', () => {
 
   it('dates the ID token’s verification by the government ID step, not by another step of the case', async () => {
     await freshClient();
-    await templateActions.create(
-      {
-        db: database.db,
-        teamId,
-        actor: OPERATOR_ACTOR,
-        clock,
-        jobs: inProcess.jobs,
-        rateLimiters: inProcess.rateLimiters,
-        scope: { teamId, livemode: false },
-      },
-      { name: 'mail-then-id', verification_methods: { email: true, government_id: true } },
-    );
+    await templateActions.create(teamContext(false), {
+      name: 'mail-then-id',
+      verification_methods: { email: true, government_id: true },
+    });
     const flow = await authorize({ scope: 'openid idv_flow_mail-then-id' });
     const complete = (method: 'email' | 'government_id') =>
       simulateCase(

@@ -117,6 +117,11 @@ const literalPaths = new Map(
   ]),
 );
 
+/** A path as the literal paths are compared: without its trailing slash, in lower case. */
+function comparable(pathname: string): string {
+  return (pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
+}
+
 function matches(route: RestOperation, pathname: string, lowered: string): boolean {
   const literal = literalPaths.get(route);
   return literal === undefined ? route.pattern.test(pathname) : literal === lowered;
@@ -130,7 +135,7 @@ export interface RouteMatch {
 
 /** The operation a request names, and its path parameters. */
 export function findOperation(pathname: string, method: string): RouteMatch {
-  const lowered = (pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
+  const lowered = comparable(pathname);
   const operation = byMethod.get(method)?.find((route) => matches(route, pathname, lowered));
   const groups =
     operation && !literalPaths.has(operation) ? operation.pattern.exec(pathname)?.groups : undefined;
@@ -139,6 +144,6 @@ export function findOperation(pathname: string, method: string): RouteMatch {
 
 /** The methods some operation answers on this path (what a 405's Allow names). */
 export function allowedMethods(pathname: string): string[] {
-  const lowered = (pathname.endsWith('/') ? pathname.slice(0, -1) : pathname).toLowerCase();
+  const lowered = comparable(pathname);
   return [...new Set(REST_ROUTES.filter((route) => matches(route, pathname, lowered)).map((r) => r.method))];
 }

@@ -95,7 +95,6 @@ async function answer(
   // A request that waited (in the event loop, behind others) while its client gave up.
   if (clientGone.aborted) return dropped(res);
   const method = req.method ?? 'GET';
-  let thrown: unknown;
   // Headers a procedure set before it failed (its rate limit's) go out with its error too.
   let responseHeaders: Headers | undefined;
   try {
@@ -103,7 +102,7 @@ async function answer(
     if (!operation) {
       const allowed = allowedMethods(pathname);
       // No operation answers HEAD: a path that exists says which methods it takes, like any other.
-      if (allowed.length === 0) throw new TRPCError({ code: 'NOT_FOUND', message: 'Not found' });
+      if (allowed.length === 0) return writeError(res, toWireError(new AppError('NOT_FOUND')));
       const detail = `Use ${allowed.join(', ')} on this path.`;
       return writeError(res, toWireError(new AppError('METHOD_NOT_ALLOWED', detail)), {
         allow: allowed.join(', '),
@@ -136,17 +135,15 @@ async function answer(
     res.writeHead(operation.successStatus ?? 200, headers);
     res.end(answered);
   } catch (error) {
-    thrown = error;
     if (isClientGone(error)) return dropped(res);
-    writeError(res, toWireError(error), responseHeaders ? headersObject(responseHeaders) : {});
-  } finally {
+    const wire = toWireError(error);
     // Only what went wrong on our side is an error; a 503 (overload, a database outage) is the
     // service saying "not now", which its own lines report once, not per request.
-    const wire = thrown === undefined || isClientGone(thrown) ? null : toWireError(thrown);
-    if (wire && wire.status === 500) {
-      const cause = thrown instanceof TRPCError && thrown.cause ? thrown.cause : thrown;
+    if (wire.status === 500) {
+      const cause = error instanceof TRPCError && error.cause ? error.cause : error;
       logger.error('request failed', { method, path: pathname, ...errorFields(cause) });
     }
+    writeError(res, wire, responseHeaders ? headersObject(responseHeaders) : {});
   }
 }
 

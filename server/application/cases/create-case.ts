@@ -127,6 +127,7 @@ export async function writeCases(
   if (items.length === 0) return [];
   const { teamId, livemode } = scope;
   const { team, now } = decided;
+  const { auditedAs } = deps;
   // Every id is chosen here so that all the writes go out together, in this order: the steps
   // follow the cases they reference and the deliveries their events.
   const planned = items.map(({ prepared }) => ({
@@ -213,17 +214,17 @@ export async function writeCases(
       ),
     // The creations' audit entries (deps.auditedAs), committed with them.
     () =>
-      deps.auditedAs
-        ? recordAudits(
-            tx,
-            planned.map(({ id }) => ({
+      recordAudits(
+        tx,
+        auditedAs
+          ? planned.map(({ id }) => ({
               teamId,
-              actor: deps.auditedAs as AuditActor,
+              actor: auditedAs,
               at: now,
               ...caseAudit('case.created')({ id, livemode }),
-            })),
-          )
-        : Promise.resolve(),
+            }))
+          : [],
+      ),
   );
   return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
 }
