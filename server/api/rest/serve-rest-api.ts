@@ -51,8 +51,10 @@ export async function serveRestApi(
       body = await readIncomingBody(req, API_BODY_LIMIT_BYTES);
     } catch (error) {
       if (clientGone.aborted) return dropped(res);
-      // The rest of a body refused part-way is never read: the connection ends with the answer.
-      return writeError(res, toWireError(error), { connection: 'close' });
+      // The rest of a body refused part-way is never read, and the connection is not closed under
+      // a client still sending (it would get a broken pipe before it read the 413): the web
+      // process's request time-out ends it.
+      return writeError(res, toWireError(error));
     }
   }
   // Past MAX_CONCURRENT_REQUESTS the process is behind its clients: answering 503 now keeps the
