@@ -15,6 +15,30 @@ interface SocketOptions {
   path: string | false;
 }
 
+/**
+ * The writes a connection is handed in one turn of the event loop go to the kernel as one. A
+ * transaction's pipelined statements (db/pipeline.ts) are each handed over as soon as they are
+ * built, and postgres.js writes any message of 1 KiB or more at once: a case creation's six inserts
+ * were six system calls, each waking the server, where one will do (Node's documented cork and
+ * uncork-on-next-tick pattern).
+ */
+function coalescingWrites(socket: net.Socket): void {
+  const write = socket.write;
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket.uncork();
+  };
+  socket.write = function (this: net.Socket, ...args: Parameters<net.Socket['write']>) {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(uncork);
+    }
+    return write.apply(this, args as never);
+  } as net.Socket['write'];
+}
+
 /** The parts of a postgres.js query this counts by (its lazily started execution and its settling). */
 type CountedQuery = Promise<unknown> & { handle: () => Promise<void>; executed: boolean };
 
@@ -36,6 +60,7 @@ export function connectionUsageTracker(max: number) {
     const connection = options.path
       ? net.connect(options.path)
       : net.connect(options.port[index] ?? 5432, options.host[index]);
+    coalescingWrites(connection);
     open += 1;
     connection.once('close', () => {
       open -= 1;

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import { eq, inArray, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectDatabase } from '@/db/client';
+import { pipelined } from '@/db/pipeline';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { teams, webhookEndpoints } from '@/db/schema';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
@@ -77,6 +78,51 @@ describe('database client', () => {
       expect(isDatabaseUnavailable(error)).toBe(true);
     } finally {
       await nowhere.close();
+    }
+  });
+
+  it("sends a transaction's pipelined statements to the server in one write", async () => {
+    const connect = net.connect.bind(net);
+    const opened: net.Socket[] = [];
+    const spy = vi.spyOn(net, 'connect').mockImplementation(((...args: Parameters<typeof net.connect>) => {
+      const socket = connect(...args);
+      opened.push(socket);
+      return socket;
+    }) as typeof net.connect);
+    const client = connectDatabase(database.url, { max: 1 });
+    try {
+      await client.sql`select 1`;
+      const [socket] = opened;
+      if (!socket) throw new Error('no connection opened');
+      let writes = 0;
+      for (const method of ['_write', '_writev'] as const) {
+        const underlying = socket[method]?.bind(socket);
+        if (!underlying) continue;
+        (socket as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+          writes += 1;
+          return (underlying as (...a: unknown[]) => unknown)(...args);
+        };
+      }
+      // postgres.js hands over any message of 1 KiB or more at once: three such statements
+      // would be three system calls, each waking the server.
+      const long = 'x'.repeat(2048);
+      const threeStatements = () =>
+        client.db.transaction(async (tx) => {
+          writes = 0;
+          const sent = await pipelined(
+            () => tx.execute(sql`select length(${long}) as n`),
+            () => tx.execute(sql`select octet_length(${long}) as n`),
+            () => tx.execute(sql`select char_length(${long}) as n`),
+          );
+          return { writes, lengths: sent.map((rows) => (rows as unknown as Array<{ n: number }>)[0]?.n) };
+        });
+      // The first time, each statement is prepared (its parameter types asked for) on its own.
+      await threeStatements();
+      expect(await threeStatements()).toEqual({ writes: 1, lengths: [2048, 2048, 2048] });
+      expect(opened).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+      await client.close();
     }
   });
 
