@@ -157,6 +157,9 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
     RATE_LIMIT_READ_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
     RATE_LIMIT_WRITE_PER_MINUTE: BENCH_BUDGET_PER_MINUTE,
     LOG_LEVEL: 'warn',
+    // The benchmark's own build: test/support/app.ts read NEXT_DIST_DIR when it was first imported,
+    // before this module set it.
+    NEXT_DIST_DIR: DIST_DIR,
   };
   if (process.env.BENCH_CPU_PROF === '1') {
     mkdirSync(profileDir, { recursive: true });

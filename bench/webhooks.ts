@@ -99,6 +99,8 @@ async function main(): Promise<void> {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         RATE_LIMIT_READ_PER_MINUTE: '100000',
         RATE_LIMIT_WRITE_PER_MINUTE: '100000',
+        // The benchmark's own build (test/support/app.ts read NEXT_DIST_DIR before this module set it).
+        NEXT_DIST_DIR: DIST_DIR,
       },
     });
     cleanups.push(app.stop);
