@@ -6,6 +6,8 @@ import {
   CASE_STATUSES,
   type CaseStatus,
   type Locale,
+  NAME_MATCH_MODES,
+  type NameMatchMode,
   oneOf,
   STEP_STATES,
   type StepState,
@@ -26,7 +28,12 @@ export const cases = pgTable(
     /** Stored state. An `open` case past `expires_at` reads as expired before the sweep marks it. */
     status: text('status').$type<CaseStatus>().notNull().default('open'),
     subjectEmail: text('subject_email').notNull(),
+    /** As the team gave it; a case given none takes the ID document's name. */
     subjectName: text('subject_name'),
+    /** The name on the ID document, once checked (erased by redaction). */
+    documentName: text('document_name'),
+    /** What a document showing another name than expected does to the case (NAME_MATCH_MODES). */
+    nameMatch: text('name_match').$type<NameMatchMode>().notNull().default('enforce'),
     /** The language the subject is addressed in (a supported locale), or null: the team's default then. */
     locale: text('locale').$type<Locale>(),
     notes: text('notes').notNull().default(''),
@@ -46,6 +53,7 @@ export const cases = pgTable(
   },
   (t) => [
     check('cases_status_check', oneOf(t.status, CASE_STATUSES)),
+    check('cases_name_match_check', oneOf(t.nameMatch, NAME_MATCH_MODES)),
     // Keyset pagination: every list query walks one of these newest-first, (created_at, id) being
     // the cursor, so a page costs the same at a thousand cases or a million.
     index('cases_team_created_idx').on(t.teamId, t.livemode, t.createdAt.desc(), t.id.desc()),

@@ -1,7 +1,7 @@
-import { jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { check, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
-import type { Locale, VerificationMethod } from './values';
+import { type Locale, NAME_MATCH_MODES, type NameMatchMode, oneOf, type VerificationMethod } from './values';
 
 /**
  * A team's named set of verification methods with their settings (server/templates): a case
@@ -30,9 +30,14 @@ export const verificationTemplates = pgTable(
       .notNull(),
     /** The language its cases' subjects are addressed in, unless a case names its own. */
     locale: text('locale').$type<Locale>(),
+    /** Its cases' name_match, unless a case gives its own. */
+    nameMatch: text('name_match').$type<NameMatchMode>().notNull().default('enforce'),
     createdAt: createdAt(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
   // A case names its template by name, within its team and mode.
-  (t) => [unique('verification_templates_team_mode_name_unique').on(t.teamId, t.livemode, t.name)],
+  (t) => [
+    unique('verification_templates_team_mode_name_unique').on(t.teamId, t.livemode, t.name),
+    check('verification_templates_name_match_check', oneOf(t.nameMatch, NAME_MATCH_MODES)),
+  ],
 );

@@ -25,6 +25,14 @@ export const VERIFICATION_METHODS = [
 ] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
+/**
+ * What a case does when the name on the ID document is not the name it expects (its subject_name,
+ * or the names an identity provider sent): `enforce` fails it (`name_mismatch`), `record` keeps
+ * the mismatch on the case and lets it close.
+ */
+export const NAME_MATCH_MODES = ['enforce', 'record'] as const;
+export type NameMatchMode = (typeof NAME_MATCH_MODES)[number];
+
 export const STEP_STATES = ['pending', 'verified', 'failed'] as const;
 export type StepState = (typeof STEP_STATES)[number];
 

@@ -29,6 +29,8 @@ function record(overrides: Partial<CaseRecord>): CaseRecord {
     status: 'open',
     subjectEmail: 'someone@example.test',
     subjectName: null,
+    documentName: null,
+    nameMatch: 'enforce',
     locale: null,
     notes: '',
     externalRef: null,

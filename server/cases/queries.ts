@@ -7,6 +7,7 @@ import {
   caseSteps,
   cases,
   type Locale,
+  type NameMatchMode,
   type StepState,
   teams,
   type VerificationMethod,
@@ -30,6 +31,8 @@ export interface CaseRowWithSteps {
   status: CaseStatus;
   subject_email: string;
   subject_name: string | null;
+  document_name: string | null;
+  name_match: NameMatchMode;
   locale: Locale | null;
   notes: string;
   external_ref: string | null;
@@ -66,6 +69,8 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
     status: row.status,
     subjectEmail: row.subject_email,
     subjectName: row.subject_name,
+    documentName: row.document_name,
+    nameMatch: row.name_match,
     locale: row.locale,
     notes: row.notes,
     externalRef: row.external_ref,
@@ -219,6 +224,7 @@ export const insertCase = reusableQuery((db) =>
       status: 'open',
       subjectEmail: sql.placeholder('subjectEmail'),
       subjectName: sql.placeholder('subjectName'),
+      nameMatch: sql.placeholder('nameMatch'),
       locale: sql.placeholder('locale'),
       notes: sql.placeholder('notes'),
       externalRef: sql.placeholder('externalRef'),
@@ -267,6 +273,7 @@ export type NewCaseRow = {
   publicId: string;
   subjectEmail: string;
   subjectName: string | null;
+  nameMatch: NameMatchMode;
   locale: Locale | null;
   notes: string;
   externalRef: string | null;

@@ -1,4 +1,4 @@
-import type { VerificationMethod } from '@/db/schema';
+import type { NameMatchMode, VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import {
   CREATE_FIELDS_BY_METHOD,
@@ -14,13 +14,14 @@ export type TemplateLookup = (name: string) => Promise<TemplateRecord | null>;
 interface CaseFields {
   template?: string;
   locale?: string | null;
+  name_match?: NameMatchMode;
   [field: string]: unknown;
 }
 
 /**
  * What a case named `template` starts with: the template's methods, its step settings (each
  * method's replaced by the case's own fields where it gives them), its locale unless the case
- * names one, and the manager to mail (the case's, else the template's). Refuses, naming the
+ * names one, its name_match unless the case gives one, and the manager to mail (the case's, else the template's). Refuses, naming the
  * field, what the case gives for a method the template does not request, a method's fields given
  * in part, and a field the template leaves to each case and this case leaves out.
  */
@@ -37,6 +38,12 @@ export function applyTemplate<Input extends CaseFields>(template: TemplateRecord
       }
     }
   }
+  if (input.name_match !== undefined && template.methods.government_id !== true) {
+    issues.push({
+      field: 'name_match',
+      message: `only accepted when government_id is requested (the template ${template.name} does not)`,
+    });
+  }
   refuseFieldIssues(issues);
   const manager = template.settings.manager;
   return {
@@ -44,6 +51,7 @@ export function applyTemplate<Input extends CaseFields>(template: TemplateRecord
       ...input,
       verification_methods: template.methods,
       locale: input.locale ?? template.locale,
+      name_match: input.name_match ?? template.nameMatch,
       manager_name: input.manager_name ?? (manager?.manager_name as string | undefined),
       manager_email: input.manager_email ?? (manager?.manager_email as string | undefined),
     },

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
-import { type VerificationMethod, verificationTemplates } from '@/db/schema';
+import { type NameMatchMode, type VerificationMethod, verificationTemplates } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -9,12 +9,16 @@ import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 
 export type TemplateRecord = typeof verificationTemplates.$inferSelect;
 
-/** What a template holds: its name, methods, the step settings it gives each case, its locale. */
+/**
+ * What a template holds: its name, methods, the step settings it gives each case, its locale and
+ * what its cases do when a document shows another name (name_match).
+ */
 export interface TemplateValues {
   name: string;
   methods: Partial<Record<VerificationMethod, boolean>>;
   settings: Partial<Record<VerificationMethod, Record<string, unknown>>>;
   locale: Locale | null;
+  nameMatch: NameMatchMode;
 }
 
 /** How many templates a team may keep in each mode: enough for every flow, few enough to list on one page. */

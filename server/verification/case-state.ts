@@ -32,9 +32,19 @@ export function isActionable(record: { status: CaseStatus; expiresAt: Date }, no
 }
 
 /**
+ * The name an ID check read on the document, kept beside the subject's name (never replacing a
+ * name the team gave), whatever the check then decides; erased by redaction. Under the case's
+ * lock (lockCaseForUpdate), as every change of a case.
+ */
+export async function recordDocumentName(tx: Tx, caseId: string, name: string, now: Date): Promise<void> {
+  await tx.update(cases).set({ documentName: name, updatedAt: now }).where(eq(cases.id, caseId));
+}
+
+/**
  * Marks `methods` verified (government_id and selfie pass together, hence a list). Steps already
  * verified are left as they are, so a repeated completion (a double click, a webhook retried by
- * the provider) changes nothing and emits nothing. `subjectName` is the name the ID check read.
+ * the provider) changes nothing and emits nothing. `subjectName` is set on a case given none (the
+ * name the ID check read).
  */
 export async function completeSteps(
   tx: Tx,

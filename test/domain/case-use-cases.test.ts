@@ -7,23 +7,29 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, cases, events, webhookDeliveries } from '@/db/schema';
+import { auditLog, cases, events, redactedEvidence, webhookDeliveries } from '@/db/schema';
 import { cancelCase } from '@/server/application/cases/cancel-case';
 import { createCase, prepareCase } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
 import { openAuditedCase, openIdempotentCase } from '@/server/application/cases/open-case';
 import { redactCase } from '@/server/application/cases/redact-case';
 import { simulateCase } from '@/server/application/cases/simulate-case';
-import { type CreateCaseInput, createCaseInput, listCasesInput } from '@/server/application/cases/wire';
+import {
+  type CreateCaseInput,
+  createCaseInput,
+  listCasesInput,
+  toCaseWire,
+} from '@/server/application/cases/wire';
 import { OPERATOR_ACTOR } from '@/server/audit/record-audit';
 import { readUsage } from '@/server/billing/read-account';
 import { effectiveStatus } from '@/server/cases/case-record';
 import { expireDueCases } from '@/server/cases/expire-cases';
+import { stepEvidence } from '@/server/evidence/evidence-record';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
-import { teamTemplates } from '@/server/templates/templates';
+import { insertTemplate, teamTemplates } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
@@ -292,6 +298,96 @@ describe("a case's life", () => {
     expect(row?.externalRef).toBeNull();
     expect(row?.redactedAt).toEqual(clock());
     expect(await bodies()).not.toContain('00uHINTED');
+  });
+
+  it("compares the team's name with the document's, keeps both, and redaction erases the document's", async () => {
+    // name_match belongs to the ID check: refused without it, for a case and for a template.
+    expect(
+      createCaseInput.safeParse({
+        subject_email: 'a@domain.test',
+        verification_methods: { email: true },
+        name_match: 'record',
+      }).error?.issues,
+    ).toEqual([expect.objectContaining({ path: ['name_match'] })]);
+    await insertTemplate(
+      database.db,
+      test,
+      {
+        name: 'lenient-id',
+        methods: { government_id: true },
+        settings: {},
+        locale: null,
+        nameMatch: 'record',
+      },
+      clock(),
+    );
+    await expect(
+      prepareCase(
+        createCaseInput.parse({ subject_email: 'a@domain.test', template: 'lenient-id', notes: '' }),
+        teamTemplates(database.db, test),
+        hashingAnswers((task) => task()),
+      ).then((prepared) => prepared.input.name_match),
+    ).resolves.toBe('record');
+
+    const pass = (id: string, given: string, family: string) =>
+      simulateCase(
+        database.db,
+        test,
+        {
+          id,
+          action: 'complete_step',
+          method: 'government_id',
+          document: { given_name: given, family_name: family },
+        },
+        { clock, jobs: inProcess.jobs },
+      );
+    const enforced = await newCase(test, {
+      subject_name: 'Yuki Tanaka',
+      verification_methods: { government_id: true },
+      custom_question_text: undefined,
+      custom_question_answer: undefined,
+    });
+    expect(await pass(enforced.id, 'Sam', 'Sample')).toMatchObject({
+      status: 'failed',
+      failureReason: 'name_mismatch',
+      subjectName: 'Yuki Tanaka',
+      documentName: 'Sam Sample',
+    });
+
+    const lenient = await openCase(
+      inProcess,
+      test,
+      { subject_email: 'yuki@domain.test', subject_name: 'Yuki Tanaka', template: 'lenient-id', notes: '' },
+      clock,
+    );
+    const closed = await pass(lenient.id, 'Sam', 'Sample');
+    const wire = toCaseWire(closed, { now: clock(), pageBase: 'https://vouch.example.com' });
+    expect(wire).toMatchObject({
+      status: 'closed',
+      subject_name: 'Yuki Tanaka',
+      document_name: 'Sam Sample',
+      name_match: 'record',
+      verification_methods: { government_id: { requested: true, verified: true, name_matched: false } },
+    });
+    expect(stepEvidence(closed).government_id).toMatchObject({
+      document_name: 'Sam Sample',
+      name_check: 'mismatched',
+      name_match: 'record',
+    });
+
+    const redacted = await redactCase(database.db, test, lenient.id, { clock, jobs: inProcess.jobs });
+    expect(redacted).toMatchObject({ subjectName: null, documentName: null });
+    const [row] = await database.db.select().from(cases).where(eq(cases.id, lenient.id));
+    expect(row).toMatchObject({ subjectName: null, documentName: null });
+    const [kept] = await database.db
+      .select()
+      .from(redactedEvidence)
+      .where(eq(redactedEvidence.caseId, lenient.id));
+    const keptSteps = (kept?.evidence as { steps: Record<string, Record<string, string | null>> } | undefined)
+      ?.steps;
+    // Kept as its HMAC under the team's evidence key, never as the name.
+    expect(keptSteps?.government_id?.document_name).toMatch(/^hmac:[\w-]{43}$/);
+    expect(JSON.stringify(kept?.evidence)).not.toContain('Sam Sample');
   });
 
   it('the sweep expires open cases past their deadline once, and the list reads them as expired', async () => {

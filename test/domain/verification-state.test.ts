@@ -429,12 +429,91 @@ describe('government id and selfie (simulated provider)', () => {
       reportId: expect.stringMatching(/^simchk_/),
     });
     const { row, steps } = await reload(record.id);
-    expect(row).toMatchObject({ status: 'closed', subjectName: 'Grace Hopper' });
+    expect(row).toMatchObject({
+      status: 'closed',
+      subjectName: 'Grace Hopper',
+      documentName: 'Grace Hopper',
+    });
     expect(steps.map((s) => s.state)).toEqual(['verified', 'verified']);
     // The check's id stays on the step, for the case's evidence record.
     expect(steps.find((s) => s.method === 'government_id')?.settings).toMatchObject({
       provider_report_id: result.outcome === 'verified' ? result.reportId : null,
     });
+  });
+
+  /** A case with government_id whose document (simulated) shows `shown`, or the name expected. */
+  async function checkDocument(extra: Partial<CreateCaseInput>, shown: string | null) {
+    const record = await newCase({ government_id: true }, extra);
+    const result = await submitIdentityUploads(database.db, inProcess.jobs, {
+      record,
+      document: { fileName: 'id.png', bytes: image(shown === null ? '' : `VOUCH-TEST:NAME=${shown};`) },
+      selfie: { fileName: 'me.png', bytes: image() },
+      provider,
+      now: new Date(),
+    });
+    const { row, steps } = await reload(record.id);
+    const settings = steps.find((s) => s.method === 'government_id')?.settings ?? {};
+    return { result, row, nameMatched: settings.name_matched ?? null };
+  }
+
+  it("keeps the team's name and fails a case whose document shows another (name_mismatch)", async () => {
+    const { row, nameMatched } = await checkDocument({ subject_name: 'Yuki Tanaka' }, 'Sam Sample');
+    expect(row).toMatchObject({
+      status: 'failed',
+      failureReason: 'name_mismatch',
+      subjectName: 'Yuki Tanaka',
+      documentName: 'Sam Sample',
+    });
+    expect(nameMatched).toBe(false);
+  });
+
+  it('closes a mismatched case whose name_match is record, keeping both names', async () => {
+    const { row, nameMatched } = await checkDocument(
+      { subject_name: 'Yuki Tanaka', name_match: 'record' },
+      'Sam Sample',
+    );
+    expect(row).toMatchObject({
+      status: 'closed',
+      failureReason: null,
+      subjectName: 'Yuki Tanaka',
+      documentName: 'Sam Sample',
+      nameMatch: 'record',
+    });
+    expect(nameMatched).toBe(false);
+  });
+
+  it.each([
+    ['Yuki Tanaka', 'TANAKA Yuki', true],
+    ['José García-Lopez', 'Jose Garcia Lopez', true],
+    ['Katharina Schmidt', 'Katarina Schmidt', true],
+    ['Ana Li', 'Ana Lu', false],
+    ['山田花子', '山田花了', false],
+    ['Jane Doe', 'John Smith', false],
+  ])('compares %s with a document showing %s: matched %s', async (given, shown, matched) => {
+    const { row, nameMatched } = await checkDocument({ subject_name: given }, shown);
+    expect(nameMatched).toBe(matched);
+    expect(row).toMatchObject({
+      status: matched ? 'closed' : 'failed',
+      subjectName: given,
+      documentName: shown,
+    });
+  });
+
+  it("takes the document's name for a case given none, comparing nothing", async () => {
+    const { row, nameMatched } = await checkDocument({}, 'Grace Hopper');
+    expect(row).toMatchObject({
+      status: 'closed',
+      subjectName: 'Grace Hopper',
+      documentName: 'Grace Hopper',
+    });
+    expect(nameMatched).toBeNull();
+  });
+
+  it('the simulated document shows the name the case expects unless told another', async () => {
+    const { result, row, nameMatched } = await checkDocument({ subject_name: 'Yuki Tanaka' }, null);
+    expect(result).toMatchObject({ outcome: 'verified', name: 'Yuki Tanaka' });
+    expect(row).toMatchObject({ status: 'closed', documentName: 'Yuki Tanaka' });
+    expect(nameMatched).toBe(true);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import type { VerificationMethod } from '@/db/schema/values';
 import { customQuestionMethod } from '@/server/verification/methods/custom-question/definition';
 import { emailMethod } from '@/server/verification/methods/email/definition';
+import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
 import { managerMethod } from '@/server/verification/methods/manager/definition';
 import { MAILED_METHODS, METHOD_BY_KEY, METHODS } from '@/server/verification/methods/registry';
 
@@ -22,13 +23,15 @@ export const LINK_MAILING_METHODS: readonly VerificationMethod[] = MAILED_METHOD
 /**
  * The New case form: the methods a helpdesk agent picks from, in the words it offers them in (the
  * selfie is not among them: a government ID check brings it), the one ticked at first, and the
- * methods that ask the agent for more (the question and its answer; the manager's name and address).
+ * methods that ask the agent for more (the question and its answer; the manager's name and address;
+ * what a document showing another name does).
  */
 export const NEW_CASE_FORM = {
   choices: METHODS.flatMap((m) => (m.choice ? [{ key: m.key, label: m.choice }] : [])),
   initial: emailMethod.key,
   asksQuestion: customQuestionMethod.key,
   namesManager: managerMethod.key,
+  comparesNames: governmentIdMethod.key,
 };
 
 /** A method offered in the New case form. */

@@ -27,6 +27,8 @@ function sampleCase(team: TeamPresentation, now: Date): VerificationCase {
     status: 'open',
     subjectEmail: 'alex.example@example.com',
     subjectName: 'Alex Example',
+    documentName: null,
+    nameMatch: 'enforce',
     locale: null,
     notes: '',
     externalRef: null,

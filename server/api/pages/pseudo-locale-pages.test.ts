@@ -58,6 +58,8 @@ function identityCase(overrides: Partial<CaseRecord>, retentionDays: number | nu
     status: 'open',
     subjectEmail: 'jane@globex.test',
     subjectName: null,
+    documentName: null,
+    nameMatch: 'enforce',
     locale: null,
     notes: '',
     externalRef: null,

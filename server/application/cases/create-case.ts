@@ -150,6 +150,7 @@ export async function writeCases(
           publicId,
           subjectEmail: input.subject_email,
           subjectName: input.subject_name ?? null,
+          nameMatch: input.name_match ?? 'enforce',
           locale: input.locale ? supportedLocale(input.locale) : null,
           notes: input.notes,
           externalRef: externalRef ?? null,

@@ -37,6 +37,7 @@ function personalValues(record: CaseRecord): Erasure[] {
   const values: Erasure[] = [{ value: record.subjectEmail, replacement: redactedEmail(record.publicId) }];
   const others = [
     record.subjectName,
+    record.documentName,
     record.externalRef,
     ...record.steps.flatMap((step) =>
       METHOD_BY_KEY[step.method].personalSettings.map((key) => settingString(record, step.method, key)),
@@ -108,6 +109,7 @@ export async function redactLockedCase(
     ...record,
     subjectEmail: redactedEmail(record.publicId),
     subjectName: null,
+    documentName: null,
     notes: '',
     externalRef: null,
     redactedAt: now,
@@ -132,6 +134,7 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
     .set({
       subjectEmail: redactedEmail(record.publicId),
       subjectName: null,
+      documentName: null,
       notes: '',
       externalRef: null,
       redactedAt: now,

@@ -62,7 +62,7 @@ export const simulateCaseInput = z.strictObject({
     .optional()
     .meta({
       description:
-        'complete_step of `government_id` (or `selfie`) only: the names the simulated document shows. A case an identity provider opened compares them with the names it sent, and fails with `name_mismatch` when they differ; without it, the document shows the names expected.',
+        'complete_step of `government_id` (or `selfie`) only: the names the simulated document shows. They are compared with the names the case expects (an identity provider’s, else `subject_name`): other names fail the case with `name_mismatch` unless its `name_match` is `record`. Without it, the document shows the names expected.',
       examples: [{ given_name: 'Ada', family_name: 'Lovelace' }],
     }),
 });
@@ -128,20 +128,16 @@ export async function simulateCase(
       passesIdentity &&
       found.steps.some((s) => s.method === governmentIdMethod.key)
     ) {
-      // As the ID check's pass: with the names the document shows (those expected, unless given).
+      // As the ID check's pass: with the names the document shows, unless given those the case
+      // expects (an identity provider's, else its subject_name as given), so it passes.
       const expected = expectedNamesOf(
         found.steps.find((s) => s.method === governmentIdMethod.key)?.settings,
       );
       const names = input.document
         ? { given: input.document.given_name, family: input.document.family_name }
         : expected;
-      return passIdentity(
-        tx,
-        jobs,
-        found.id,
-        { name: names ? `${names.given} ${names.family}` : null, names },
-        now,
-      );
+      const name = names ? `${names.given} ${names.family}` : found.subjectName;
+      return passIdentity(tx, jobs, found.id, { name, names }, now);
     }
     if (action === 'complete_step')
       return completeSteps(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
+import { CASE_STATUSES, NAME_MATCH_MODES, VERIFICATION_METHODS } from '@/db/schema';
 import { type CaseRecord, effectiveStatus, verificationUrl } from '@/server/cases/case-record';
 import { EXAMPLE_CASE } from '@/server/cases/example-case';
 import { supportedLocale } from '@/server/i18n/locales';
@@ -51,6 +51,28 @@ export const verificationMethodsInput = z
     examples: [{ email: true, sms: true }],
   });
 
+/**
+ * What a document showing another name does to a case (the case's own, else its template's).
+ * Shared with the templates' bodies.
+ */
+export const nameMatchInput = z
+  .enum(NAME_MATCH_MODES)
+  .optional()
+  .meta({
+    description:
+      'With `government_id`: what a document showing another name than expected (`subject_name`, or the names an identity provider sent) does. `enforce` (the default) fails the case with `name_mismatch`; `record` lets it close and records the mismatch (`verification_methods.government_id.name_matched` false), for a team whose records may hold another spelling. A case naming a template takes the template’s unless it gives its own.',
+    examples: ['record'],
+  });
+
+/** name_match without government_id: a field of a method the body does not request. */
+export function nameMatchIssue(
+  methods: Partial<Record<string, boolean>>,
+  nameMatch: unknown,
+): { field: string; message: string } | null {
+  if (nameMatch === undefined || methods.government_id === true) return null;
+  return { field: 'name_match', message: 'only accepted when government_id is requested' };
+}
+
 export const createCaseInput = z
   .strictObject({
     subject_email: emailAddress.meta({
@@ -62,9 +84,10 @@ export const createCaseInput = z
       .nullish()
       .meta({
         description:
-          'The subject’s name, as your records have it (optional, at most 200 characters); the manager’s request shows it. A passed ID check replaces it with the name on the document.',
+          'The subject’s name, as your records have it (optional, at most 200 characters); the manager’s request shows it. With `government_id`, the name on the document is compared with it (case, accents, hyphens and spacing aside, and a typo or two in a longer name; never fuzzy for Chinese, Japanese or Korean script): another name fails the case with `name_mismatch`, unless `name_match` is `record`. It stays as given; the document’s is `document_name`.',
         examples: ['Jane Doe'],
       }),
+    name_match: nameMatchInput,
     locale: caseLocale.nullish().meta({
       description: `The language the subject is addressed in, as a BCP 47 tag: one of ${SUPPORTED_LOCALES.join(', ')}, or a tag that falls back to one (\`de-AT\` is \`de\`, \`pt\` is \`pt-BR\`); the Case carries the supported locale it stands for. Optional: without it, the subject's browser language, then your team's default.`,
       examples: ['de'],
@@ -107,9 +130,11 @@ export const createCaseInput = z
       }
       // With a template, its methods are known once it is read (server/templates/apply-template.ts).
       if (!body.verification_methods) return;
-      for (const { field, message } of methodFieldIssues(body.verification_methods, body, {
-        everyCaseGivesThem: true,
-      })) {
+      const nameMatch = nameMatchIssue(body.verification_methods, body.name_match);
+      for (const { field, message } of [
+        ...methodFieldIssues(body.verification_methods, body, { everyCaseGivesThem: true }),
+        ...(nameMatch ? [nameMatch] : []),
+      ]) {
         ctx.addIssue({ code: 'custom', path: [field], message });
       }
     },
@@ -173,9 +198,22 @@ export const caseOutput = z
       .nullable()
       .meta({
         description:
-          'The name given at creation, or the name on the ID document once checked; null when none was given or after redaction.',
+          'The name given at creation, as given; a case given none takes the name on the ID document once checked. Null when neither, and after redaction.',
         examples: ['Jane Doe'],
       }),
+    document_name: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The name on the ID document, once the `government_id` step has read it (as the document shows it); null before, without that step, and after redaction.',
+        examples: [null, 'Jane Doe'],
+      }),
+    name_match: z.enum(NAME_MATCH_MODES).meta({
+      description:
+        'What a document showing another name than expected does to this case: `enforce` fails it with `name_mismatch`, `record` lets it close and records the mismatch (`verification_methods.government_id.name_matched`).',
+      examples: ['enforce'],
+    }),
     locale: z
       .enum(SUPPORTED_LOCALES)
       .nullable()
@@ -218,7 +256,7 @@ export const caseOutput = z
       .nullable()
       .meta({
         description:
-          'Why a `failed` case failed: `government_id_rejected`, `selfie_rejected`, `manager_declined`, `custom_question_failed`, `sms_code_failed`, or `name_mismatch` (an identity provider’s case whose document shows other names than it sent); null otherwise.',
+          'Why a `failed` case failed: `government_id_rejected`, `selfie_rejected`, `manager_declined`, `custom_question_failed`, `sms_code_failed`, or `name_mismatch` (the ID document shows another name than `subject_name` or the names an identity provider sent, and `name_match` is `enforce`); null otherwise.',
         examples: [null, 'manager_declined'],
       }),
     livemode: z.boolean().meta({
@@ -252,6 +290,8 @@ export const EXAMPLE_CASE_WIRE: CaseWire = {
   status: 'open',
   subject_email: EXAMPLE_CASE.subjectEmail,
   subject_name: 'Jane Doe',
+  document_name: null,
+  name_match: 'enforce',
   locale: null,
   created_at: EXAMPLE_CASE.createdAt,
   expires_at: EXAMPLE_CASE.expiresAt,
@@ -290,6 +330,8 @@ export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): 
     status,
     subject_email: record.subjectEmail,
     subject_name: record.subjectName,
+    document_name: record.documentName,
+    name_match: record.nameMatch,
     locale: (record.locale as Locale | null) ?? null,
     created_at: record.createdAt.toISOString(),
     expires_at: record.expiresAt.toISOString(),

@@ -1,5 +1,6 @@
 import { VERIFICATION_METHODS } from '@/db/schema';
 import { type AnswerHashingBudget, withAnswerHashing } from '@/server/application/answer-hashing';
+import { nameMatchIssue } from '@/server/application/cases/wire';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type AuditEntry, auditedChange } from '@/server/audit/record-audit';
 import type { DataScope } from '@/server/platform/data-scope';
@@ -67,6 +68,7 @@ export const templateActions = {
       methods: input.verification_methods,
       settings: await hashedSettings(ctx, input),
       locale: templateLocale(input.locale),
+      nameMatch: input.name_match ?? 'enforce',
     };
     return auditedChange(
       ctx,
@@ -79,7 +81,7 @@ export const templateActions = {
   },
 
   update: async (ctx: TemplateActionContext, input: UpdateTemplateInput): Promise<TemplateRecord> => {
-    const { id, name, verification_methods, locale, ...fields } = input;
+    const { id, name, verification_methods, locale, name_match, ...fields } = input;
     const given = await hashedSettings(ctx, givenFields(fields));
     return auditedChange(
       ctx,
@@ -87,7 +89,11 @@ export const templateActions = {
         await lockTeamTemplates(tx, ctx.scope);
         const current = await findTemplateOrFail(tx, ctx.scope, id);
         const methods = verification_methods ?? current.methods;
-        refuseFieldIssues(methodFieldIssues(methods, givenFields(fields), { everyCaseGivesThem: false }));
+        const nameMatch = nameMatchIssue(methods, name_match);
+        refuseFieldIssues([
+          ...methodFieldIssues(methods, givenFields(fields), { everyCaseGivesThem: false }),
+          ...(nameMatch ? [nameMatch] : []),
+        ]);
         const settings = { ...current.settings };
         for (const [method, names] of CREATE_FIELDS_BY_METHOD) {
           if (
@@ -107,6 +113,8 @@ export const templateActions = {
             methods,
             settings,
             locale: locale === undefined ? current.locale : templateLocale(locale),
+            // Without government_id there is no name to compare: back to the default.
+            nameMatch: methods.government_id === true ? (name_match ?? current.nameMatch) : 'enforce',
           },
           ctx.clock(),
         );

@@ -1,6 +1,11 @@
 import { z } from 'zod';
-import { VERIFICATION_METHODS } from '@/db/schema';
-import { caseLocale, verificationMethodsInput } from '@/server/application/cases/wire';
+import { NAME_MATCH_MODES, VERIFICATION_METHODS } from '@/db/schema';
+import {
+  caseLocale,
+  nameMatchInput,
+  nameMatchIssue,
+  verificationMethodsInput,
+} from '@/server/application/cases/wire';
 import { supportedLocale } from '@/server/i18n/locales';
 import { SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
 import { templateNameInput } from '@/server/templates/template-name';
@@ -30,6 +35,7 @@ const templateFields = {
     description: `The language its cases' subjects are addressed in unless a case names its own: one of ${SUPPORTED_LOCALES.join(', ')} (or a tag that falls back to one); null for none.`,
     examples: ['de'],
   }),
+  name_match: nameMatchInput,
   // The methods' own fields, as a case takes them; a template may leave them to each case.
   ...METHOD_CREATE_FIELDS,
 };
@@ -40,9 +46,11 @@ function refineMethodFields(
   ctx: z.RefinementCtx,
 ): void {
   if (!body.verification_methods) return;
-  for (const { field, message } of methodFieldIssues(body.verification_methods, body, {
-    everyCaseGivesThem: false,
-  })) {
+  const nameMatch = nameMatchIssue(body.verification_methods, body.name_match);
+  for (const { field, message } of [
+    ...methodFieldIssues(body.verification_methods, body, { everyCaseGivesThem: false }),
+    ...(nameMatch ? [nameMatch] : []),
+  ]) {
     ctx.addIssue({ code: 'custom', path: [field], message });
   }
 }
@@ -68,7 +76,7 @@ export const createTemplateInput = z
 export type CreateTemplateInput = z.infer<typeof createTemplateInput>;
 
 /**
- * An update names what changes: `name`, `locale`, `verification_methods` (the whole set; settings
+ * An update names what changes: `name`, `locale`, `name_match`, `verification_methods` (the whole set; settings
  * of methods it no longer requests go), and any method's fields (given together; null both to
  * leave them to each case again).
  */
@@ -78,6 +86,7 @@ export const updateTemplateInput = z
     name: templateFields.name.optional(),
     verification_methods: verificationMethodsInput.optional(),
     locale: templateFields.locale,
+    name_match: nameMatchInput,
     ...Object.fromEntries(
       Object.entries(METHOD_CREATE_FIELDS).map(([field, schema]) => [
         field,
@@ -110,6 +119,11 @@ export const templateOutput = z
         description: 'The language its cases are in unless a case names one; null for none.',
         examples: [null],
       }),
+    name_match: z.enum(NAME_MATCH_MODES).meta({
+      description:
+        'Its cases’ `name_match` unless a case gives its own: `enforce` fails a case whose ID document shows another name than expected, `record` lets it close and records the mismatch.',
+      examples: ['enforce'],
+    }),
     custom_question_text: z
       .string()
       .nullable()
@@ -149,6 +163,7 @@ export const templateListOutput = z.object({
           name: 'helpdesk',
           verification_methods: { email: true, sms: true, government_id: true },
           locale: null,
+          name_match: 'enforce',
           custom_question_text: null,
           manager_name: null,
           manager_email: null,
@@ -172,6 +187,7 @@ export function toTemplateWire(template: TemplateRecord): TemplateWire {
       ]),
     ),
     locale: template.locale,
+    name_match: template.nameMatch,
     custom_question_text: shown.custom_question_text ?? null,
     manager_name: shown.manager_name ?? null,
     manager_email: shown.manager_email ?? null,

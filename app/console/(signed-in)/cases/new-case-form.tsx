@@ -27,6 +27,7 @@ export function NewCaseForm() {
   const [managerName, setManagerName] = useState('');
   const [managerEmail, setManagerEmail] = useState('');
   const [notes, setNotes] = useState('');
+  const [recordNameMismatch, setRecordNameMismatch] = useState(false);
   const [locale, setLocale] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -60,6 +61,7 @@ export function NewCaseForm() {
         ...(has(NEW_CASE_FORM.namesManager)
           ? { manager_name: managerName, manager_email: managerEmail.trim() }
           : {}),
+        ...(has(NEW_CASE_FORM.comparesNames) && recordNameMismatch ? { name_match: 'record' as const } : {}),
       });
       router.push(`/console/cases/${created.id}`);
     } catch (err) {
@@ -153,6 +155,17 @@ export function NewCaseForm() {
             onChange={(e) => setManagerEmail(e.target.value)}
           />
         </>
+      ) : null}
+      {has(NEW_CASE_FORM.comparesNames) && template?.name_match !== 'record' ? (
+        <label className="c-check">
+          <input
+            type="checkbox"
+            checked={recordNameMismatch}
+            onChange={(e) => setRecordNameMismatch(e.target.checked)}
+          />{' '}
+          If the ID document shows another name than the one given here, let the case close and record the
+          difference (otherwise the case fails)
+        </label>
       ) : null}
       <label htmlFor="case-notes">Notes for your team (optional)</label>
       <textarea id="case-notes" maxLength={2000} value={notes} onChange={(e) => setNotes(e.target.value)} />

@@ -27,6 +27,7 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
       : [NEW_CASE_FORM.initial],
   );
   const [locale, setLocale] = useState(editing?.locale ?? '');
+  const [recordNameMismatch, setRecordNameMismatch] = useState(editing?.name_match === 'record');
   const [question, setQuestion] = useState(editing?.custom_question_text ?? '');
   const [answer, setAnswer] = useState('');
   const [managerName, setManagerName] = useState(editing?.manager_name ?? '');
@@ -45,6 +46,9 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
       name: name.trim(),
       locale: locale || null,
       verification_methods: Object.fromEntries(methods.map((m) => [m, true])),
+      ...(has(NEW_CASE_FORM.comparesNames)
+        ? { name_match: recordNameMismatch ? ('record' as const) : ('enforce' as const) }
+        : {}),
       // Left empty: each case gives its own. An unchanged question with no new answer stays as it is.
       ...(has(NEW_CASE_FORM.asksQuestion) && !keepsQuestion
         ? question || answer
@@ -112,6 +116,17 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
           </label>
         ))}
       </fieldset>
+      {has(NEW_CASE_FORM.comparesNames) ? (
+        <label className="c-check">
+          <input
+            type="checkbox"
+            checked={recordNameMismatch}
+            onChange={(e) => setRecordNameMismatch(e.target.checked)}
+          />{' '}
+          When the ID document shows another name than the case gives, let the case close and record the
+          difference (otherwise it fails)
+        </label>
+      ) : null}
       {has(NEW_CASE_FORM.asksQuestion) ? (
         <>
           <p className="c-muted">Leave the question empty for each case to ask its own.</p>

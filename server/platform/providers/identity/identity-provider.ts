@@ -25,7 +25,16 @@ export interface UploadedImage {
 /** The subject uploads both pictures to us and the provider answers at once. */
 export interface UploadIdentityProvider {
   kind: 'upload';
-  check(input: { document: UploadedImage; selfie: UploadedImage }): Promise<IdentityResult>;
+  /**
+   * `expectedName` is the name the case expects (its subject_name, or an identity provider's
+   * names): a real provider reads the document and ignores it; the simulation's document shows it
+   * unless the upload names another, so a test case with a name passes its check as given.
+   */
+  check(input: {
+    document: UploadedImage;
+    selfie: UploadedImage;
+    expectedName?: string | null;
+  }): Promise<IdentityResult>;
 }
 
 /** The subject is sent to the provider's own pages and comes back; the result arrives later. */

@@ -9,7 +9,9 @@ import type { IdentityResult, UploadedImage, UploadIdentityProvider } from './id
  * - selfie rejected (face does not match): the selfie's file name contains `mismatch`, or its bytes
  *   contain `VOUCH-TEST:REJECT-SELFIE`
  * - the name on the document: the text after `VOUCH-TEST:NAME=` in the document's bytes, up to `;`
- *   (otherwise `Sam Sample`); its first word is the given name, the rest the family name
+ *   (otherwise the name the case expects, its subject_name or an identity provider's names, and
+ *   `Sam Sample` for a case expecting none); its first word is the given name, the rest the
+ *   family name
  * - anything else passes.
  *
  * Images are only read in memory and never stored.
@@ -31,10 +33,12 @@ function contains(image: UploadedImage, marker: string): boolean {
   return Buffer.from(image.bytes).includes(marker, 0, 'latin1');
 }
 
-function nameOn(document: UploadedImage): string {
-  const text = Buffer.from(document.bytes).toString('latin1');
+function nameOn(document: UploadedImage, expectedName: string | null | undefined): string {
+  // UTF-8, so a test can put a name in any script on its document (an image's other bytes read as
+  // replacement characters, which the marker never contains).
+  const text = Buffer.from(document.bytes).toString('utf8');
   const match = /VOUCH-TEST:NAME=([^;\n\0]{1,100});/.exec(text);
-  return match?.[1]?.trim() || SIMULATED_DEFAULT_NAME;
+  return match?.[1]?.trim() || expectedName?.trim() || SIMULATED_DEFAULT_NAME;
 }
 
 /** The check's id: the same two pictures always get the same one, as a report id would name them. */
@@ -46,7 +50,7 @@ function checkId(document: UploadedImage, selfie: UploadedImage): string {
 export function createSimulatedIdentityProvider(): UploadIdentityProvider {
   return {
     kind: 'upload',
-    async check({ document, selfie }): Promise<IdentityResult> {
+    async check({ document, selfie, expectedName }): Promise<IdentityResult> {
       const reportId = checkId(document, selfie);
       if (!isImage(document.bytes)) {
         return { outcome: 'rejected', part: 'document', detail: 'document_unreadable', reportId };
@@ -65,7 +69,7 @@ export function createSimulatedIdentityProvider(): UploadIdentityProvider {
       ) {
         return { outcome: 'rejected', part: 'face', detail: 'selfie_face_mismatch', reportId };
       }
-      const name = nameOn(document);
+      const name = nameOn(document, expectedName);
       const [given = '', ...family] = name.split(' ');
       return {
         outcome: 'verified',

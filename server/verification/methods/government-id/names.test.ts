@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allowedEdits, comparableName, namesMatch } from './names';
+import { allowedEdits, comparableName, documentShowsName, namesMatch } from './names';
 
 const expected = (given: string, family: string, fuzzy = true) => ({ given, family, fuzzy });
 
@@ -264,5 +264,34 @@ describe('properties, over every script', () => {
         },
       ),
     );
+  });
+});
+
+describe('documentShowsName (a name given as one string)', () => {
+  const doc = (given: string, family: string) => ({ name: `${given} ${family}`, names: { given, family } });
+
+  it('cuts the string into given and family names at any space, in either order', () => {
+    expect(documentShowsName('Mary Ann van der Berg', doc('Mary Ann', 'van der Berg'))).toBe(true);
+    expect(documentShowsName('Tanaka Yuki', doc('Yuki', 'Tanaka'))).toBe(true);
+    expect(documentShowsName('Yuki Tanaka', doc('Sam', 'Sample'))).toBe(false);
+  });
+
+  it("holds each part to its own allowance: a short name's one letter is another person", () => {
+    expect(documentShowsName('Ana Li', doc('Ana', 'Lu'))).toBe(false);
+    expect(documentShowsName('Katharina Schmidt', doc('Katarina', 'Schmidt'))).toBe(true);
+    expect(documentShowsName('Katharina Schmidt', doc('Katarina', 'Schmitt'))).toBe(true);
+    expect(documentShowsName('Katharina Schmidt', doc('Kathy', 'Schmidt'))).toBe(false);
+  });
+
+  it("compares a one-word name with the document's whole name", () => {
+    expect(documentShowsName('Madonna', { name: 'Madonna', names: null })).toBe(true);
+    expect(documentShowsName('Cher', doc('Cher', 'Sarkisian'))).toBe(false);
+  });
+
+  it('without the document’s parts, compares word by word', () => {
+    expect(documentShowsName('Jose Garcia', { name: 'JOSÉ GARCÍA', names: null })).toBe(true);
+    expect(documentShowsName('Ana Li', { name: 'Ana Lu', names: null })).toBe(false);
+    expect(documentShowsName('Ana Li', { name: 'Ana Maria Li', names: null })).toBe(false);
+    expect(documentShowsName('Ana Li', { name: null, names: null })).toBe(false);
   });
 });

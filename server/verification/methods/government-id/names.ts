@@ -101,6 +101,39 @@ export function namesMatch(expected: ExpectedNames, read: PersonNames): boolean 
   );
 }
 
+/**
+ * Whether a document shows a name given as one string (a case's subject_name). With the document's
+ * given and family names, the string is cut into the two at each space, in either order (a
+ * Japanese or Hungarian record may put the family name first), and each part held to its own
+ * allowance, as an identity provider's names are (fuzzy): "Ana Li" is not "Ana Lu", though the
+ * whole strings differ by one letter in five. With only the name as the document reads it, word
+ * by word.
+ */
+export function documentShowsName(
+  expected: string,
+  read: { name: string | null; names: PersonNames | null },
+): boolean {
+  const words = comparableName(expected).split(' ');
+  const { names } = read;
+  if (names) {
+    for (let cut = 1; cut < words.length; cut++) {
+      const first = words.slice(0, cut).join(' ');
+      const rest = words.slice(cut).join(' ');
+      const asGivenFamily = { given: first, family: rest, fuzzy: true };
+      const asFamilyGiven = { given: rest, family: first, fuzzy: true };
+      if (namesMatch(asGivenFamily, names) || namesMatch(asFamilyGiven, names)) return true;
+    }
+    // A one-word name (a mononym) against the document's whole name.
+    if (words.length === 1) return nameMatches(expected, `${names.given} ${names.family}`, true);
+    return false;
+  }
+  if (read.name === null) return false;
+  const shown = comparableName(read.name).split(' ');
+  return (
+    shown.length === words.length && words.every((word, index) => nameMatches(word, shown[index] ?? '', true))
+  );
+}
+
 /** The step settings a case starts with when an identity provider tells which names to expect. */
 export function expectedNamesSettings(expected: ExpectedNames) {
   return {

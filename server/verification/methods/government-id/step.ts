@@ -14,14 +14,15 @@ import {
   completeSteps,
   failCase,
   isActionable,
+  recordDocumentName,
   type TransitionResult,
 } from '@/server/verification/case-state';
 import { selfieMethod } from '@/server/verification/methods/selfie/definition';
 import { mergeStepSettings, settingString, stepOf } from '@/server/verification/step-settings';
 import { governmentIdMethod } from './definition';
-import { expectedNamesOf, namesMatch, type PersonNames } from './names';
+import { documentShowsName, expectedNamesOf, namesMatch, type PersonNames } from './names';
 
-/** The case's failure when the document's names are not the ones an identity provider expected. */
+/** The case's failure when the document's names are not the ones the case expected. */
 const NAME_MISMATCH = governmentIdMethod.otherFailureReasons[0];
 
 /** Largest picture accepted from a phone camera. */
@@ -77,10 +78,13 @@ export async function applyIdentityResult(
 }
 
 /**
- * A document the check passed: it verifies the document and the selfie, unless the case expects
- * names (an identity provider sent them) that the document's do not match, or that it does not
- * show, which fails the case with `name_mismatch`. The names read are kept on the step (erased
- * by redaction). The simulation of a test case passes through here too.
+ * A document the check passed: it verifies the document and the selfie, unless the document does
+ * not show the name the case expects, which fails the case with `name_mismatch` (a case whose
+ * name_match is `record` closes all the same, the mismatch kept on the step as `name_matched`).
+ * Expected are the names an identity provider sent, else the case's subject_name as the team gave
+ * it; a case with neither takes the document's name as its subject_name. The document's name is
+ * kept as the case's document_name either way (erased by redaction), and the names it shows on
+ * the step for an identity provider's case. The simulation of a test case passes through here too.
  */
 export async function passIdentity(
   tx: Tx,
@@ -91,9 +95,11 @@ export async function passIdentity(
 ): Promise<TransitionResult> {
   const record = await lockCaseForUpdate(tx, caseId);
   const step = record ? stepOf(record, governmentIdMethod.key) : undefined;
-  const expected = expectedNamesOf(step?.settings);
-  if (record && expected && step?.state === 'pending' && isActionable(record, now)) {
-    if (read.names) {
+  const documentName = read.name ? storableText(read.name) : null;
+  if (record && step?.state === 'pending' && isActionable(record, now)) {
+    if (documentName) await recordDocumentName(tx, caseId, documentName, now);
+    const expected = expectedNamesOf(step.settings);
+    if (expected && read.names) {
       await mergeStepSettings(
         tx,
         caseId,
@@ -105,12 +111,20 @@ export async function passIdentity(
         now,
       );
     }
-    if (!read.names || !namesMatch(expected, read.names)) {
-      return failCase(tx, jobs, caseId, governmentIdMethod.key, NAME_MISMATCH, now);
+    const matched = expected
+      ? read.names !== null && namesMatch(expected, read.names)
+      : record.subjectName !== null
+        ? documentShowsName(record.subjectName, read)
+        : null;
+    if (matched !== null) {
+      await mergeStepSettings(tx, caseId, governmentIdMethod.key, { name_matched: matched }, now);
+      if (!matched && record.nameMatch === 'enforce') {
+        return failCase(tx, jobs, caseId, governmentIdMethod.key, NAME_MISMATCH, now);
+      }
     }
   }
   return completeSteps(tx, jobs, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
-    subjectName: read.name ? storableText(read.name) : undefined,
+    subjectName: record?.subjectName === null && documentName ? documentName : undefined,
   });
 }
 
@@ -127,7 +141,12 @@ export async function submitIdentityUploads(
   },
 ): Promise<IdentityResult | { outcome: 'unavailable' }> {
   if (!identityPending(input.record, input.now)) return { outcome: 'unavailable' };
-  const result = await input.provider.check({ document: input.document, selfie: input.selfie });
+  const expected = expectedNamesOf(stepOf(input.record, governmentIdMethod.key)?.settings);
+  const result = await input.provider.check({
+    document: input.document,
+    selfie: input.selfie,
+    expectedName: expected ? `${expected.given} ${expected.family}` : input.record.subjectName,
+  });
   await applyIdentityResult(db, jobs, input.record.id, result, input.now);
   return result;
 }

@@ -197,6 +197,21 @@ export default function CasePage() {
                 <dd>{data.case.subject_name}</dd>
               </div>
             ) : null}
+            {data.case.document_name ? (
+              <div>
+                <dt>Name on the ID document</dt>
+                <dd>
+                  {data.case.document_name}
+                  {data.case.verification_methods.government_id.name_matched === false
+                    ? data.case.name_match === 'record'
+                      ? ' — differs from the name given (recorded; the case may close)'
+                      : ' — differs from the name given'
+                    : data.case.verification_methods.government_id.name_matched === true
+                      ? ' — matches the name given'
+                      : ''}
+                </dd>
+              </div>
+            ) : null}
             <div>
               <dt>Status</dt>
               <dd>
