@@ -163,7 +163,9 @@ export async function signInAsNewOwner(page: Page, baseUrl: string, team: NewTea
   await page.getByLabel('Password', { exact: true }).fill(team.admin_password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Choose your own password' })).toBeVisible();
-  await page.getByLabel('One-time password').fill(team.admin_password);
+  // The sign-in just proved the one-time password: the page does not ask for it again.
+  await expect(page.getByLabel('One-time password')).toHaveCount(0);
+  await expect(page.getByLabel('Current password')).toHaveCount(0);
   await page.getByLabel('New password', { exact: true }).fill(password);
   await page.getByLabel('New password again').fill(password);
   await page.getByRole('button', { name: 'Save password' }).click();

@@ -250,6 +250,22 @@ export async function readPasswordHash(db: Queryable, userId: string): Promise<s
   return row?.password ?? null;
 }
 
+/**
+ * Replaces the hash of a user's password (a one-time password's holder choosing their own just
+ * after signing in with it, which proved it; see changePassword).
+ */
+export async function replacePassword(
+  db: Queryable,
+  userId: string,
+  password: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .update(authAccounts)
+    .set({ password: await hashPassword(password), updatedAt: now })
+    .where(and(eq(authAccounts.userId, userId), eq(authAccounts.providerId, 'credential')));
+}
+
 /** Whether `password` is the user's current password (re-entered before revealing a secret). */
 export async function checkPassword(db: Queryable, userId: string, password: string): Promise<boolean> {
   const hash = await readPasswordHash(db, userId);

@@ -9,6 +9,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { connectDatabase, type Database } from '@/db/client';
 import { appSecrets, authVerifications, mailOutbox } from '@/db/schema';
+import { changePassword } from '@/server/application/session/change-password';
 import {
   AUTH_BASE_PATH,
   consoleAuth,
@@ -16,10 +17,11 @@ import {
   SIGN_IN_LINK_TTL_SECONDS,
   signInLinkInPlace,
 } from '@/server/auth/console-auth';
-import { createTeamOwner } from '@/server/auth/team-members';
+import { checkPassword, createTeamOwner } from '@/server/auth/team-members';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';
 import { systemClock } from '@/server/platform/clock';
 import { parseEnv } from '@/server/platform/env';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { createTeam } from '@/server/teams/manage-teams';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 
@@ -179,6 +181,32 @@ describe('password sign-in', () => {
       new Request(link, { headers: { [CLIENT_ADDRESS_HEADER]: freshAddress() } }),
     );
     expect(setCookies(byLink).some((cookie) => /vouch\.session_token=[^;]/.test(cookie))).toBe(true);
+  });
+
+  it("asks a one-time password's holder who signed in over 10 minutes ago for it again", async () => {
+    const now = new Date();
+    const owner = await createTeamOwner(database.db, { teamId, email: 'stale@auth.test', now });
+    const choose = (signedInAt: Date) =>
+      changePassword(
+        {
+          db: database.db,
+          env: config,
+          clock: () => now,
+          // Refused before any budget is spent or better-auth is asked.
+          rateLimiters: undefined as unknown as RateLimiters,
+          clientAddress: freshAddress(),
+          user: { id: owner.userId, email: owner.email },
+          signedInAt,
+          sessionHeaders: new Headers(),
+        },
+        { newPassword: 'a-new-password' },
+      );
+    await expect(choose(new Date(now.getTime() - 11 * 60_000))).rejects.toMatchObject({
+      appCode: 'FORBIDDEN',
+      message: expect.stringMatching(/^Sign in again with your one-time password/),
+    });
+    expect(await checkPassword(database.db, owner.userId, owner.oneTimePassword ?? '')).toBe(true);
+    expect(await checkPassword(database.db, owner.userId, 'a-new-password')).toBe(false);
   });
 
   it('has no sign-up: people join through the operator or an invitation', async () => {

@@ -94,6 +94,24 @@ describe('password length', () => {
     expect((await consoleClient(appA.baseUrl).signIn(email, 'twelve-chars')).status).toBe(200);
   });
 
+  it('right after signing in with the one-time password, choosing your own asks for it no more', async () => {
+    const { email, oneTimePassword } = await newOwner(database, 'owner@fresh-otp.test');
+    const browser = consoleClient(appA.baseUrl);
+    expect((await browser.signIn(email, oneTimePassword)).status).toBe(200);
+    const changed = await browser.mutate('console.session.changePassword', {
+      new_password: 'my-own-password',
+    });
+    expect(changed.status).toBe(200);
+    expect((await consoleClient(appA.baseUrl).signIn(email, oneTimePassword)).status).toBe(401);
+    expect((await consoleClient(appA.baseUrl).signIn(email, 'my-own-password')).status).toBe(200);
+    // Once it is their own, changing it again asks for it.
+    const again = await browser.mutate('console.session.changePassword', {
+      new_password: 'another-password',
+    });
+    expect(again.status).toBe(403);
+    expect(again.error?.message).toBe('Enter your current password.');
+  });
+
   it('holds for a link-only member setting a first password too', async () => {
     const owner = await ownerSignedIn(appA, database, 'owner@linkonly.test', 'owner-password-1');
     const member = consoleClient(appA.baseUrl);

@@ -19,6 +19,8 @@ export function ChangePassword({
   const [error, setError] = useState<unknown>();
   const [done, setDone] = useState(false);
   const [busy, setBusy] = useState(false);
+  // Right after signing in with a one-time password, that sign-in proved it: it is not asked again.
+  const asksCurrent = hasPassword && !required;
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -29,7 +31,7 @@ export function ChangePassword({
     setBusy(true);
     try {
       await api.session.changePassword.mutate({
-        current_password: hasPassword ? current : undefined,
+        current_password: asksCurrent ? current : undefined,
         new_password: next,
       });
       setError(undefined);
@@ -55,9 +57,9 @@ export function ChangePassword({
         </p>
       ) : null}
       <form onSubmit={onSubmit} className="c-form">
-        {hasPassword ? (
+        {asksCurrent ? (
           <>
-            <label htmlFor="current-password">{required ? 'One-time password' : 'Current password'}</label>
+            <label htmlFor="current-password">Current password</label>
             <input
               id="current-password"
               type="password"

@@ -1,7 +1,12 @@
 import type { Db } from '@/db/client';
 import { consoleAuth } from '@/server/auth/console-auth';
 import { confirmCurrentPassword, signedInRecently } from '@/server/auth/reauthentication';
-import { clearPasswordChangeRequired, readPasswordHash } from '@/server/auth/team-members';
+import {
+  clearPasswordChangeRequired,
+  passwordChangeRequired,
+  readPasswordHash,
+  replacePassword,
+} from '@/server/auth/team-members';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
@@ -22,9 +27,10 @@ export interface PasswordChangeContext {
 
 /**
  * Sets a new password (replacing the CLI's one-time password, or adding one to a link-only
- * account). A stolen session must not be enough: a user with a password re-enters it; a link-only
- * user must have signed in within the last 10 minutes. Every other session of the user ends, so
- * whoever else held one is signed out.
+ * account). A stolen session must not be enough: a user with a password re-enters it, but one who
+ * signed in with the CLI's one-time password within the last 10 minutes is not asked for it again
+ * (the sign-in just proved it); a link-only user must have signed in within the last 10 minutes.
+ * Every other session of the user ends, so whoever else held one is signed out.
  */
 export async function changePassword(
   ctx: PasswordChangeContext,
@@ -32,15 +38,26 @@ export async function changePassword(
 ): Promise<void> {
   const auth = await consoleAuth(ctx.db, ctx.env);
   const hasPassword = (await readPasswordHash(ctx.db, ctx.user.id)) !== null;
-  if (hasPassword) {
-    if (!input.currentPassword) throw new AppError('FORBIDDEN', 'Enter your current password.');
+  const now = ctx.clock();
+  const choosingOwn = hasPassword && (await passwordChangeRequired(ctx.db, ctx.user.id));
+  if (choosingOwn && !input.currentPassword && signedInRecently(ctx.signedInAt, now)) {
+    await replacePassword(ctx.db, ctx.user.id, input.newPassword, now);
+  } else if (hasPassword) {
+    if (!input.currentPassword) {
+      throw new AppError(
+        'FORBIDDEN',
+        choosingOwn
+          ? 'Sign in again with your one-time password to choose your own (within 10 minutes of signing in).'
+          : 'Enter your current password.',
+      );
+    }
     await confirmCurrentPassword(ctx, input.currentPassword);
     await auth.api.changePassword({
       body: { currentPassword: input.currentPassword, newPassword: input.newPassword },
       headers: ctx.sessionHeaders,
     });
   } else {
-    if (!signedInRecently(ctx.signedInAt, ctx.clock())) {
+    if (!signedInRecently(ctx.signedInAt, now)) {
       throw new AppError(
         'FORBIDDEN',
         'To set a password, sign in again with a new e-mail link first (within the last 10 minutes).',
@@ -49,5 +66,5 @@ export async function changePassword(
     await auth.api.setPassword({ body: { newPassword: input.newPassword }, headers: ctx.sessionHeaders });
   }
   await auth.api.revokeOtherSessions({ headers: ctx.sessionHeaders });
-  await clearPasswordChangeRequired(ctx.db, ctx.user.id, ctx.clock());
+  await clearPasswordChangeRequired(ctx.db, ctx.user.id, now);
 }
