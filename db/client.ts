@@ -36,7 +36,7 @@ type Unsafe = postgres.Sql['unsafe'];
  * in 0.45), and postgres.js runs an unprepared query with parameters in two round trips: it first
  * asks the server for the parameter types, and stops pipelining meanwhile. Preparing them (each
  * connection keeps its own named statements) makes a query one round trip and lets the queries of
- * a transaction pipeline: a case creation is four round trips in all (README, "Performance").
+ * a transaction pipeline: a case creation is four round trips in all (docs/contributors/performance.md).
  * Neither library offers a setting for it, so this is the one place that leans on how the adapter
  * calls its client (`unsafe`, `begin`, `savepoint`); `test/integration/database-client.test.ts`
  * fails if a new drizzle stops going through them. Bulk statements, whose text changes with their

@@ -36,7 +36,7 @@ const trustedProxies = z
   );
 
 /**
- * The operator's configuration (the environment variables README lists), validated once. A bad
+ * The operator's configuration (the environment variables docs/configuration.md lists), validated once. A bad
  * value stops the process at start-up with a message naming the variable, instead of failing
  * later on some request.
  */

@@ -11,7 +11,7 @@ import { smsMethod } from './sms/definition';
 /**
  * The verification methods, in the order of the database's value list (db/schema/values.ts; a test
  * holds the two together): the one list that creation, simulation, redaction, resend, the pages
- * and the console iterate. Adding a method: see the README's "Adding a verification method".
+ * and the console iterate. Adding a method: docs/contributors/adding-a-verification-method.md.
  */
 export const METHODS = [
   emailMethod,
