@@ -25,6 +25,26 @@ async function expectNothingOverflows(page: Page) {
   expect(outside).toEqual([]);
 }
 
+/** Where each of `parts` starts on screen (its first character's left edge), in the element's text. */
+async function visualOrder(page: Page, selector: string, parts: string[]): Promise<number[]> {
+  return page.locator(selector).evaluate((element, wanted) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    const nodes: Text[] = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode as Text);
+    return wanted.map((part) => {
+      for (const node of nodes) {
+        const at = (node.textContent ?? '').indexOf(part);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + 1);
+        return range.getBoundingClientRect().left;
+      }
+      throw new Error(`${part} not found in ${element.textContent}`);
+    });
+  }, parts);
+}
+
 async function expectWellLaidOut(page: Page, lang: string, dir: 'ltr' | 'rtl') {
   await expect(page.locator('html')).toHaveAttribute('lang', lang);
   await expect(page.locator('html')).toHaveAttribute('dir', dir);
@@ -71,6 +91,13 @@ for (const [locale, dir] of [
       expect(
         main && heading && Math.abs(main.x + main.width - (heading.x + heading.width)),
       ).toBeLessThanOrEqual(20);
+      // Latin text inside right-to-left pages keeps its own order: the team's question ends with
+      // its question mark at its right, and the phone example reads +44 first, left to right.
+      const question = await visualOrder(page, 'label[for="answer"]', ['Which', '?']);
+      expect(question[0]).toBeLessThan(question[1] ?? 0);
+      const phone = await visualOrder(page, '#phone-hint', ['+44', '7911', '123456']);
+      expect(phone[0]).toBeLessThan(phone[1] ?? 0);
+      expect(phone[1]).toBeLessThan(phone[2] ?? 0);
     }
 
     await page.getByLabel(t['sms.phoneLabel']).fill('+447911123456');

@@ -55,6 +55,45 @@ export interface Translator {
 
 const RIGHT_TO_LEFT = new Set<string>(['ar']);
 
+/** A letter written right to left (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms). */
+const RIGHT_TO_LEFT_LETTER = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/;
+
+/** A run of digits alone (a code) reads the same in either direction: nothing to isolate. */
+const DIGITS_ONLY = /^\d*$/;
+
+/**
+ * Whether an inserted value must be isolated from the message around it: in a right-to-left
+ * message every value is (a Latin question's mark would land at its other end, a phone number
+ * "+44 7911 123456" would split around its spaces), and in a left-to-right one a value with
+ * right-to-left letters (an Arabic team name). Elsewhere nothing is added, so a Latin text
+ * message keeps its 160-character encoding.
+ */
+function needsIsolation(value: unknown, rtl: boolean): value is string {
+  if (typeof value !== 'string' || DIGITS_ONLY.test(value)) return false;
+  return rtl || RIGHT_TO_LEFT_LETTER.test(value);
+}
+
+/** Plain text: each value that needs it between Unicode's FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE. */
+function isolatedText(values: Values | undefined, rtl: boolean): Values | undefined {
+  if (!values) return values;
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name,
+      needsIsolation(value, rtl) ? `\u2068${value}\u2069` : value,
+    ]),
+  ) as Values;
+}
+
+/** Markup: each value that needs it in a `<bdi>`, which isolates it and finds its own direction. */
+function isolatedMarkup(values: Values, rtl: boolean): Values {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [
+      name,
+      needsIsolation(value, rtl) ? new Html(`<bdi>${escapeHtml(value)}</bdi>`) : value,
+    ]),
+  ) as Values;
+}
+
 function compile(locale: MessageLocale, key: MessageKey): IntlMessageFormat {
   if (locale === PSEUDO_LOCALE) {
     const ast = pseudoMessage(parse(CATALOGUES.en[key]));
@@ -80,15 +119,16 @@ function createTranslator(locale: MessageLocale): Translator {
     }
     return format;
   };
+  const rtl = RIGHT_TO_LEFT.has(locale);
   return {
     locale,
     lang: locale,
-    dir: RIGHT_TO_LEFT.has(locale) ? 'rtl' : 'ltr',
-    text: (key, values) => String(message(key).format(values)),
+    dir: rtl ? 'rtl' : 'ltr',
+    text: (key, values) => String(message(key).format(isolatedText(values, rtl))),
     rich: (key, values, tags) =>
       escapedParts(
         message(key).format<Html>({
-          ...values,
+          ...isolatedMarkup(values, rtl),
           ...Object.fromEntries(
             Object.entries(tags).map(([tag, draw]) => [
               tag,

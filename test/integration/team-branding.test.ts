@@ -216,8 +216,8 @@ describe('what subjects see', () => {
     const html = await page.text();
     expect(html).toContain('<html lang="fr" dir="ltr">');
     expect(html).toMatch(new RegExp(`<img class="logo" src="${logo?.path}" alt="[^"]*Initech IT[^"]*">`));
-    expect(html).toContain('<span class="brand-name">Initech IT</span>');
-    expect(html).toContain(`<p class="support">${SETTINGS.support_line}</p>`);
+    expect(html).toContain('<bdi class="brand-name">Initech IT</bdi>');
+    expect(html).toContain(`<p class="support"><bdi>${SETTINGS.support_line}</bdi></p>`);
     const colour = ':root{--accent:#0b6b2e}';
     expect(html).toContain(`<style>${colour}</style>`);
     const hash = `'sha256-${createHash('sha256').update(colour).digest('base64')}'`;

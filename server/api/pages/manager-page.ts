@@ -49,7 +49,7 @@ export function renderManagerPage(input: {
 ${testModeBanner(t, record)}
 <div id="notice" class="notice${input.notice?.error ? ' error' : ''}" role="${input.notice?.error ? 'alert' : 'status'}" tabindex="-1">${input.notice?.text ?? ''}</div>
 <p>${greeting}</p>
-<dl><dt>${t.text('managerPage.person')}</dt><dd>${who}</dd><dt>${t.text('managerPage.askedBy')}</dt><dd>${team}</dd><dt>${t.text('managerPage.expires')}</dt><dd>${t.text('managerPage.expiresAt', { expires: record.expiresAt })}</dd></dl>
+<dl><dt>${t.text('managerPage.person')}</dt><dd><bdi>${who}</bdi></dd><dt>${t.text('managerPage.askedBy')}</dt><dd><bdi>${team}</bdi></dd><dt>${t.text('managerPage.expires')}</dt><dd>${t.text('managerPage.expiresAt', { expires: record.expiresAt })}</dd></dl>
 ${content}
 </main>`;
   return documentHtml({ title: t.text('managerPage.title'), body, frame });

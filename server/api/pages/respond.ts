@@ -95,7 +95,7 @@ function siteHeader(frame: PageFrame): Html {
   const logo = team.logoPath
     ? html`<img class="logo" src="${team.logoPath}" alt="${frame.t.text('page.logoAlt', { team: team.name })}">`
     : '';
-  return html`<header class="site">${logo}<span class="brand-name">${team.name}</span>${languageSwitch(frame)}</header>`;
+  return html`<header class="site">${logo}<bdi class="brand-name">${team.name}</bdi>${languageSwitch(frame)}</header>`;
 }
 
 export function documentHtml(input: {
@@ -111,7 +111,7 @@ export function documentHtml(input: {
 <html lang="${t.lang}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · ${team?.name ?? 'Vouch'}</title><style>${new Html(PAGE_CSS)}</style>${colour ? html`<style>${new Html(colour.css)}</style>` : ''}${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
 <body><a class="skip" href="#main">${t.text('page.skipToContent')}</a>${siteHeader(frame)}
 ${input.body}
-<footer>${team?.supportLine ? html`<p class="support">${team.supportLine}</p>` : ''}<p>${t.text('page.footer')}</p></footer></body></html>`;
+<footer>${team?.supportLine ? html`<p class="support"><bdi>${team.supportLine}</bdi></p>` : ''}<p>${t.text('page.footer')}</p></footer></body></html>`;
   return {
     html: page.value,
     language: t.lang,

@@ -30,7 +30,7 @@ export const customQuestionPageSection: PageSection = ({ t, found, csrf, state, 
     title,
     state,
     html`<form method="post" action="${base}/question" novalidate>${csrfField(csrf)}
-<label for="answer">${question}</label>
+<label for="answer"><bdi>${question}</bdi></label>
 <p class="hint" id="answer-hint">${withAttemptsLeft(t, t.text('question.hint'), left)}</p>
 <input id="answer" name="answer" type="text" autocomplete="off" required maxlength="500" aria-describedby="answer-hint">
 <button type="submit">${t.text('question.confirm')}</button></form>`,
