@@ -14,6 +14,7 @@ export const projects = {
         'scripts/**/*.test.ts',
         'deploy/**/*.test.ts',
         'processes/**/*.test.ts',
+        'cli/**/*.test.ts',
       ],
       environment: 'node',
     },

@@ -16,7 +16,7 @@ import { isAppError } from '@/server/platform/errors';
 import { lastServedBaseUrl } from '@/server/platform/served-base-url';
 import { publishedKeys, rotateSigningKey } from '@/server/signing/signing-keys';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
-import { createTeam, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
+import { createTeam, listTeams, MAX_RETENTION_DAYS, updateTeam } from '@/server/teams/manage-teams';
 import {
   type CommandName,
   commandUsage,
@@ -110,6 +110,16 @@ const RUNS: Record<DatabaseCommandName, Run> = {
       admin_password: owner.oneTimePassword,
     };
   },
+  'teams list': async (values, db) => ({
+    teams: (await listTeams(db, { nameContains: values.name })).map((team) => ({
+      team_id: team.id,
+      name: team.name,
+      plan: team.planCode,
+      subscription_status: team.subscriptionStatus,
+      trial_ends_at: team.trialEndsAt?.toISOString() ?? null,
+      created_at: team.createdAt.toISOString(),
+    })),
+  }),
   'teams update': async (values, db) => {
     const teamId = uuid('--team').parse(required('teams update', values, 'team'));
     const status = values['subscription-status'];

@@ -1,21 +1,12 @@
 import { z } from 'zod';
-import { isOffline, parseInvocation, UsageError } from './usage';
+import { runCli } from './run';
+import { UsageError } from './usage';
 
-/**
+/*
  * The operator's command line: `npm run --silent cli -- <command>`. The last line of stdout is
  * one JSON object; errors go to stderr with exit code 1. `help`, `--help` or `-h` with any command
  * (or alone) prints its usage and exits 0 without loading the service or touching the database.
  */
-async function main(argv: string[]): Promise<string> {
-  const invocation = parseInvocation(argv);
-  if ('help' in invocation) return invocation.help;
-  if (isOffline(invocation.name)) {
-    const { runOfflineCommand } = await import('./offline-commands');
-    return JSON.stringify(await runOfflineCommand(invocation.name, invocation.values));
-  }
-  const { runCommand } = await import('./commands');
-  return JSON.stringify(await runCommand(invocation.name, invocation.values, invocation.lists));
-}
 
 /** An error as the operator reads it: a validation's messages, else the error's own. */
 function messageOf(error: unknown): string {
@@ -23,7 +14,7 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-main(process.argv.slice(2)).then(
+runCli(process.argv.slice(2)).then(
   (output) => {
     process.stdout.write(`${output}\n`);
     process.exit(0);

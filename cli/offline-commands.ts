@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { base64url, type JWK } from 'jose';
 import { readPdf } from '@/server/evidence/pdf-attachment';
 import { type EvidenceRecord, evidencePdfNames } from '@/server/evidence/record-format';
@@ -14,9 +15,19 @@ interface PdfClaims {
   subject: string | null;
 }
 
+/**
+ * A file named on the command line, where the person means it: `npm run` starts a script in the
+ * package's folder, whatever folder it was run from, and says which in INIT_CWD; a path given
+ * there (the evidence PDF's printed command names the PDF alone) is relative to that folder.
+ */
+function typedPath(file: string): string {
+  const invokedFrom = process.env.npm_lifecycle_event === 'cli' ? process.env.INIT_CWD : undefined;
+  return path.resolve(invokedFrom || process.cwd(), file);
+}
+
 /** The record in FILE: the signed JSON itself, or the one attached to an evidence PDF (with what the PDF claims). */
 async function recordText(file: string): Promise<{ text: string; pdf: PdfClaims | null }> {
-  const bytes = await readFile(file);
+  const bytes = await readFile(typedPath(file));
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') return { text: bytes.toString('utf8'), pdf: null };
   const pdf = await readPdf(bytes);
   const attached = [...pdf.attachments.entries()].filter(([name]) => name.endsWith('.json'));
@@ -65,13 +76,19 @@ function statedIssuer(text: string): string | null {
 function trustedKeySource(values: Values, text: string): string {
   if (values.jwks) return values.jwks;
   const service = process.env.BASE_URL?.replace(/\/+$/, '');
+  const issuer = statedIssuer(text);
   if (!service) {
+    // The record's issuer is named as a suggestion only: the person decides whether it is the
+    // service they expect.
     throw new UsageError(
-      'give --jwks FILE|URL (a key set you trust), or set BASE_URL to the service whose records these are',
+      `give --jwks FILE|URL (a key set you trust), or set BASE_URL to the service whose records these are${
+        issuer
+          ? `. The record says it was issued by ${issuer}: if that is the service you expect, add --jwks ${issuer}/.well-known/jwks.json`
+          : ''
+      }`,
       commandUsage('evidence verify'),
     );
   }
-  const issuer = statedIssuer(text);
   if (issuer !== service) {
     throw new Error(
       `the evidence record does not verify: issuer: it says it was issued by ${issuer ?? 'nobody'}, not by ${service} (BASE_URL)`,
@@ -89,7 +106,7 @@ async function keySet(source: string): Promise<{ keys: JWK[]; revoked: RevokedKe
     if (!response.ok) throw new Error(`the key set at ${source} answered HTTP ${response.status}`);
     text = await response.text();
   } else {
-    text = await readFile(source, 'utf8');
+    text = await readFile(typedPath(source), 'utf8');
   }
   const parsed = JSON.parse(text) as { keys?: unknown; revoked?: unknown } | unknown[];
   const keys = Array.isArray(parsed) ? parsed : parsed?.keys;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { plansHelp } from './plans-help';
 
 /**
  * The operator CLI's commands as its user sees them (names, options, usage) and the reading of
@@ -20,6 +21,8 @@ interface CommandSpec {
   operand?: 'file';
   /** It works on files alone: no database is opened (nor migrated). */
   offline?: true;
+  /** What its own usage shows after the description (not a list of commands), its prose wrapped by `wrap`. */
+  details?: (wrap: (text: string) => string) => string;
 }
 
 export const TEAM_UPDATE_FLAGS = [
@@ -36,18 +39,28 @@ export const COMMANDS = {
   'teams create': {
     synopsis: '--name NAME --admin-email EMAIL [--plan PLAN]',
     description:
-      'Creates a team (on the trial plan unless --plan names another), its owner with a one-time console\n' +
+      'Creates a team (on the trial plan unless --plan names another), its owner with a one-time console ' +
       'password, a live and a test API key. Prints them with the console URL.',
     options: ['name', 'admin-email', 'plan'],
+    details: plansHelp,
+  },
+  'teams list': {
+    synopsis: '[--name TEXT]',
+    description:
+      'Lists the teams, oldest first (with --name, those whose name contains TEXT, in any case): each ' +
+      "team's team_id (what --team takes), name, plan, subscription status, trial end and creation time.",
+    options: ['name'],
   },
   'teams update': {
     synopsis:
       '--team TEAM_ID [--plan PLAN] [--subscription-status S] [--topup-cents N] [--trial-ends-at ISO] [--retention-days N|none] [--rate-limit-read N|default] [--rate-limit-write N|default]',
     description:
-      "Changes a team's plan, subscription status, top-up balance (cents), trial end, case retention\n" +
-      '(ended cases older than N days are redacted; none keeps them), or its API budgets: read and write\n' +
-      'requests a minute (default: the configured RATE_LIMIT_READ/WRITE_PER_MINUTE). Give at least one.',
+      "Changes a team's plan, subscription status, top-up balance (cents), trial end, case retention " +
+      '(ended cases older than N days are redacted; none keeps them), or its API budgets: read and write ' +
+      'requests a minute (default: the configured RATE_LIMIT_READ/WRITE_PER_MINUTE). Give at least one. ' +
+      'TEAM_ID is as teams list shows it.',
     options: ['team', ...TEAM_UPDATE_FLAGS],
+    details: plansHelp,
   },
   'keys create': {
     synopsis: '--team TEAM_ID [--name NAME] [--mode live|test]',
@@ -62,38 +75,40 @@ export const COMMANDS = {
   'keys signing-rotate': {
     synopsis: '[--alg EdDSA|RS256]',
     description:
-      'Makes a new signing key current (EdDSA, which signs evidence records, unless --alg RS256, which signs\n' +
-      'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json, so what it\n' +
-      'signed keeps verifying: an evidence key for AUDIT_RETENTION_DAYS, an ID-token key for 15 minutes\n' +
+      'Makes a new signing key current (EdDSA, which signs evidence records, unless --alg RS256, which signs ' +
+      'ID tokens). The key before it is retired but stays published in /.well-known/jwks.json, so what it ' +
+      'signed keeps verifying: an evidence key for AUDIT_RETENTION_DAYS, an ID-token key for 15 minutes ' +
       '(a token lives 5). Needs KEYS_SECRET as the service has it.',
     options: ['alg'],
   },
   'keys signing-revoke': {
     synopsis: '--kid KID [--reason TEXT]',
     description:
-      'Revokes a signing key at once (one thought compromised): it leaves /.well-known/jwks.json, which names\n' +
-      'it among the revoked so records it signed fail saying so; a current key is replaced at the next\n' +
-      'signature; each team it signed for is told in its audit log, and audit checkpoints it signed are\n' +
+      'Revokes a signing key at once (one thought compromised): it leaves /.well-known/jwks.json, which names ' +
+      'it among the revoked so records it signed fail saying so; a current key is replaced at the next ' +
+      'signature; each team it signed for is told in its audit log, and audit checkpoints it signed are ' +
       'signed again with the current key. Needs KEYS_SECRET as the service has it.',
     options: ['kid', 'reason'],
   },
   'audit verify': {
     synopsis: '[--team TEAM_ID]',
     description:
-      'Checks the tamper-evident audit chain of one team (or every team): each sealed entry in its place,\n' +
-      "naming its predecessor's hash, hashing to what it states, its row unchanged since it was sealed\n" +
+      'Checks the tamper-evident audit chain of one team (or every team): each sealed entry in its place, ' +
+      "naming its predecessor's hash, hashing to what it states, its row unchanged since it was sealed " +
       "(redaction's placeholders aside). Prints what it checked; exits 1 naming the first broken entry.",
     options: ['team'],
   },
   'evidence verify': {
-    synopsis: 'FILE [--jwks FILE|URL]',
+    synopsis: 'FILE --jwks FILE|URL',
     description:
-      'Verifies an evidence record offline: FILE is the signed JSON (GET /v1/cases/{id}/evidence/) or the\n' +
-      "console's PDF (its attached record is read). Checks the JWS against the key set (--jwks: a JWKS file\n" +
-      'or URL you trust; unset, the keys of the service BASE_URL names, for its own records only), the key,\n' +
-      "the payload's form and each\n" +
-      "audit entry's hash against its content and stated predecessor. Prints what the record proves and\n" +
-      'exits 0, or exits 1 naming what failed. Needs no database.',
+      'Verifies an evidence record offline: FILE is the signed JSON (GET /v1/cases/{id}/evidence/) or the ' +
+      "console's PDF (its attached record is read; the PDF prints this command with its file and its " +
+      "issuer's key set). Checks the JWS against the key set --jwks names (a JWKS file, or the URL " +
+      'https://SERVICE/.well-known/jwks.json of the service you trust; without --jwks, that of the service ' +
+      "BASE_URL names, for its own records only), the key, the payload's form and each audit entry's hash " +
+      'against its content and stated predecessor. Prints what the record proves and exits 0, or exits 1 ' +
+      'naming what failed. Needs no database. Under npm run, a relative FILE is read from the folder you ' +
+      'ran it from.',
     options: ['jwks'],
     operand: 'file',
     offline: true,
@@ -102,10 +117,10 @@ export const COMMANDS = {
     synopsis:
       '--team TEAM_ID --name NAME --redirect-uri URL [--redirect-uri URL…] [--mode test|live] [--template NAME]',
     description:
-      "Registers an identity provider (Okta, any OIDC relying party) as a client of the service's OpenID\n" +
-      'provider for a team: its exact redirect URIs (https; http only to a loopback host, for a test-mode\n' +
-      'client), its mode (test unless --mode live: the cases its flows open) and its default template. Prints\n' +
-      '`client_id` and `client_secret` (shown once, kept hashed). Audited as the operator.',
+      "Registers an identity provider (Okta, any OIDC relying party) as a client of the service's OpenID " +
+      'provider for a team: its exact redirect URIs (https; http only to a loopback host, for a test-mode ' +
+      'client), its mode (test unless --mode live: the cases its flows open) and its default template. ' +
+      'Prints `client_id` and `client_secret` (shown once, kept hashed). Audited as the operator.',
     options: ['team', 'name', 'redirect-uri', 'mode', 'template'],
     repeatable: ['redirect-uri'],
   },
@@ -117,7 +132,7 @@ export const COMMANDS = {
   'oidc-clients rotate-secret': {
     synopsis: '--client CLIENT_ID [--grace-seconds N]',
     description:
-      'Gives a client a new secret, printed once; the one it replaces keeps working for N seconds (default 0,\n' +
+      'Gives a client a new secret, printed once; the one it replaces keeps working for N seconds (default 0, ' +
       'at most 30 days), while the identity provider is given the new one. Audited as the operator.',
     options: ['client', 'grace-seconds'],
   },
@@ -148,15 +163,52 @@ export class UsageError extends Error {
   }
 }
 
+/** How wide help is: every line, indentation included, in a terminal of 100 columns. */
+export const HELP_WIDTH = 100;
+
+/**
+ * `units` laid out in lines of at most HELP_WIDTH characters, the first after `indent`, the others
+ * after `hanging`: each line takes every unit that fits (one alone when it is longer).
+ */
+function fill(units: string[], indent: string, hanging: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const unit of units) {
+    const prefix = lines.length === 0 ? indent : hanging;
+    if (line !== '' && prefix.length + line.length + 1 + unit.length > HELP_WIDTH) {
+      lines.push(prefix + line);
+      line = unit;
+    } else {
+      line = line === '' ? unit : `${line} ${unit}`;
+    }
+  }
+  lines.push((lines.length === 0 ? indent : hanging) + line);
+  return lines.join('\n');
+}
+
+/** Prose wrapped at its spaces (the descriptions are written as one line each: help wraps them). */
+function prose(text: string, indent = ''): string {
+  return fill(text.split(' '), indent, indent);
+}
+
+/**
+ * A command with its options, wrapped between options (an option stays with its value, a bracket
+ * with what it holds), its continuation lines indented deeper than any description.
+ */
+function synopsisLines(words: string, indent: string): string {
+  return fill(words.match(/\[[^\]]*\]|--[\w-]+ (?![-[])\S+|\S+/g) ?? [], indent, ' '.repeat(6));
+}
+
 /** A command's entry in a list: its name and options, then what it does. */
 function entry(name: CommandName): string {
   const { synopsis, description } = COMMANDS[name];
-  return `  ${[name, synopsis].filter(Boolean).join(' ')}\n${description.replace(/^/gm, '    ')}`;
+  return `${synopsisLines([name, synopsis].filter(Boolean).join(' '), '  ')}\n${prose(description, '    ')}`;
 }
 
 export function commandUsage(name: CommandName): string {
-  const { synopsis, description } = COMMANDS[name];
-  return `usage: ${[INVOCATION, name, synopsis].filter(Boolean).join(' ')}\n\n${description}`;
+  const { synopsis, description, details }: CommandSpec = COMMANDS[name];
+  const usage = `${synopsisLines(['usage:', INVOCATION, name, synopsis].filter(Boolean).join(' '), '')}\n\n${prose(description)}`;
+  return details ? `${usage}\n\n${details((text) => prose(text))}` : usage;
 }
 
 /** The usage of every command under `prefix` (all of them for ''). */
@@ -167,13 +219,12 @@ function groupUsage(prefix: string): string {
 }
 
 function fullUsage(): string {
-  return (
-    `${groupUsage('')}\n\n` +
-    '"help COMMAND" or "COMMAND --help" shows one command. A command\'s last line of output is one JSON\n' +
-    'object; errors go to stderr with exit code 1. It works on the database in DATABASE_URL, or the\n' +
-    "embedded one under .data/ (the running service's, when it runs). BASE_URL sets the URL printed\n" +
-    'in links; unset, it is the one the service last started with.'
-  );
+  return `${groupUsage('')}\n\n${prose(
+    '"help COMMAND" or "COMMAND --help" shows one command. A command\'s last line of output is one JSON ' +
+      'object; errors go to stderr with exit code 1. It works on the database in DATABASE_URL, or the ' +
+      "embedded one under .data/ (the running service's, when it runs). BASE_URL sets the URL printed " +
+      'in links; unset, it is the one the service last started with.',
+  )}`;
 }
 
 function isGroup(prefix: string): boolean {

@@ -120,10 +120,8 @@ test.describe('an identity provider’s verification flow', () => {
         verified_claims: [
           {
             verification: { trust_framework: 'IDV-DELEGATED', assurance_level: 'VERIFIED' },
-            claims: {
-              given_name: { value: 'Ada', fuzzy: true },
-              family_name: { value: 'Lovelace', fuzzy: true },
-            },
+            // Plain values, as OpenID Connect for Identity Assurance has them: fuzzy is the request's.
+            claims: { given_name: 'Ada', family_name: 'Lovelace' },
           },
         ],
       });

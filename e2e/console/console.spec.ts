@@ -156,6 +156,9 @@ test('cases, their detail with the copy-link button, usage and the dev mailbox',
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('meter', { name: 'E-mail allowance used' })).toHaveAttribute('value', '1');
   await expect(page.getByRole('img', { name: /1 created/ })).toBeVisible();
+  // The team's id, which the operator's CLI takes as --team, is on the page and copies.
+  await expect(page.getByText(team.team_id)).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Copy team id' })).toBeVisible();
 
   await page.getByRole('link', { name: 'Cases' }).click();
   await page.getByLabel('Subject e-mail').fill('subject@acme.test');

@@ -34,7 +34,13 @@ test('an owner imports a CSV: the rows are checked first, the import runs with a
 
   // The check: what will happen, row by row, and nothing created yet.
   await expect(page.getByRole('heading', { name: 'Import of october-hires.csv' })).toBeVisible();
-  await expect(page.getByText('5 rows: 3 can become live cases, 2 refused by the check.')).toBeVisible();
+  await expect(
+    page.getByText('5 rows: 3 passed the check for live cases, 2 refused by the check.'),
+  ).toBeVisible();
+  // What starting it will do, priced as the creation will: the trial's 50 e-mail units cover them.
+  await expect(page.getByRole('region', { name: 'What starting it will do' })).toContainText(
+    '50 e-mail units are left and the top-up balance is $0.00: 3 rows can become cases.',
+  );
   const refused = page.getByRole('table', { name: 'Rows refused' });
   await expect(refused.getByRole('row')).toHaveCount(3);
   await expect(refused.getByRole('row').nth(1)).toContainText('3');

@@ -1,20 +1,23 @@
 import { utc } from '@date-fns/utc';
 import { subDays } from 'date-fns';
 import { eq } from 'drizzle-orm';
-import type { Tx } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { VerificationMethod } from '@/db/schema';
 import { teams } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
-import { addUsage, lockTeamWithCatalogue, recentUsage } from './queries';
+import { addUsage, lockTeamWithCatalogue, recentUsage, teamWithCatalogue } from './queries';
 
 type Team = typeof teams.$inferSelect;
 
 /** A monthly period is at most 31 days long, so the current one started less than this ago. */
 const LONGEST_PERIOD_DAYS = 32;
 
-/** The locked team and what charging it needs: its plan, the prices, and this period's usage. */
+/**
+ * The team and what charging it needs: its plan, the prices, and this period's usage. Locked
+ * (lockTeamForCharges) when charges are decided on it; read without the lock for a forecast.
+ */
 export interface LockedTeam {
   team: Team;
   period: BillingPeriod;
@@ -40,15 +43,40 @@ export interface LockedTeam {
 export async function lockTeamForCharges(tx: Tx, teamId: string, now: Date): Promise<LockedTeam> {
   const [[locked], usageRows] = await pipelined(
     () => lockTeamWithCatalogue(tx).execute({ teamId }),
-    // A placeholder compared with a column is passed as it is, not through the column's encoder.
-    () =>
-      recentUsage(tx).execute({
-        teamId,
-        since: subDays(now, LONGEST_PERIOD_DAYS, { in: utc }).toISOString(),
-      }),
+    () => recentUsage(tx).execute({ teamId, since: usageSince(now) }),
   );
-  if (!locked) throw new AppError('UNAUTHORIZED');
-  const { team, includedUnits, prices } = locked;
+  return chargeState(locked, usageRows, now);
+}
+
+/**
+ * What lockTeamForCharges reads, read without the lock: the team as the next charge would find it
+ * if nothing else spent meanwhile. For forecasts only (an import's check): it waits for no charge
+ * and decides none, so what it foresees can only have been spent by others in the meantime.
+ */
+export async function readTeamForForecast(db: Queryable, teamId: string, now: Date): Promise<LockedTeam> {
+  const [[team], usageRows] = await Promise.all([
+    teamWithCatalogue(db).execute({ teamId }),
+    recentUsage(db).execute({ teamId, since: usageSince(now) }),
+  ]);
+  return chargeState(team, usageRows, now);
+}
+
+/**
+ * The earliest start of a usage row that may be the current period's. A placeholder compared with
+ * a column is passed as it is, not through the column's encoder: hence the ISO string.
+ */
+function usageSince(now: Date): string {
+  return subDays(now, LONGEST_PERIOD_DAYS, { in: utc }).toISOString();
+}
+
+/** The team, its catalogue and its recent usage as a charge reads them, for the period of `now`. */
+function chargeState(
+  read: { team: Team; includedUnits: number | null; prices: Array<[string, number]> } | undefined,
+  usageRows: ReadonlyArray<{ method: string; periodStart: Date; includedUsed: number }>,
+  now: Date,
+): LockedTeam {
+  if (!read) throw new AppError('UNAUTHORIZED');
+  const { team, includedUnits, prices } = read;
   if (includedUnits === null) throw new Error(`plan ${team.planCode} missing from the catalogue`);
   const period = billingPeriodAt(team.billingAnchor, now);
   return {
@@ -145,6 +173,41 @@ export function priceCasesInOrder(locked: LockedTeam, methodsOfEach: Verificatio
     current = { ...current, team: { ...current.team, topupBalanceCents: priced.balanceCents }, used };
     return charged;
   });
+}
+
+/** How a run of creations would go, foreseen: how many would be made and why the others not. */
+export interface ChargeForecast {
+  creatable: number;
+  refused: number;
+  /** Why the first refused one would be, as its creation would say it; null when none would be. */
+  refusal: AppError | null;
+}
+
+/**
+ * Foresees creations in order against the team as `state` has it (readTeamForForecast), by the
+ * rules a creation applies: the subscription's gate (assertMayCreateCases refuses them all), then
+ * priceCasesInOrder, the very function creation prices with. It matches what creation will do
+ * unless others spend meanwhile, or the operator changes the plan or balance.
+ */
+export function forecastCharges(
+  state: LockedTeam,
+  methodsOfEach: VerificationMethod[][],
+  now: Date,
+): ChargeForecast {
+  try {
+    assertMayCreateCases(state.team, now);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { creatable: 0, refused: methodsOfEach.length, refusal: error };
+  }
+  const refusals = priceCasesInOrder(state, methodsOfEach).flatMap((priced) =>
+    'refused' in priced ? [priced.refused] : [],
+  );
+  return {
+    creatable: methodsOfEach.length - refusals.length,
+    refused: refusals.length,
+    refusal: refusals[0] ?? null,
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Queryable } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
 
@@ -8,14 +9,11 @@ import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
  */
 
 /**
- * The team row, locked against every other charge of the team (see `lockTeamForCharges`), with
- * the catalogue a charge reads beside it: its plan's included units and every method's top-up
- * price (as `[method, cents]` pairs). The catalogue is the operator's and no charge changes it, so
- * reading it in the lock's own statement (whose snapshot predates any wait for the lock) sees
- * what a read after the lock would; the team's columns are the row as locked.
+ * The team row with the catalogue a charge reads beside it: its plan's included units and every
+ * method's top-up price (as `[method, cents]` pairs).
  */
-export const lockTeamWithCatalogue = reusableQuery((db) =>
-  db
+function selectTeamWithCatalogue(db: Queryable) {
+  return db
     .select({
       team: teams,
       includedUnits: sql<
@@ -26,9 +24,22 @@ export const lockTeamWithCatalogue = reusableQuery((db) =>
       >`(select coalesce(json_agg(json_build_array(${methodPrices.method}, ${methodPrices.topupPriceCents})), '[]'::json) from ${methodPrices})`,
     })
     .from(teams)
-    .where(eq(teams.id, sql.placeholder('teamId')))
-    .for('no key update')
-    .prepare('lock_team_with_catalogue'),
+    .where(eq(teams.id, sql.placeholder('teamId')));
+}
+
+/**
+ * The team row with its catalogue, locked against every other charge of the team (see
+ * `lockTeamForCharges`). The catalogue is the operator's and no charge changes it, so reading it
+ * in the lock's own statement (whose snapshot predates any wait for the lock) sees what a read
+ * after the lock would; the team's columns are the row as locked.
+ */
+export const lockTeamWithCatalogue = reusableQuery((db) =>
+  selectTeamWithCatalogue(db).for('no key update').prepare('lock_team_with_catalogue'),
+);
+
+/** The same without the lock: what a forecast reads (it decides nothing, and waits for no charge). */
+export const teamWithCatalogue = reusableQuery((db) =>
+  selectTeamWithCatalogue(db).prepare('team_with_catalogue'),
 );
 
 /**

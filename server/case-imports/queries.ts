@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
-import { caseImportRows, caseImports, cases } from '@/db/schema';
+import { caseImportRows, caseImports, cases, type VerificationMethod } from '@/db/schema';
 import type { AuditActor } from '@/server/audit/record-audit';
 import type { DataScope } from '@/server/platform/data-scope';
 
@@ -82,13 +82,13 @@ export async function findImport(
   return record ?? null;
 }
 
-/** The import's row, locked until the transaction ends: one chunk or one change at a time. */
 /** An import by its id alone (the worker's, which holds no scope): null when gone. */
 export async function findImportById(db: Queryable, id: string): Promise<CaseImportRecord | null> {
   const [record] = await db.select().from(caseImports).where(eq(caseImports.id, id));
   return record ?? null;
 }
 
+/** The import's row, locked until the transaction ends: one chunk or one change at a time. */
 export async function lockImport(tx: Tx, id: string): Promise<CaseImportRecord | null> {
   const [record] = await tx.select().from(caseImports).where(eq(caseImports.id, id)).for('update');
   return record ?? null;
@@ -125,6 +125,25 @@ export async function pendingRows(
     )
     .orderBy(asc(caseImportRows.line))
     .limit(limit);
+}
+
+/**
+ * The methods of each row still to create, in file order: what a forecast prices. Only the methods
+ * are read out of each row's prepared case, not the whole of it.
+ */
+export async function pendingRowMethods(db: Queryable, importId: string): Promise<VerificationMethod[][]> {
+  const rows = await db
+    .select({ methods: sql<VerificationMethod[]>`${caseImportRows.prepared} -> 'methods'` })
+    .from(caseImportRows)
+    .where(
+      and(
+        eq(caseImportRows.importId, importId),
+        isNull(caseImportRows.caseId),
+        isNull(caseImportRows.errorCode),
+      ),
+    )
+    .orderBy(asc(caseImportRows.line));
+  return rows.map((row) => row.methods);
 }
 
 /** A pending row's case as now prepared (its answer hashed); a row written meanwhile is left. */

@@ -1,7 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
+import { exportJWK, generateKeyPair } from 'jose';
 import {
   decodePDFRawStream,
   PDFArray,
@@ -13,9 +16,13 @@ import {
   PDFString,
 } from 'pdf-lib';
 import { describe, expect, it, vi } from 'vitest';
+import { runCli } from '@/cli/run';
+import { chainHash } from '@/server/audit/chain-hash';
+import { signFlattened } from '@/server/signing/sign';
+import { pdfTextLines } from '@/test/support/pdf-text';
 import { evidenceFileName, evidencePdfText, renderEvidencePdf } from './evidence-pdf';
 import { readPdf } from './pdf-attachment';
-import type { EvidenceRecord } from './record-format';
+import { EVIDENCE_TYP, type EvidenceRecord } from './record-format';
 
 /**
  * The evidence PDF: what it prints (every line, from the record), what it says of itself (title,
@@ -115,8 +122,9 @@ describe('the evidence PDF', () => {
       '(not sealed yet) 2026-11-28T11:30:00.000Z case.failed',
       'Signature',
       'Issued by https://vouch.test at 2026-11-28T12:00:00.000Z, signed (EdDSA) with key kid-1.',
-      "The signed record is attached to this PDF as evidence-vrf_pub1.json; this page is a rendering of it. To verify it, with the service's published keys:",
-      'npm run --silent cli -- evidence verify evidence-vrf_pub1.pdf --jwks https://vouch.test/.well-known/jwks.json',
+      "The signed record is attached to this PDF as evidence-vrf_pub1.json; this page is a rendering of it. To verify it against the service's published keys, run this command (its two lines are one) in a checkout of Vouch's repository (after npm install), with this PDF in the folder you run it from (or its path in place of its name):",
+      'npm run --silent cli -- evidence verify evidence-vrf_pub1.pdf \\',
+      '  --jwks https://vouch.test/.well-known/jwks.json',
       'or check the attachment with any JOSE library against https://vouch.test/.well-known/jwks.json (the guide “Verify an evidence record” on https://vouch.test/docs).',
     ]);
     const styled = evidencePdfText(record, 'Acme Corp');
@@ -124,7 +132,12 @@ describe('the evidence PDF', () => {
     expect(styled[1]).toMatchObject({ size: 17, bold: true, gap: 6 });
     expect(styled.find((p) => p.text === 'Steps')).toMatchObject({ size: 12.5, bold: true, gap: 2 });
     expect(styled.find((p) => p.text === 'confirmed_email: ada@acme.test')).toMatchObject({ indent: 12 });
-    expect(styled.find((p) => p.text.startsWith('npm run'))).toMatchObject({ indent: 12, gap: 2 });
+    expect(styled.find((p) => p.text.startsWith('npm run'))).toMatchObject({ indent: 12, command: true });
+    expect(styled.find((p) => p.text.startsWith('  --jwks'))).toMatchObject({
+      indent: 12,
+      gap: 2,
+      command: true,
+    });
   });
 
   it('says so when the case was open, and when its personal data was erased', () => {
@@ -173,9 +186,91 @@ describe('the evidence PDF', () => {
       { ...record, case: { ...record.case, public_id: 'vrf.json1' } },
       'Acme Corp',
     ).map((p) => p.text);
-    expect(lines).toContain(
-      'npm run --silent cli -- evidence verify evidence-vrf.json1.pdf --jwks https://vouch.test/.well-known/jwks.json',
-    );
+    expect(lines).toContain('npm run --silent cli -- evidence verify evidence-vrf.json1.pdf \\');
+  });
+
+  it('prints a command that verifies the PDF as a reader copies it from the page, run as npm runs it', async () => {
+    // A key of the test's own, published where the record's issuer says its keys are.
+    const pair = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const kid = 'pdf-key-1';
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid, alg: 'EdDSA', use: 'sig' };
+    const server = createServer((request, response) => {
+      response.writeHead(request.url === '/.well-known/jwks.json' ? 200 : 404, {
+        'content-type': 'application/json',
+      });
+      response.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const folder = await mkdtemp(path.join(tmpdir(), 'evidence-pdf-'));
+    const env = { INIT_CWD: process.env.INIT_CWD, npm_lifecycle_event: process.env.npm_lifecycle_event };
+    const written = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const entry = {
+        at: '2026-11-28T11:00:01.000Z',
+        action: 'case.created',
+        target: 'case-1',
+        team: 'team-1',
+      };
+      const signedRecord: EvidenceRecord = {
+        ...record,
+        issuer: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        kid,
+        audit: {
+          sealed_through: 4,
+          entries: [{ seq: 4, prev_hash: null, hash: chainHash(4, null, entry), entry }],
+          pending: [],
+        },
+      };
+      const jws = await signFlattened(
+        { kid, alg: 'EdDSA', privateKey: pair.privateKey },
+        EVIDENCE_TYP,
+        signedRecord,
+      );
+      const bytes = await renderEvidencePdf({
+        record: signedRecord,
+        signed: JSON.stringify(jws),
+        teamName: 'Acme Corp',
+      });
+      // Saved under the name the console downloads it by.
+      await writeFile(path.join(folder, 'evidence-vrf_pub1.pdf'), bytes);
+
+      // The page's text as a reader copies it, line by line: a shell reads a line that ends in a
+      // backslash as going on in the next one, and runs each other line as it comes.
+      const lines = await pdfTextLines(bytes);
+      let command = '';
+      for (const line of lines.slice(lines.findIndex((text) => text.startsWith('npm run')))) {
+        command += line.endsWith('\\') ? line.slice(0, -1) : line;
+        if (!line.endsWith('\\')) break;
+      }
+      const words = command.trim().split(/\s+/);
+      // `npm run --silent cli -- ARGS` runs the CLI's entry with ARGS in the package's folder,
+      // saying in INIT_CWD the folder it was run from (here, the one holding the PDF).
+      expect(words.slice(0, 5)).toEqual(['npm', 'run', '--silent', 'cli', '--']);
+      const manifest = JSON.parse(await readFile('package.json', 'utf8')) as {
+        scripts: Record<string, string>;
+      };
+      expect(manifest.scripts.cli).toBe('node scripts/run-cli.mjs index');
+      process.env.INIT_CWD = folder;
+      process.env.npm_lifecycle_event = 'cli';
+      const answer = JSON.parse(await runCli(words.slice(5)));
+      expect(answer).toMatchObject({
+        ok: true,
+        verified: 'the attached record, not the printed pages',
+        case_id: 'case-1',
+        kid,
+      });
+      expect(written.mock.calls.map(([text]) => String(text)).join('')).toContain(
+        `The evidence record verifies (keys: ${signedRecord.issuer}/.well-known/jwks.json).`,
+      );
+    } finally {
+      written.mockRestore();
+      for (const [name, value] of Object.entries(env)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      server.close();
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it('renders: its own title, subject and dates, the signed record attached as is, names in their scripts’ fonts, more pages as needed', async () => {

@@ -90,6 +90,11 @@ export interface ParagraphOptions {
   indent?: number;
   /** Space after it, in points. */
   gap?: number;
+  /**
+   * A line of a command to copy: never wrapped (a line break would cut the command a reader copies
+   * in two), set smaller when it would not fit.
+   */
+  command?: boolean;
 }
 
 export interface Paragraph extends ParagraphOptions {
@@ -189,11 +194,16 @@ class Layout {
   }
 
   draw(paragraph: Paragraph): void {
-    const size = paragraph.size ?? 9.5;
     const bold = paragraph.bold ?? false;
     const x0 = PAGE.margin + (paragraph.indent ?? 0);
-    const leading = size * 1.45;
-    for (const line of this.wrap(paragraph.text, size, bold, PAGE.width - PAGE.margin - x0)) {
+    const maxWidth = PAGE.width - PAGE.margin - x0;
+    const wanted = paragraph.size ?? 9.5;
+    const size = paragraph.command
+      ? Math.min(wanted, (wanted * maxWidth) / this.width(paragraph.text, wanted, bold))
+      : wanted;
+    const leading = wanted * 1.45;
+    const lines = paragraph.command ? [paragraph.text] : this.wrap(paragraph.text, size, bold, maxWidth);
+    for (const line of lines) {
       if (this.y - leading < PAGE.margin) {
         this.page = this.doc.addPage([PAGE.width, PAGE.height]);
         this.y = PAGE.height - PAGE.margin;
@@ -275,7 +285,7 @@ export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Uint8A
  * hashes, the audit entries, and how to verify the signed record attached.
  */
 export function evidencePdfText(record: EvidenceRecord, teamName: string): Paragraph[] {
-  const attachment = evidencePdfNames(record).attachment;
+  const { attachment } = evidencePdfNames(record);
   const out = new Writer();
   out.text(teamName, { size: 11, color: MUTED });
   out.text(`Evidence record — case ${record.case.public_id}`, { size: 17, bold: true, gap: 6 });
@@ -341,12 +351,15 @@ export function evidencePdfText(record: EvidenceRecord, teamName: string): Parag
   out.text('Signature', { size: 12.5, bold: true, gap: 2 });
   out.text(`Issued by ${record.issuer} at ${record.issued_at}, signed (EdDSA) with key ${record.kid}.`);
   out.text(
-    `The signed record is attached to this PDF as ${attachment}; this page is a rendering of it. To verify it, with the service's published keys:`,
+    `The signed record is attached to this PDF as ${attachment}; this page is a rendering of it. To verify it against the service's published keys, run this command (its two lines are one) in a checkout of Vouch's repository (after npm install), with this PDF in the folder you run it from (or its path in place of its name):`,
   );
-  out.text(
-    `npm run --silent cli -- evidence verify ${attachment.replace(/\.json$/, '.pdf')} --jwks ${record.issuer}/.well-known/jwks.json`,
-    { indent: 12, gap: 2 },
-  );
+  // One command on two lines, the file then the keys: the shell reads the backslash's line break as
+  // a space, and neither line is ever wrapped (a reader copying a wrapped line runs half of it).
+  out.text(`npm run --silent cli -- evidence verify ${evidencePdfNames(record).pdf} \\`, {
+    indent: 12,
+    command: true,
+  });
+  out.text(`  --jwks ${record.issuer}/.well-known/jwks.json`, { indent: 12, gap: 2, command: true });
   out.text(
     `or check the attachment with any JOSE library against ${record.issuer}/.well-known/jwks.json (the guide “Verify an evidence record” on ${record.issuer}/docs).`,
   );

@@ -98,8 +98,10 @@ export interface SignedEvidence {
 /**
  * How an evidence PDF names the case it describes, besides its pages: the attached record's file
  * name, and its title and subject. `evidence verify` checks a PDF's against the record attached.
+ * `pdf` is the PDF's own file name as the console downloads it (and as the PDF's command names it).
  */
 export const evidencePdfNames = (record: Pick<EvidenceRecord, 'case'>) => ({
+  pdf: `evidence-${record.case.public_id}.pdf`,
   attachment: `evidence-${record.case.public_id}.json`,
   title: `Evidence record — case ${record.case.public_id}`,
   subject: `Signed evidence record of case ${record.case.id}`,

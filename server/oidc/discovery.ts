@@ -1,5 +1,5 @@
 import { SUPPORTED_LOCALES } from '@/server/i18n/supported-locales';
-import { TRUST_FRAMEWORKS } from './verified-claims-request';
+import { EMAIL_CLAIM, TRUST_FRAMEWORKS } from './verified-claims-request';
 
 /** The endpoints of the OpenID provider, under its issuer (BASE_URL). */
 export function providerEndpoints(issuer: string) {
@@ -12,8 +12,11 @@ export function providerEndpoints(issuer: string) {
   };
 }
 
-/** The claims a verified_claims answer may carry: the names the ID check reads. */
-export const CLAIMS_IN_VERIFIED_CLAIMS = ['given_name', 'family_name'] as const;
+/**
+ * The claims a verified_claims request may name: the names the ID check compares with the document
+ * (and the ID token asserts), and the person's address, which opens the case for them.
+ */
+export const CLAIMS_IN_VERIFIED_CLAIMS = ['given_name', 'family_name', EMAIL_CLAIM] as const;
 
 /**
  * `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0, RFC 8414, RFC 9126, OpenID

@@ -1,36 +1,51 @@
 import { generateKeyPair, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { verifiedClaimsProblems } from '@/test/support/verified-claims-schema';
 import { signIdToken, TOKEN_SECONDS, verifiedClaims } from './id-token';
 
 const verifiedAt = new Date('2026-11-26T10:00:00.000Z');
 
 describe('an ID token’s verified_claims', () => {
-  it('echoes each entry’s framework and level, the check’s time, and the names as sent', () => {
-    expect(
-      verifiedClaims(
-        [
-          {
-            trustFramework: 'IDV_DELEGATED',
-            assuranceLevel: 'VERIFIED',
-            claims: {
-              given_name: { value: 'Ada', fuzzy: true },
-              family_name: { value: 'Lovelace', fuzzy: false },
-              email: { value: 'ada@x.test', fuzzy: true },
-            },
+  it('echoes each entry’s framework and level, the check’s time, and the names compared, as plain values', () => {
+    const issued = verifiedClaims(
+      [
+        {
+          trustFramework: 'IDV_DELEGATED',
+          assuranceLevel: 'VERIFIED',
+          claims: {
+            given_name: { value: 'Ada', fuzzy: true },
+            family_name: { value: 'Lovelace', fuzzy: false },
+            email: { value: 'ada@x.test', fuzzy: true },
           },
-        ],
-        { verifiedAt, compared: { given_name: 'Ada', family_name: 'Lovelace' } },
-      ),
-    ).toEqual([
+        },
+      ],
+      { verifiedAt, compared: { given_name: 'Ada', family_name: 'Lovelace' } },
+    );
+    expect(issued).toEqual([
       {
         verification: {
           trust_framework: 'IDV_DELEGATED',
           assurance_level: 'VERIFIED',
           time: '2026-11-26T10:00:00.000Z',
         },
-        claims: { given_name: { value: 'Ada', fuzzy: true }, family_name: 'Lovelace' },
+        // A fuzzy request asserts the plain value all the same: `fuzzy` says how to match, not what matched.
+        claims: { given_name: 'Ada', family_name: 'Lovelace' },
       },
     ]);
+    expect(verifiedClaimsProblems({ verified_claims: issued })).toEqual([]);
+  });
+
+  it('holds to the working group’s schema, which refuses the request’s {value, fuzzy} objects as claims', () => {
+    const entry = (claims: Record<string, unknown>) => ({
+      verified_claims: [
+        { verification: { trust_framework: 'IDV-DELEGATED', time: verifiedAt.toISOString() }, claims },
+      ],
+    });
+    // The specification's own example, and the shape this provider issued before: a control each way.
+    expect(verifiedClaimsProblems(entry({ given_name: 'Max', family_name: 'Meier' }))).toEqual([]);
+    expect(verifiedClaimsProblems(entry({ given_name: { value: 'Ada', fuzzy: true } }))).toContain(
+      '/verified_claims/0/claims/given_name must be string',
+    );
   });
 
   it('asserts no name it did not compare: another entry’s other value is left out', () => {
@@ -52,11 +67,9 @@ describe('an ID token’s verified_claims', () => {
       ],
       { verifiedAt, compared: { given_name: 'Alice', family_name: 'Smith' } },
     );
-    expect(first?.claims).toEqual({
-      given_name: { value: 'Alice', fuzzy: true },
-      family_name: { value: 'Smith', fuzzy: true },
-    });
-    expect(second?.claims).toEqual({ family_name: { value: 'Smith', fuzzy: true } });
+    expect(first?.claims).toEqual({ given_name: 'Alice', family_name: 'Smith' });
+    expect(second?.claims).toEqual({ family_name: 'Smith' });
+    expect(verifiedClaimsProblems({ verified_claims: [first, second] })).toEqual([]);
     expect(first?.verification).toEqual({
       trust_framework: 'IDV-DELEGATED',
       time: '2026-11-26T10:00:00.000Z',

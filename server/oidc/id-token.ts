@@ -11,11 +11,11 @@ export interface Verdict {
 }
 
 /**
- * The `verified_claims` of an ID token (OpenID Connect for Identity Assurance): one entry per
- * entry asked for, echoing its trust framework and assurance level, with the time of the check and
- * the given and family names as the relying party sent them (`{value, fuzzy: true}` when it sent
- * them so, as Okta does; the plain value otherwise). Nothing it did not send: these are the names
- * compared with the document, and matched.
+ * The `verified_claims` of an ID token (OpenID Connect for Identity Assurance 1.0): one entry
+ * per entry asked for, echoing its trust framework and assurance level, with the time of the check
+ * and the given and family names it compared with the document, as plain values (`"given_name":
+ * "Ada"`): how the request asked to match them (Okta's `fuzzy`) belongs to the request, not to what
+ * is asserted. Nothing it did not send.
  */
 export function verifiedClaims(
   asked: VerifiedClaimsEntry[],
@@ -29,10 +29,10 @@ export function verifiedClaims(
     },
     claims: Object.fromEntries(
       ['given_name', 'family_name'].flatMap((name) => {
-        const claim = entry.claims[name];
+        const value = entry.claims[name]?.value;
         // Only the value the document was compared with: another entry's other value was not.
-        if (!claim?.value || claim.value !== verdict.compared[name]) return [];
-        return [[name, claim.fuzzy ? { value: claim.value, fuzzy: true } : claim.value]];
+        if (!value || value !== verdict.compared[name]) return [];
+        return [[name, value]];
       }),
     ),
   }));

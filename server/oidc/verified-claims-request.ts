@@ -1,4 +1,5 @@
 import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
+import { emailAddress } from '@/server/platform/wire-fields';
 import { OAuthError } from './oauth-error';
 
 /**
@@ -39,27 +40,32 @@ function claimAskedFor(member: unknown): { value: string | null; fuzzy: boolean 
 }
 
 /**
- * The `claims` parameter read: a JSON string (a form body, RFC 9126) or an object (a JSON body),
- * with `id_token.verified_claims` an array or one object. Nothing asked: an empty list.
+ * The `claims` parameter read (OpenID Connect Core §5.5): the `verified_claims` asked for in the ID
+ * token, and every value the request holds for the person's e-mail address, with where it was.
  */
-export function readVerifiedClaimsRequest(claims: unknown): VerifiedClaimsEntry[] {
-  if (claims === undefined || claims === null || claims === '') return [];
-  let parsed: unknown = claims;
-  if (typeof claims === 'string') {
-    try {
-      parsed = JSON.parse(claims);
-    } catch {
-      throw new OAuthError('invalid_request', 'claims is not JSON');
-    }
-  }
-  if (!isObject(parsed)) throw new OAuthError('invalid_request', 'claims must be a JSON object');
-  // A form's claims arrive as a JSON string, read only here: held to the same rule as every parameter.
-  const problem = jsonInputProblem(parsed, { oneLine: true });
-  if (problem) throw new OAuthError('invalid_request', `claims: ${describeJsonInputProblem(problem)}`);
-  const idToken = parsed.id_token;
-  if (idToken === undefined) return [];
-  if (!isObject(idToken)) throw new OAuthError('invalid_request', 'claims.id_token must be an object');
-  const requested = idToken.verified_claims;
+export interface ClaimsRequest {
+  verifiedClaims: VerifiedClaimsEntry[];
+  /** Each `email` given with a value: `claims.id_token.email`, `claims.userinfo.email`, or in a verified_claims entry. */
+  emails: Array<{ at: string; value: string }>;
+}
+
+/**
+ * The claim of the person's address (OpenID Connect Core §5.1): a claim's name, which happens to be
+ * the e-mail method's key too.
+ */
+export const EMAIL_CLAIM = 'email';
+
+/** The member of `claims` named `name` (`id_token`, `userinfo`): an object, or absent. */
+function memberObject(parsed: Record<string, unknown>, name: string): Record<string, unknown> | null {
+  const member = parsed[name];
+  if (member === undefined) return null;
+  if (!isObject(member)) throw new OAuthError('invalid_request', `claims.${name} must be an object`);
+  return member;
+}
+
+/** The verified_claims asked for in `id_token` (an array, or one object). */
+function readEntries(idToken: Record<string, unknown> | null): VerifiedClaimsEntry[] {
+  const requested = idToken?.verified_claims;
   if (requested === undefined) return [];
   const entries = Array.isArray(requested) ? requested : [requested];
   return entries.map((entry, index) => {
@@ -85,6 +91,76 @@ export function readVerifiedClaimsRequest(claims: unknown): VerifiedClaimsEntry[
       ),
     };
   });
+}
+
+/**
+ * The `claims` parameter read: a JSON string (a form body, RFC 9126) or an object (a JSON body).
+ * Nothing asked: no entries and no address.
+ */
+export function readClaimsRequest(claims: unknown): ClaimsRequest {
+  if (claims === undefined || claims === null || claims === '') return { verifiedClaims: [], emails: [] };
+  let parsed: unknown = claims;
+  if (typeof claims === 'string') {
+    try {
+      parsed = JSON.parse(claims);
+    } catch {
+      throw new OAuthError('invalid_request', 'claims is not JSON');
+    }
+  }
+  if (!isObject(parsed)) throw new OAuthError('invalid_request', 'claims must be a JSON object');
+  // A form's claims arrive as a JSON string, read only here: held to the same rule as every parameter.
+  const problem = jsonInputProblem(parsed, { oneLine: true });
+  if (problem) throw new OAuthError('invalid_request', `claims: ${describeJsonInputProblem(problem)}`);
+  const idToken = memberObject(parsed, 'id_token');
+  const userinfo = memberObject(parsed, 'userinfo');
+  const verifiedClaims = readEntries(idToken);
+  // An individual claim asked for with the value the client holds (Core §5.5.1: `{"value": …}`),
+  // where Core puts it, and inside each verified_claims entry, where Okta does.
+  const emails = [
+    { at: `claims.id_token.${EMAIL_CLAIM}`, value: claimAskedFor(idToken?.[EMAIL_CLAIM]).value },
+    { at: `claims.userinfo.${EMAIL_CLAIM}`, value: claimAskedFor(userinfo?.[EMAIL_CLAIM]).value },
+    ...verifiedClaims.map((entry, index) => ({
+      at: `claims.id_token.verified_claims[${index}].claims.${EMAIL_CLAIM}`,
+      value: entry.claims[EMAIL_CLAIM]?.value ?? null,
+    })),
+  ].flatMap(({ at, value }) => (value ? [{ at, value }] : []));
+  return { verifiedClaims, emails };
+}
+
+/**
+ * The person's address: the one value of every place in the request that holds one (compared
+ * without regard to case), else the login_hint when it is an address. A value that is no address,
+ * two places naming different addresses, or none at all are refused, naming where.
+ */
+export function requestedEmail(
+  request: ClaimsRequest,
+  person: { loginHint: string; topLevelEmail: boolean },
+): string {
+  const isAddress = (value: string) => emailAddress.safeParse(value).success;
+  const [first, ...others] = request.emails;
+  if (!first) {
+    if (isAddress(person.loginHint)) return person.loginHint;
+    throw new OAuthError(
+      'invalid_request',
+      `No e-mail address for the person: send it as claims.id_token.${EMAIL_CLAIM} or claims.userinfo.${EMAIL_CLAIM} ({"value": "…"}, OpenID Connect Core §5.5.1) or in a verified_claims entry's claims, or an e-mail address as login_hint.${
+        person.topLevelEmail
+          ? ` A top-level ${EMAIL_CLAIM} parameter is not read: OAuth ignores the parameters it does not define (RFC 6749 §3.1).`
+          : ''
+      }`,
+    );
+  }
+  for (const place of request.emails) {
+    if (!isAddress(place.value))
+      throw new OAuthError('invalid_request', `${place.at} is not an e-mail address`);
+  }
+  const differing = others.find((place) => place.value.toLowerCase() !== first.value.toLowerCase());
+  if (differing) {
+    throw new OAuthError(
+      'invalid_request',
+      `${first.at} and ${differing.at} give different e-mail addresses: send the person's one address.`,
+    );
+  }
+  return first.value;
 }
 
 /** The value asked for under `name` in any entry (the first that has one). */

@@ -32,6 +32,8 @@ const CLIENT_TOOLS = new Set([
   'VOUCH_API_KEY',
   'VOUCH_LISTEN_SECRET',
   'LISTEN_POLL_MS',
+  // npm's own: the folder `npm run cli` was run from, for a relative file name.
+  'INIT_CWD',
 ]);
 
 describe('the configuration reference (docs/configuration.md)', () => {

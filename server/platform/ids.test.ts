@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newRowId, secureRandomBytes } from './ids';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -22,6 +22,23 @@ describe('newRowId', () => {
       expect((batches[b] ?? []).every((id) => previous.every((earlier) => earlier < id))).toBe(true);
     }
     expect(Math.abs(madeAt(newRowId()) - Date.now())).toBeLessThan(1000);
+  });
+
+  it('grows with every id made, even within one millisecond: a batch’s rows sort in the order given', () => {
+    // A batch or an import chunk writes its cases with one created_at; their order in a list is
+    // then their ids' order, which must be the order they were made in.
+    const instant = Date.now() + 60_000;
+    const frozen = vi.spyOn(Date, 'now').mockReturnValue(instant);
+    try {
+      const ids = Array.from({ length: 5000 }, () => newRowId());
+      expect(ids.every((id, i) => i === 0 || (ids[i - 1] ?? '') < id)).toBe(true);
+      expect(new Set(ids.map(madeAt))).toEqual(new Set([instant]));
+      // A clock set back does not make a smaller id.
+      frozen.mockReturnValue(instant - 30_000);
+      expect(newRowId() > (ids.at(-1) ?? '')).toBe(true);
+    } finally {
+      frozen.mockRestore();
+    }
   });
 });
 

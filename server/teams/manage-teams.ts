@@ -1,6 +1,6 @@
 import { utc } from '@date-fns/utc';
 import { addDays } from 'date-fns';
-import { eq } from 'drizzle-orm';
+import { asc, eq, ilike } from 'drizzle-orm';
 import type { Db, Queryable } from '@/db/client';
 import { plans, type SubscriptionStatus, teams } from '@/db/schema';
 import { createApiKey } from '@/server/auth/api-keys';
@@ -49,6 +49,31 @@ export async function createTeam(
     const owner = await createTeamOwner(tx, { teamId: team.id, email: input.adminEmail, now });
     return { team, key, testKey, owner };
   });
+}
+
+/**
+ * The teams as the operator lists them (`teams list`), oldest first: what names a team in the
+ * other commands (its id) beside what tells teams apart (name, plan, subscription, trial end).
+ * `nameContains` narrows them to names containing it, in any case.
+ */
+export async function listTeams(db: Queryable, filter: { nameContains?: string } = {}) {
+  return db
+    .select({
+      id: teams.id,
+      name: teams.name,
+      planCode: teams.planCode,
+      subscriptionStatus: teams.subscriptionStatus,
+      trialEndsAt: teams.trialEndsAt,
+      createdAt: teams.createdAt,
+    })
+    .from(teams)
+    .where(filter.nameContains ? ilike(teams.name, `%${likePattern(filter.nameContains)}%`) : undefined)
+    .orderBy(asc(teams.createdAt), asc(teams.id));
+}
+
+/** `text` matched as it is inside a LIKE pattern: its wildcards and escape taken literally. */
+function likePattern(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 /** The longest retention period a team may choose, in days (ten years). */

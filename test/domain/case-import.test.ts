@@ -7,13 +7,25 @@
  * the result file has one line per row.
  */
 import { parse } from 'csv-parse/sync';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, caseImportRows, caseImports, caseSteps, cases, events, mailOutbox } from '@/db/schema';
+import {
+  auditLog,
+  caseImportRows,
+  caseImports,
+  caseSteps,
+  cases,
+  events,
+  mailOutbox,
+  teams,
+  usageCounters,
+  type VerificationMethod,
+} from '@/db/schema';
 import { describeZodError } from '@/server/api/validation-messages';
 import { caseImportResultCsv } from '@/server/application/case-imports/case-import-wire';
 import { cancelCaseImport, startCaseImport } from '@/server/application/case-imports/change-case-import';
 import { draftCaseImport } from '@/server/application/case-imports/draft-case-import';
+import { draftForecast } from '@/server/application/case-imports/forecast-case-import';
 import {
   type CaseImportRunDeps,
   resumeStrandedImports,
@@ -21,6 +33,8 @@ import {
   runImportChunk,
   STRANDED_AFTER_MS,
 } from '@/server/application/case-imports/run-case-import';
+import { listCases } from '@/server/application/cases/list-cases';
+import { billingPeriodAt } from '@/server/billing/billing-period';
 import { findImport, resultRows } from '@/server/case-imports/queries';
 import { importAnswerKey, sealingAnswers, unsealAnswer } from '@/server/case-imports/sealed-answers';
 import { findCaseByPublicId } from '@/server/cases/case-repository';
@@ -97,6 +111,41 @@ async function resultFile(scope: DataScope, id: string) {
   if (!record) throw new Error('import gone');
   const csv = caseImportResultCsv(record, await resultRows(database.db, id), 'https://vouch.test');
   return parse(csv, { columns: true }) as Array<Record<string, string>>;
+}
+
+/** Sets the team's use of its plan this period (units of each method) and its top-up balance. */
+async function spend(
+  scope: DataScope,
+  used: Partial<Record<VerificationMethod, number>>,
+  balanceCents: number,
+) {
+  const [team] = await database.db.select().from(teams).where(eq(teams.id, scope.teamId));
+  if (!team) throw new Error('team gone');
+  const period = billingPeriodAt(team.billingAnchor, clock());
+  const entries = Object.entries(used);
+  if (entries.length > 0) {
+    await database.db
+      .insert(usageCounters)
+      .values(
+        entries.map(([method, includedUsed]) => ({
+          teamId: scope.teamId,
+          periodStart: period.start,
+          method,
+          includedUsed,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.method],
+        set: { includedUsed: sql`excluded.included_used` },
+      });
+  }
+  await database.db.update(teams).set({ topupBalanceCents: balanceCents }).where(eq(teams.id, scope.teamId));
+}
+
+/** The import's outcome once run: rows created and rows refused when written. */
+async function outcome(scope: DataScope, id: string) {
+  const record = await findImport(database.db, scope, id);
+  return { creatable: record?.createdCount, refused: record?.failedCount };
 }
 
 describe('console CSV import', () => {
@@ -364,6 +413,156 @@ describe('console CSV import', () => {
     expect(await findImport(database.db, other, preview.id)).toBeNull();
     expect(await database.db.select().from(caseImports).where(eq(caseImports.id, preview.id))).toHaveLength(
       1,
+    );
+  });
+});
+
+describe('an import’s forecast', () => {
+  it('prices the valid rows as their creation will: the plan’s units left, then the top-up balance, in row order', async () => {
+    // A trial team near its limits: 5 e-mail units left, no SMS unit, $30.00 of top-up. Even rows
+    // ask for e-mail, odd ones for e-mail and SMS (10 and 25 cents once the units are spent).
+    const scope = await newTeam('Forecast');
+    await spend(scope, { email: 45, sms: 50 }, 3000);
+    const methods = (n: number) => (n % 2 === 0 ? 'email' : 'email sms');
+    const csv = `email,name,methods\n${Array.from({ length: 150 }, (_, n) => `f${n}@fore.test,F ${n},${methods(n)}`).join('\n')}\n`;
+    const preview = await draft(scope, csv);
+    // Rows 0–4 take the e-mail units (1 and 3 pay 25 cents for SMS): 2,950 cents left; each pair
+    // after costs 45, so after row 134 25 cents are left. Row 135 (35 cents) is refused, 136 (10)
+    // paid, 137 refused, 138 paid, and from 139 on 5 cents cover nothing.
+    expect(preview.forecast).toEqual({
+      creatable: 137,
+      refused: 13,
+      reason_code: 'INSUFFICIENT_ALLOWANCE',
+      reason:
+        'The allowance for sms is used up for this billing period and the top-up balance (25 cents) does not cover it.',
+      charged: true,
+      plan: 'trial',
+      plan_name: 'Trial',
+      included_units: 50,
+      units_left: [
+        { method: 'email', units: 5 },
+        { method: 'sms', units: 0 },
+      ],
+      period_end: billingPeriodAt(now, now).end.toISOString(),
+      topup_balance_cents: 3000,
+      subscription_status: 'trialing',
+      trial_ends_at: new Date(now.getTime() + 14 * 86_400_000).toISOString(),
+    });
+
+    await startCaseImport(context(scope), preview.id, preview.forecast?.creatable);
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(137);
+    expect(await outcome(scope, preview.id)).toEqual({ creatable: 137, refused: 13 });
+    const result = await resultFile(scope, preview.id);
+    const refusedLines = result.filter((row) => row.outcome === 'refused').map((row) => Number(row.line));
+    // Row n is on line n + 2 (the header is line 1).
+    expect(refusedLines).toEqual(
+      [135, 137, ...Array.from({ length: 11 }, (_, i) => 139 + i)].map((n) => n + 2),
+    );
+    // The forecast's reason is the first refused row's, word for word.
+    expect(result.find((row) => row.outcome === 'refused')?.error).toBe(preview.forecast?.reason);
+    const [team] = await database.db.select().from(teams).where(eq(teams.id, scope.teamId));
+    expect(team?.topupBalanceCents).toBe(5);
+  });
+
+  it('refuses every row of a trial past its end, in the words of TRIAL_EXPIRED, and will not start', async () => {
+    const scope = await newTeam('Expired');
+    await database.db
+      .update(teams)
+      .set({ trialEndsAt: new Date(now.getTime() - 60_000) })
+      .where(eq(teams.id, scope.teamId));
+    const preview = await draft(scope, csvOf(3));
+    expect(preview.forecast).toMatchObject({
+      creatable: 0,
+      refused: 3,
+      reason_code: 'TRIAL_EXPIRED',
+      reason: `The trial ended at ${new Date(now.getTime() - 60_000).toISOString()}; choose a plan to continue.`,
+    });
+    await expect(startCaseImport(context(scope), preview.id, 0)).rejects.toMatchObject({
+      appCode: 'TRIAL_EXPIRED',
+      detail: preview.forecast?.reason,
+    });
+    // Run anyway (queued behind the check's back), it refuses exactly what was foreseen, as foreseen.
+    await database.db.update(caseImports).set({ status: 'queued' }).where(eq(caseImports.id, preview.id));
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(0);
+    expect(await outcome(scope, preview.id)).toEqual({ creatable: 0, refused: 3 });
+    const result = await resultFile(scope, preview.id);
+    expect(result.map((row) => row.error)).toEqual(Array(3).fill(preview.forecast?.reason));
+
+    // A canceled subscription is refused the same way, in its own words.
+    await database.db.update(teams).set({ subscriptionStatus: 'canceled' }).where(eq(teams.id, scope.teamId));
+    const later = await draft(scope, csvOf(2));
+    expect(later.forecast).toMatchObject({
+      creatable: 0,
+      refused: 2,
+      reason_code: 'TRIAL_EXPIRED',
+      reason: 'The subscription is canceled; no new cases can be created.',
+    });
+  });
+
+  it('foresees every valid row of a test-mode import created, charged nothing, whatever the plan', async () => {
+    const live = await newTeam('Tester');
+    await spend(live, { email: 50 }, 0);
+    await database.db
+      .update(teams)
+      .set({ trialEndsAt: new Date(now.getTime() - 60_000) })
+      .where(eq(teams.id, live.teamId));
+    const scope = { ...live, livemode: false };
+    const preview = await draft(scope, `${csvOf(120).trimEnd()}\nbroken,Nobody\n`);
+    expect(preview.forecast).toMatchObject({
+      creatable: 120,
+      refused: 0,
+      reason_code: null,
+      reason: null,
+      charged: false,
+      plan: null,
+      included_units: null,
+      topup_balance_cents: null,
+    });
+    await startCaseImport(context(scope), preview.id, 120);
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(120);
+    expect(await outcome(scope, preview.id)).toEqual({ creatable: 120, refused: 0 });
+  });
+
+  it('will not start on figures the owner was not shown, and is only ever optimistic by what others spend meanwhile', async () => {
+    const scope = await newTeam('Moving');
+    await spend(scope, { email: 45 }, 0);
+    const preview = await draft(scope, csvOf(10));
+    expect(preview.forecast).toMatchObject({ creatable: 5, refused: 5 });
+    // Two units spent elsewhere after the check: the start names the new figures instead.
+    await spend(scope, { email: 47 }, 0);
+    await expect(startCaseImport(context(scope), preview.id, 5)).rejects.toMatchObject({
+      appCode: 'VALIDATION_ERROR',
+      detail: expect.stringMatching(/forecast changed.*3 rows can now become cases, 7 rows would be refused/),
+    });
+    const record = await findImport(database.db, scope, preview.id);
+    if (!record) throw new Error('import gone');
+    expect(await draftForecast(database.db, record, clock())).toMatchObject({ creatable: 3, refused: 7 });
+    // Confirmed on the new figures, it starts; one more unit spent while it waits makes it one fewer.
+    expect((await startCaseImport(context(scope), preview.id, 3)).status).toBe('queued');
+    await spend(scope, { email: 48 }, 0);
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(2);
+    expect(await outcome(scope, preview.id)).toEqual({ creatable: 2, refused: 8 });
+  });
+});
+
+describe('imported cases', () => {
+  it('carry each row’s name and list in the file’s order (newest first: the last row first)', async () => {
+    const scope = await newTeam('Ordered');
+    await spend(scope, {}, 100_000);
+    const preview = await draft(scope, csvOf(130));
+    await startCaseImport(context(scope), preview.id, preview.forecast?.creatable);
+    // Every row of a chunk is written with one created_at (and this clock stands still across
+    // chunks): only the ids can keep the file's order.
+    expect(await runCaseImport(runDeps(), preview.id)).toBe(130);
+    const listed = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listCases(database.db, scope, cursor ? { cursor } : {}, clock());
+      listed.push(...page.results);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(listed.map((c) => [c.subjectEmail, c.subjectName])).toEqual(
+      Array.from({ length: 130 }, (_, i) => [`hire-${129 - i}@wave.test`, `Hire ${129 - i}`]),
     );
   });
 });

@@ -7,6 +7,7 @@
  * dropped fails here.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -24,7 +25,7 @@ import { findCaseById } from '@/server/cases/case-repository';
 import { openidConfiguration } from '@/server/oidc/discovery';
 import { FLOW_RETURN_SECONDS, flowIdOf } from '@/server/oidc/flows';
 import { isOAuthError, OAuthError, oauthErrorResponse } from '@/server/oidc/oauth-error';
-import { readVerifiedClaimsRequest, requestedClaim } from '@/server/oidc/verified-claims-request';
+import { readClaimsRequest, requestedClaim } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
 import { AppError } from '@/server/platform/errors';
 import { logger } from '@/server/platform/logger';
@@ -34,6 +35,7 @@ import { completeSteps } from '@/server/verification/case-state';
 import { applyIdentityResult } from '@/server/verification/methods/government-id/step';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { verifiedClaimsProblems, verifiedClaimsRequestProblems } from '@/test/support/verified-claims-schema';
 
 const ISSUER = 'https://vouch.test';
 const PAGES = 'https://verify.vouch.test';
@@ -116,9 +118,13 @@ function deps() {
 const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const VERIFIER = 'v'.repeat(50);
 
-/** The token request the current client makes for `code`, with `fields` changed. */
-const redeem = (code: unknown, fields: Record<string, unknown> = {}) =>
-  exchangeCode(deps(), {
+/**
+ * The token request the current client makes for `code`, with `fields` changed. Every ID token it
+ * is answered is held to the working group's schema of verified_claims (OpenID Connect for
+ * Identity Assurance), whatever else its test checks.
+ */
+const redeem = async (code: unknown, fields: Record<string, unknown> = {}) => {
+  const answer = await exchangeCode(deps(), {
     params: {
       grant_type: 'authorization_code',
       code,
@@ -130,6 +136,9 @@ const redeem = (code: unknown, fields: Record<string, unknown> = {}) =>
     },
     authorization: null,
   });
+  expect(verifiedClaimsProblems(decodeJwt(answer.id_token)), 'verified_claims.json').toEqual([]);
+  return answer;
+};
 
 /** The test-mode case's document check passed with the names the flows ask for: the case closes. */
 function passIdentityCheck(caseId: string) {
@@ -380,7 +389,7 @@ describe('POST /oauth2/par, in-process', () => {
       [
         { login_hint: '00uNOTANADDRESS', claims: claimsWith({ given_name: 'Ada', family_name: 'Lovelace' }) },
         'invalid_request',
-        'No e-mail address for the person: send the email claim, or an e-mail address as login_hint.',
+        'No e-mail address for the person: send it as claims.id_token.email or claims.userinfo.email ({"value": "…"}, OpenID Connect Core §5.5.1) or in a verified_claims entry\'s claims, or an e-mail address as login_hint.',
       ],
       [{ claims: '{' }, 'invalid_request', 'claims is not JSON'],
       [{ claims: '[]' }, 'invalid_request', 'claims must be a JSON object'],
@@ -602,6 +611,131 @@ describe('POST /oauth2/par, in-process', () => {
     expect((await push()).expires_in).toBe(60);
   });
 
+  it('takes the person’s address from claims.id_token.email, claims.userinfo.email or verified_claims; refuses two that disagree, naming both', async () => {
+    await freshClient();
+    const names = {
+      given_name: { value: 'Ada', fuzzy: true },
+      family_name: { value: 'Lovelace', fuzzy: true },
+    };
+    const verified = (claims: Record<string, unknown> = {}) => ({
+      verification: { trust_framework: 'IDV-DELEGATED' },
+      claims: { ...names, ...claims },
+    });
+    const subjectOf = async (claims: Record<string, unknown>, loginHint = '00uUSER') => {
+      const pushed = await push({ login_hint: loginHint, claims: JSON.stringify(claims) });
+      const [flow] = await database.db
+        .select()
+        .from(oidcFlows)
+        .where(eq(oidcFlows.id, flowIdOf(pushed.request_uri) ?? ''));
+      return (flow?.request as { subjectEmail?: string } | undefined)?.subjectEmail;
+    };
+    // Each place alone (OpenID Connect Core §5.5.1 asks for a claim with a value in the ID token or
+    // the UserInfo answer; Okta puts it among the verified claims), and all three agreeing.
+    expect(
+      await subjectOf({ id_token: { email: { value: 'id-token@acme.test' }, verified_claims: verified() } }),
+    ).toBe('id-token@acme.test');
+    expect(
+      await subjectOf({
+        id_token: { verified_claims: [verified()] },
+        userinfo: { email: { value: 'userinfo@acme.test', essential: true } },
+      }),
+    ).toBe('userinfo@acme.test');
+    expect(
+      await subjectOf({
+        id_token: { verified_claims: [verified({ email: { value: 'verified@acme.test' } })] },
+      }),
+    ).toBe('verified@acme.test');
+    expect(
+      await subjectOf({
+        id_token: {
+          email: { value: 'ada@acme.test' },
+          verified_claims: verified({ email: { value: 'Ada@acme.test' } }),
+        },
+        userinfo: { email: { value: 'ada@acme.test' } },
+      }),
+    ).toBe('ada@acme.test');
+    // None: the login_hint, when it is an address.
+    expect(await subjectOf({ id_token: { verified_claims: verified() } }, 'hint@acme.test')).toBe(
+      'hint@acme.test',
+    );
+    const refused = await refusal(
+      push({
+        claims: JSON.stringify({
+          id_token: { email: { value: 'ada@acme.test' }, verified_claims: verified() },
+          userinfo: { email: { value: 'eve@acme.test' } },
+        }),
+      }),
+    );
+    expect([refused.error, refused.description]).toEqual([
+      'invalid_request',
+      "claims.id_token.email and claims.userinfo.email give different e-mail addresses: send the person's one address.",
+    ]);
+    const inVerified = await refusal(
+      push({
+        claims: JSON.stringify({
+          id_token: {
+            email: { value: 'ada@acme.test' },
+            verified_claims: verified({ email: { value: 'eve@acme.test' } }),
+          },
+        }),
+      }),
+    );
+    expect(inVerified.description).toBe(
+      "claims.id_token.email and claims.id_token.verified_claims[0].claims.email give different e-mail addresses: send the person's one address.",
+    );
+    // A top-level email is no OAuth parameter: not read, and the refusal for want of an address says so.
+    const topLevel = await refusal(
+      push({ email: 'ada@acme.test', claims: JSON.stringify({ id_token: { verified_claims: verified() } }) }),
+    );
+    expect(topLevel.description).toMatch(
+      /^No e-mail address for the person: .* A top-level email parameter is not read/,
+    );
+  });
+
+  it('takes the guide’s example request whole: valid under the working group’s request schema, its names asserted plainly in the ID token', async () => {
+    await freshClient();
+    const guide = readFileSync('docs/guides/5-identity-providers.md', 'utf8');
+    const blocks = [...guide.matchAll(/^( *)```json\n([\s\S]*?)\n\1```$/gm)].map((match) => match[2] ?? '');
+    const example = blocks.find((block) => block.includes('"id_token"'));
+    const answered = blocks.find((block) => block.includes('"time"'));
+    if (!example || !answered)
+      throw new Error('the guide shows no claims request, or no ID token’s verified_claims');
+    // What the guide says the ID token carries holds to the schema too.
+    expect(verifiedClaimsProblems(JSON.parse(answered)), 'verified_claims.json').toEqual([]);
+    const claims = JSON.parse(example) as {
+      id_token: {
+        email: { value: string };
+        verified_claims: { claims: Record<string, { value: string; fuzzy?: boolean }> };
+      };
+    };
+    expect(verifiedClaimsRequestProblems(claims), 'verified_claims_request.json').toEqual([]);
+    const asked = claims.id_token.verified_claims.claims;
+    // The guide shows fuzzy on a name.
+    expect(Object.values(asked).some((claim) => claim.fuzzy === true)).toBe(true);
+    const flow = await authorize({ claims: example, login_hint: '00uGUIDE' });
+    const record = await findCaseById(database.db, flow.caseId);
+    expect(record?.subjectEmail).toBe(claims.id_token.email.value);
+    const given = asked.given_name?.value ?? '';
+    const family = asked.family_name?.value ?? '';
+    await simulateCase(
+      database.db,
+      { teamId, livemode: false },
+      {
+        id: flow.caseId,
+        action: 'complete_step',
+        method: 'government_id',
+        document: { given_name: given, family_name: family },
+      },
+      { clock, jobs: inProcess.jobs },
+    );
+    const answer = await redeem(await codeOf(flow));
+    const [entry] = decodeJwt(answer.id_token).verified_claims as Array<{ claims: unknown }>;
+    expect(entry?.claims).toEqual({ given_name: given, family_name: family });
+    expect(entry?.claims).toEqual(
+      (JSON.parse(answered) as { verified_claims: Array<{ claims: unknown }> }).verified_claims[0]?.claims,
+    );
+  });
+
   it('lets a client push its 60th request a minute, not its 61st; a budget that cannot be read is no 429', async () => {
     await freshClient();
     for (let i = 0; i < 60; i++) expect((await push()).expires_in).toBe(60);
@@ -751,10 +885,8 @@ describe('GET /oauth2/authorize, the verdict back, and POST /oauth2/token, in-pr
           assurance_level: 'VERIFIED',
           time: closed.steps.find((step) => step.method === 'government_id')?.verifiedAt?.toISOString(),
         },
-        claims: {
-          given_name: { value: 'Ada', fuzzy: true },
-          family_name: { value: 'Lovelace', fuzzy: true },
-        },
+        // The names compared, as plain values (the request's fuzzy is no part of the assertion).
+        claims: { given_name: 'Ada', family_name: 'Lovelace' },
       },
     ]);
     // Once only.
@@ -1117,13 +1249,13 @@ describe('the provider’s small parts', () => {
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       id_token_signing_alg_values_supported: ['RS256'],
       trust_frameworks_supported: ['IDV-DELEGATED', 'IDV_DELEGATED'],
-      claims_in_verified_claims_supported: ['given_name', 'family_name'],
+      claims_in_verified_claims_supported: ['given_name', 'family_name', 'email'],
       authorization_response_iss_parameter_supported: true,
       response_modes_supported: ['query'],
       subject_types_supported: ['public'],
       scopes_supported: ['openid', 'profile', 'identity_assurance'],
       claims_parameter_supported: true,
-      claims_supported: ['sub', 'verified_claims', 'given_name', 'family_name'],
+      claims_supported: ['sub', 'verified_claims', 'given_name', 'family_name', 'email'],
       verified_claims_supported: true,
       ui_locales_supported: ['en', 'de', 'fr', 'es', 'pt-BR', 'it', 'nl', 'pl', 'ja', 'ko', 'zh-CN', 'ar'],
     });
@@ -1146,11 +1278,10 @@ describe('the provider’s small parts', () => {
   });
 
   it('reads claims as an object too, nothing asked as none, and the first entry holding a value', () => {
-    expect(readVerifiedClaimsRequest(undefined)).toEqual([]);
-    expect(readVerifiedClaimsRequest('')).toEqual([]);
-    expect(readVerifiedClaimsRequest({})).toEqual([]);
-    expect(readVerifiedClaimsRequest({ id_token: {} })).toEqual([]);
-    const entries = readVerifiedClaimsRequest({
+    for (const nothing of [undefined, '', {}, { id_token: {} }]) {
+      expect(readClaimsRequest(nothing)).toEqual({ verifiedClaims: [], emails: [] });
+    }
+    const { verifiedClaims: entries } = readClaimsRequest({
       id_token: {
         verified_claims: [
           { verification: { trust_framework: 'IDV-DELEGATED' }, claims: { given_name: null } },

@@ -129,6 +129,29 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     expect(result.json).toMatchObject({ plan: 'growth', subscription_status: 'active' });
   });
 
+  it('teams list prints every team with the id the other commands take; --name narrows them', async () => {
+    const result = await cli('teams', 'list');
+    expect(result.code, result.stderr).toBe(0);
+    const listed = (result.json as { teams: Array<Record<string, unknown>> }).teams;
+    expect(listed.find((team) => team.team_id === teamId)).toEqual({
+      team_id: teamId,
+      name: 'Acme Corp',
+      plan: 'trial',
+      subscription_status: 'trialing',
+      trial_ends_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(listed.find((team) => team.name === 'Paid')).toMatchObject({
+      plan: 'growth',
+      trial_ends_at: null,
+    });
+    const narrowed = await cli('teams', 'list', '--name', 'acme');
+    expect(narrowed.code, narrowed.stderr).toBe(0);
+    expect(
+      (narrowed.json as { teams: Array<{ team_id: string }> }).teams.map((team) => team.team_id),
+    ).toEqual([teamId]);
+  });
+
   it('teams update changes plan, status, balance and trial end, and the API sees it', async () => {
     const result = await cli(
       'teams',
@@ -233,6 +256,7 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     ],
     [['help', 'teams', 'update'], 'usage: npm run --silent cli -- teams update --team TEAM_ID'],
     [['teams', 'update', '-h'], 'usage: npm run --silent cli -- teams update --team TEAM_ID'],
+    [['teams', 'list', '--help'], 'usage: npm run --silent cli -- teams list [--name TEXT]'],
     [['keys', 'create', '--help'], 'usage: npm run --silent cli -- keys create --team TEAM_ID'],
     [['keys', 'revoke', 'help'], 'usage: npm run --silent cli -- keys revoke --key KEY_ID'],
     [['db', 'migrate', '--help'], 'usage: npm run --silent cli -- db migrate'],
@@ -265,12 +289,39 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     expect(statSync(inputs).mtime).toEqual(rebuilt);
   });
 
+  it('teams update --help says what each plan includes and what a unit past it costs, without a database', async () => {
+    const result = await cliWith(
+      { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      'teams',
+      'update',
+      '--help',
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^ {2}trial +50 units of each method per billing period, for 14 days/m);
+    expect(result.stdout).toMatch(/^ {2}starter +500 units/m);
+    expect(result.stdout).toMatch(/^ {2}growth +5,000 units/m);
+    expect(result.stdout).toMatch(/^ {2}enterprise +100,000 units/m);
+    expect(result.stdout.replaceAll('\n', ' ')).toContain(
+      'email 10, sms 25, government_id 150, selfie 50, custom_question 5, manager 20',
+    );
+  });
+
   it('the full usage lists every command', async () => {
     const result = await cliWith({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, '--help');
-    for (const command of ['teams create', 'teams update', 'keys create', 'keys revoke', 'db migrate']) {
+    for (const command of [
+      'teams create',
+      'teams list',
+      'teams update',
+      'keys create',
+      'keys revoke',
+      'db migrate',
+    ]) {
       expect(result.stdout).toContain(`\n  ${command}`);
     }
-    expect(result.stdout).toContain('[--rate-limit-read N|default] [--rate-limit-write N|default]');
+    // A command's options wrap between options, to lines of 100 columns (cli/usage.test.ts).
+    expect(result.stdout.replace(/\n +/g, ' ')).toContain(
+      '[--rate-limit-read N|default] [--rate-limit-write N|default]',
+    );
   });
 
   it.concurrent.each([

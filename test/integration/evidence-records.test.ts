@@ -255,9 +255,13 @@ describe('GET /v1/cases/{id}/evidence/', () => {
       attempts: 1,
       evidence: { phone_country: 'GB', phone_last4: '3456' },
     });
+    // The simulated document shows the name the case expects; the record says it was compared.
     expect(step('government_id')?.evidence).toEqual({
       vendor_session_id: null,
       vendor_report_id: expect.stringMatching(/^simchk_[0-9a-f]{24}$/),
+      document_name: NAME,
+      name_check: 'matched',
+      name_match: 'enforce',
     });
     expect(step('manager')?.evidence).toEqual({ manager_email: MANAGER, decision: 'confirmed' });
     expect(step('custom_question')).toMatchObject({ outcome: 'verified', evidence: {} });

@@ -22,6 +22,7 @@ import { type RunningApp, startApp } from '@/test/support/app';
 import { runCli } from '@/test/support/console-client';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
+import { verifiedClaimsProblems } from '@/test/support/verified-claims-schema';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -204,7 +205,7 @@ describe('discovery', () => {
       claims_parameter_supported: true,
       verified_claims_supported: true,
       trust_frameworks_supported: ['IDV-DELEGATED', 'IDV_DELEGATED'],
-      claims_in_verified_claims_supported: ['given_name', 'family_name'],
+      claims_in_verified_claims_supported: ['given_name', 'family_name', 'email'],
       id_token_signing_alg_values_supported: ['RS256'],
     });
   });
@@ -718,13 +719,12 @@ describe('the whole flow: authorize, the hosted flow, the verdict back, POST /oa
           assurance_level: 'VERIFIED',
           time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         },
-        // As sent, and nothing Okta did not send: the e-mail it sent was not asserted.
-        claims: {
-          given_name: { value: 'Ada', fuzzy: true },
-          family_name: { value: 'Lovelace', fuzzy: true },
-        },
+        // The names as sent, as plain values, and nothing Okta did not send: the e-mail it sent
+        // was not asserted.
+        claims: { given_name: 'Ada', family_name: 'Lovelace' },
       },
     ]);
+    expect(verifiedClaimsProblems(payload), 'verified_claims.json').toEqual([]);
 
     // The case's evidence record names the identity provider's client and its login_hint.
     const evidence = await apiClient(app.baseUrl, testKey).get<{ payload: string }>(

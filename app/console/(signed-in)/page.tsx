@@ -1,8 +1,9 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { useSession } from '@/app/console/_lib/session';
 import { type api, useQueryApi } from '@/app/console/_lib/trpc';
-import { ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
+import { CopyButton, ErrorNote, formatCents, formatDate, Loading } from '@/app/console/_lib/ui';
 import { methodLabel } from '@/server/api/console/method-vocabulary';
 import { RetentionSettings } from './retention-settings';
 
@@ -70,6 +71,7 @@ export default function UsagePage() {
   const queries = useQueryApi();
   const overview = useQuery(queries.account.overview.queryOptions());
   const data = overview.data;
+  const teamId = useSession().me.current_team?.team_id;
   return (
     <>
       <h1>Usage and account</h1>
@@ -77,6 +79,15 @@ export default function UsagePage() {
       <ErrorNote error={overview.error} />
       {data ? (
         <>
+          {teamId ? (
+            <section aria-labelledby="team-id" className="c-row c-wrap">
+              {/* The id the operator's command line and support name the team by (--team). */}
+              <p className="c-break">
+                <span id="team-id">Team id</span> of <strong>{data.team_name}</strong>: <code>{teamId}</code>
+              </p>
+              <CopyButton value={teamId} label="Copy team id" />
+            </section>
+          ) : null}
           <dl className="c-facts">
             <div>
               <dt>Plan</dt>

@@ -46,7 +46,7 @@ async function requestParams(request: Request): Promise<Record<string, unknown>>
   const params = await bodyParams(request);
   // Every parameter is one line of text: a line break or a direction override has no place in one.
   // A form's `claims` is JSON text, whose line breaks are spacing: its values are held to the same
-  // rule once it is read (readVerifiedClaimsRequest).
+  // rule once it is read (readClaimsRequest).
   const { claims, ...oneLine } = params;
   const problem =
     jsonInputProblem(oneLine, { oneLine: true }) ??

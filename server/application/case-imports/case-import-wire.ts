@@ -1,9 +1,39 @@
 import { stringify } from 'csv-stringify/sync';
 import type { CaseImportRecord, resultRows } from '@/server/case-imports/queries';
 import { verificationUrl } from '@/server/cases/case-record';
+import type { ImportForecast } from './forecast-case-import';
 
-/** An import as the console shows it: where it stands, and the first rows refused. */
-export function toCaseImportWire(record: CaseImportRecord, refused: Array<{ line: number; detail: string }>) {
+/** A forecast as the console reads it (see ImportForecast). */
+function toForecastWire(forecast: ImportForecast) {
+  const { plan } = forecast;
+  return {
+    creatable: forecast.creatable,
+    refused: forecast.refused,
+    /** TRIAL_EXPIRED or INSUFFICIENT_ALLOWANCE, with the creation's own words; null: none refused. */
+    reason_code: forecast.refusal?.appCode ?? null,
+    reason: forecast.refusal?.detail ?? null,
+    /** False in test mode: nothing is charged, so every valid row can become a case. */
+    charged: plan !== null,
+    plan: plan?.code ?? null,
+    plan_name: plan?.name ?? null,
+    included_units: plan?.includedUnits ?? null,
+    units_left: plan?.unitsLeft ?? [],
+    period_end: plan?.periodEnd.toISOString() ?? null,
+    topup_balance_cents: plan?.topupBalanceCents ?? null,
+    subscription_status: plan?.subscriptionStatus ?? null,
+    trial_ends_at: plan?.trialEndsAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * An import as the console shows it: where it stands, the first rows refused, and while it is a
+ * draft what starting it would do (its forecast; null once started, when its counts say).
+ */
+export function toCaseImportWire(
+  record: CaseImportRecord,
+  refused: Array<{ line: number; detail: string }>,
+  forecast: ImportForecast | null,
+) {
   return {
     id: record.id,
     status: record.status,
@@ -20,6 +50,7 @@ export function toCaseImportWire(record: CaseImportRecord, refused: Array<{ line
     started_at: record.startedAt?.toISOString() ?? null,
     finished_at: record.finishedAt?.toISOString() ?? null,
     refused,
+    forecast: forecast ? toForecastWire(forecast) : null,
   };
 }
 

@@ -11,6 +11,7 @@ import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
 import { teamTemplates } from '@/server/templates/templates';
 import { type CaseImportWire, toCaseImportWire } from './case-import-wire';
+import { forecastImport } from './forecast-case-import';
 
 /** How many refused rows the check shows; the result file lists them all. */
 export const REFUSED_ROWS_SHOWN = 100;
@@ -25,8 +26,9 @@ export interface CaseImportUpload {
 /**
  * An owner or admin uploads a CSV of cases: every row is checked now, against the same schema
  * and preparation as `POST /v1/cases/`, and kept as a draft with the reason of each row refused
- * (by its line), so the console can show what will happen before anything is created. Nothing
- * is charged or created until the draft is started (startCaseImport). A file that cannot be read
+ * (by its line), so the console can show what will happen before anything is created: with the
+ * valid rows' forecast, priced as their creation will price them (forecastImport). Nothing is
+ * charged or created until the draft is started (startCaseImport). A file that cannot be read
  * as a whole is refused with a VALIDATION_ERROR saying why.
  */
 export async function draftCaseImport(
@@ -70,6 +72,12 @@ export async function draftCaseImport(
     }),
   );
   const validRows = checked.filter((row) => 'prepared' in row).length;
+  const forecast = await forecastImport(
+    ctx.db,
+    ctx.scope,
+    checked.flatMap((row) => ('prepared' in row ? [(row.prepared as PreparedCase).methods] : [])),
+    ctx.clock(),
+  );
   return ctx.db.transaction(async (tx) => {
     const record = await insertImport(tx, {
       scope: ctx.scope,
@@ -80,6 +88,6 @@ export async function draftCaseImport(
       createdAt: ctx.clock(),
     });
     await insertImportRows(tx, record.id, checked);
-    return toCaseImportWire(record, await refusedRows(tx, record.id, REFUSED_ROWS_SHOWN));
+    return toCaseImportWire(record, await refusedRows(tx, record.id, REFUSED_ROWS_SHOWN), forecast);
   });
 }

@@ -6,6 +6,7 @@ import {
   EVIDENCE_DOWNLOADED,
   EVIDENCE_MEDIA_TYPE,
   type EvidenceRecord,
+  evidencePdfNames,
   type SignedEvidence,
 } from '@/server/evidence/record-format';
 import { issueEvidenceRecord } from '@/server/evidence/sign-evidence';
@@ -60,7 +61,7 @@ export async function downloadEvidence(
           record,
           jws,
           signed,
-          fileName: fileName.replace(/\.json$/, '.pdf'),
+          fileName: evidencePdfNames(record).pdf,
           mediaType: 'application/pdf',
           body: await renderEvidencePdf({
             record,

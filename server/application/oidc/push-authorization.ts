@@ -4,9 +4,8 @@ import { authenticateClient, spendClientBudget } from '@/server/oidc/client-auth
 import { insertFlow, type PushedRequest, REQUEST_URI_SECONDS } from '@/server/oidc/flows';
 import { OAuthError } from '@/server/oidc/oauth-error';
 import type { OidcClient } from '@/server/oidc/oidc-clients';
-import { readVerifiedClaimsRequest, requestedValue } from '@/server/oidc/verified-claims-request';
+import { readClaimsRequest, requestedEmail, requestedValue } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
-import { emailAddress } from '@/server/platform/wire-fields';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { findTemplateByName, type TemplateRecord } from '@/server/templates/templates';
 import { CREATE_FIELDS_BY_METHOD } from '@/server/verification/methods/creation';
@@ -79,8 +78,8 @@ async function flowTemplate(db: Db, client: OidcClient, scopes: string[]): Promi
 /**
  * A pushed authorization request (RFC 9126) from an identity provider: the client authenticates,
  * the request is checked whole (code flow, an exact registered redirect URI, PKCE S256, `openid`,
- * the person by `login_hint`, a template it can fill, the names it holds), and kept for 60 s
- * behind the request_uri answered. At most 60 a minute per client.
+ * the person by `login_hint` and an e-mail address, a template it can fill, the names it holds),
+ * and kept for 60 s behind the request_uri answered. At most 60 a minute per client.
  */
 export async function pushAuthorizationRequest(
   deps: PushAuthorizationDeps,
@@ -115,7 +114,8 @@ export async function pushAuthorizationRequest(
   if (!scopes.includes('openid')) throw new OAuthError('invalid_scope', 'scope must include openid');
   const loginHint = required(params, 'login_hint', 256);
   const template = await flowTemplate(deps.db, client, scopes);
-  const verifiedClaims = readVerifiedClaimsRequest(params.claims);
+  const claims = readClaimsRequest(params.claims);
+  const { verifiedClaims } = claims;
   for (const name of ['given_name', 'family_name']) {
     if (!requestedValue(verifiedClaims, name)) {
       throw new OAuthError(
@@ -124,14 +124,7 @@ export async function pushAuthorizationRequest(
       );
     }
   }
-  const offered = requestedValue(verifiedClaims, 'email') ?? loginHint;
-  const email = emailAddress.safeParse(offered);
-  if (!email.success) {
-    throw new OAuthError(
-      'invalid_request',
-      'No e-mail address for the person: send the email claim, or an e-mail address as login_hint.',
-    );
-  }
+  const subjectEmail = requestedEmail(claims, { loginHint, topLevelEmail: params.email !== undefined });
   const locales = (text(params, 'ui_locales', 200) ?? '').split(' ').filter(Boolean);
   const request: PushedRequest = {
     redirectUri,
@@ -140,7 +133,7 @@ export async function pushAuthorizationRequest(
     codeChallenge,
     scope,
     loginHint,
-    subjectEmail: email.data,
+    subjectEmail,
     locale: locales.map((tag) => supportedLocale(tag)).find((locale) => locale !== null) ?? null,
     template: template.name,
     verifiedClaims,

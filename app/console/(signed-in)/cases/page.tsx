@@ -133,6 +133,8 @@ export default function CasesPage() {
                   <tr key={c.id}>
                     <td>
                       <Link href={`/console/cases/${c.id}`}>{c.subject_email}</Link>
+                      {/* The name given at creation (an import's name column), or the ID document's. */}
+                      {c.subject_name ? <div className="c-small c-muted">{c.subject_name}</div> : null}
                     </td>
                     <td>
                       <span className={`c-status c-status-${c.status}`}>{c.status}</span>

@@ -6,6 +6,7 @@ import { describeZodError } from '@/server/api/validation-messages';
 import { caseImportResultCsv, toCaseImportWire } from '@/server/application/case-imports/case-import-wire';
 import { cancelCaseImport, startCaseImport } from '@/server/application/case-imports/change-case-import';
 import { draftCaseImport, REFUSED_ROWS_SHOWN } from '@/server/application/case-imports/draft-case-import';
+import { draftForecast } from '@/server/application/case-imports/forecast-case-import';
 import { findImport, recentImports, refusedRows, resultRows } from '@/server/case-imports/queries';
 import { IMPORT_LIMITS } from '@/server/case-imports/read-import-csv';
 import type { DataScope } from '@/server/platform/data-scope';
@@ -51,9 +52,10 @@ export const consoleImportsRouter = router({
     ),
 
   // The use cases lock the import and refuse one of another team or mode themselves.
+  // `confirmed_creatable`: the forecast's count the owner was shown and agreed to create.
   start: managerProcedure
-    .input(importId)
-    .mutation(({ ctx, input }) => startCaseImport(ctx, importIdOf(input.id))),
+    .input(importId.extend({ confirmed_creatable: z.number().int().min(0).optional() }))
+    .mutation(({ ctx, input }) => startCaseImport(ctx, importIdOf(input.id), input.confirmed_creatable)),
 
   cancel: managerProcedure
     .input(importId)
@@ -61,12 +63,16 @@ export const consoleImportsRouter = router({
 
   get: managerProcedure.input(importId).query(async ({ ctx, input }) => {
     const record = await teamImport(ctx, input.id);
-    return toCaseImportWire(record, await refusedRows(ctx.db, record.id, REFUSED_ROWS_SHOWN));
+    return toCaseImportWire(
+      record,
+      await refusedRows(ctx.db, record.id, REFUSED_ROWS_SHOWN),
+      await draftForecast(ctx.db, record, ctx.clock()),
+    );
   }),
 
   /** The team's latest imports in this mode (drafts and finished ones alike). */
   list: managerProcedure.query(async ({ ctx }) =>
-    (await recentImports(ctx.db, ctx.scope, 20)).map((record) => toCaseImportWire(record, [])),
+    (await recentImports(ctx.db, ctx.scope, 20)).map((record) => toCaseImportWire(record, [], null)),
   ),
 
   /** The result file's text (CSV): one line per row of the upload. */

@@ -72,10 +72,23 @@ export default function ImportCasesPage() {
         <Link href="/console/cases">← Cases</Link>
       </p>
       <h1>Import cases from a CSV file</h1>
-      <p>
-        One case per row, opened in <strong>{me.mode}</strong> mode as if you opened each one here: each is
-        charged, mailed, sent to your webhooks and recorded in the audit log. The first row names the columns:
-      </p>
+      {/* What a case costs and where its mail goes differ by mode: test mode charges nothing and
+          mails no one (decisions: "Test mode and simulation"). */}
+      {me.mode === 'live' ? (
+        <p>
+          One case per row, opened in <strong>live</strong> mode as if you opened each one here: each uses one
+          unit of your plan per method (or top-up balance once the plan&apos;s units are used), is mailed to
+          its subject, sent to your webhooks and recorded in the audit log. The check tells you how many rows
+          your plan and balance cover before anything is created. The first row names the columns:
+        </p>
+      ) : (
+        <p>
+          One case per row, opened in <strong>test</strong> mode as if you opened each one here: each is free
+          (test mode charges nothing and counts no usage), its mail goes to the Mailbox here and never to the
+          subject or a manager, and it is sent to your test webhooks and recorded in the audit log. The first
+          row names the columns:
+        </p>
+      )}
       <ul>
         <li>
           <code>email</code> (required) and <code>name</code>,

@@ -6,7 +6,8 @@ import { useParams } from 'next/navigation';
 import { useState } from 'react';
 import { saveFile } from '@/app/console/_lib/save-file';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
-import { ErrorNote, formatInstant, Loading } from '@/app/console/_lib/ui';
+import { ErrorNote, formatCents, formatDate, formatInstant, Loading } from '@/app/console/_lib/ui';
+import { methodLabel } from '@/server/api/console/method-vocabulary';
 
 /** How often a running import is read again: the bar moves without a reload. */
 const PROGRESS_REFRESH_MS = 1_000;
@@ -53,6 +54,74 @@ function RefusedRows({ current }: { current: ImportWire }) {
   );
 }
 
+type Forecast = NonNullable<ImportWire['forecast']>;
+
+/** "1 row", "1,951 rows". */
+function rows(n: number): string {
+  return `${n.toLocaleString()} ${n === 1 ? 'row' : 'rows'}`;
+}
+
+/** A method's name inside a sentence: "e-mail", "custom question", but "SMS", "government ID". */
+function inSentence(label: string): string {
+  return /^[A-Z][a-z]/.test(label) ? label[0]?.toLowerCase() + label.slice(1) : label;
+}
+
+/**
+ * What starting a draft will do, in words, with the plan's limits it follows from: the same
+ * pricing as the creation, foreseen (server/application/case-imports/forecast-case-import.ts).
+ */
+function ForecastSummary({ forecast, validRows }: { forecast: Forecast; validRows: number }) {
+  if (!forecast.charged) {
+    return (
+      <p>
+        Test mode charges nothing: <strong>all {rows(validRows)}</strong> can become test cases.
+      </p>
+    );
+  }
+  const outcome = (
+    <>
+      <strong>{rows(forecast.creatable)} can become cases</strong>
+      {forecast.refused > 0 ? `, ${forecast.refused.toLocaleString()} would be refused` : ''}.
+    </>
+  );
+  if (forecast.reason_code === 'TRIAL_EXPIRED') {
+    return (
+      <p>
+        {forecast.reason} No row can become a case: all {rows(forecast.refused)} would be refused.
+      </p>
+    );
+  }
+  const left = forecast.units_left.map(
+    ({ method, units }) =>
+      `${units.toLocaleString()} ${inSentence(methodLabel(method))} ${units === 1 ? 'unit' : 'units'}`,
+  );
+  const single = forecast.units_left.length === 1 && forecast.units_left[0]?.units === 1;
+  const trialEnd =
+    forecast.subscription_status === 'trialing' && forecast.trial_ends_at
+      ? ` (until ${formatDate(forecast.trial_ends_at)})`
+      : '';
+  return (
+    <>
+      <p>
+        Your {forecast.plan_name} plan{trialEnd} includes {forecast.included_units?.toLocaleString()} units of
+        each method per billing period (this one ends {formatDate(forecast.period_end)});{' '}
+        {left.length > 1 ? `${left.slice(0, -1).join(', ')} and ${left.at(-1)}` : left[0]}{' '}
+        {single ? 'is' : 'are'} left and the top-up balance is{' '}
+        {formatCents(forecast.topup_balance_cents ?? 0)}: {outcome}
+      </p>
+      {forecast.refused > 0 && forecast.reason ? (
+        <p>
+          Why the others would be refused: {forecast.reason} Each refused row is named in the result file.
+        </p>
+      ) : null}
+      <p className="c-small">
+        A forecast: cases your team opens meanwhile (through the API, here, or another import) use the same
+        units and balance, so fewer may be created.
+      </p>
+    </>
+  );
+}
+
 /**
  * One import: while a draft, what will happen row by row and the button that starts it; while it
  * runs (in the worker: closing the page or restarting the service does not stop it), its
@@ -79,6 +148,8 @@ export default function ImportPage() {
       await current.refetch();
     } catch (err) {
       setError(err);
+      // A start refused because the forecast moved shows the new one, for confirming again.
+      await current.refetch();
     } finally {
       setBusy(false);
     }
@@ -86,6 +157,8 @@ export default function ImportPage() {
 
   const data = current.data;
   const done = data ? data.created_count + data.failed_count : 0;
+  // What the owner confirms: the forecast's count, which the start checks again.
+  const creatable = data?.forecast?.creatable ?? data?.valid_rows ?? 0;
   return (
     <>
       <p>
@@ -97,23 +170,43 @@ export default function ImportPage() {
       {data ? (
         <>
           <p>
-            {data.total_rows.toLocaleString()} rows: <strong>{data.valid_rows.toLocaleString()}</strong> can
-            become {data.livemode ? 'live' : 'test'} cases
+            {data.total_rows.toLocaleString()} rows: <strong>{data.valid_rows.toLocaleString()}</strong>{' '}
+            passed the check for {data.livemode ? 'live' : 'test'} cases
             {data.rejected_rows > 0 ? `, ${data.rejected_rows.toLocaleString()} refused by the check` : ''}.
           </p>
+          {data.status === 'draft' && data.forecast && data.valid_rows > 0 ? (
+            <section aria-labelledby="import-forecast">
+              <h2 id="import-forecast">What starting it will do</h2>
+              <ForecastSummary forecast={data.forecast} validRows={data.valid_rows} />
+            </section>
+          ) : null}
           {data.status === 'draft' ? (
             <div className="c-row c-wrap">
-              {data.valid_rows > 0 ? (
-                <button
-                  type="button"
-                  className="c-button"
-                  disabled={busy}
-                  onClick={() => act(() => api.imports.start.mutate({ id }))}
-                >
-                  Create {data.valid_rows.toLocaleString()} {data.valid_rows === 1 ? 'case' : 'cases'}
-                </button>
-              ) : (
+              {data.valid_rows === 0 ? (
                 <p>No row of this file can become a case: correct the rows below and upload it again.</p>
+              ) : creatable === 0 ? (
+                <p>
+                  No row can become a case now (see above): discard this import, and upload the file again
+                  once the plan allows it.
+                </p>
+              ) : (
+                <>
+                  <button
+                    type="button"
+                    className="c-button"
+                    disabled={busy}
+                    onClick={() =>
+                      act(() => api.imports.start.mutate({ id, confirmed_creatable: creatable }))
+                    }
+                  >
+                    Create {creatable.toLocaleString()} {creatable === 1 ? 'case' : 'cases'}
+                  </button>
+                  {data.forecast && data.forecast.refused > 0 ? (
+                    <p className="c-small">
+                      The other {rows(data.forecast.refused)} will be refused and listed in the result file.
+                    </p>
+                  ) : null}
+                </>
               )}
               <button
                 type="button"
