@@ -15,6 +15,21 @@ test('an owner brands the team: the preview follows the form, a light colour is 
   const pagePreview = page.frameLocator('iframe[title="Preview of a verification page"]');
   const mailPreview = page.frameLocator('iframe[title="Preview of the verification e-mail"]');
   await expect(pagePreview.locator('.brand-name')).toHaveText('Brandco');
+  // The previews are drawn whole, not cut at a fixed height; the colour picker is a swatch.
+  for (const title of ['Preview of a verification page', 'Preview of the verification e-mail']) {
+    const frame = page.locator(`iframe[title="${title}"]`);
+    await expect
+      .poll(async () =>
+        frame.evaluate((element) => {
+          const inner = (element as HTMLIFrameElement).contentDocument?.documentElement;
+          return inner ? element.getBoundingClientRect().height - inner.scrollHeight : -1;
+        }),
+      )
+      .toBeGreaterThanOrEqual(0);
+  }
+  const swatch = await page.getByLabel('Pick the primary colour').boundingBox();
+  expect(swatch?.width).toBeGreaterThanOrEqual(40);
+  expect(swatch?.height).toBeGreaterThanOrEqual(36);
 
   // The preview follows what is typed, before anything is saved.
   await page.getByLabel(/^Name shown to people/).fill('Brandco People Team');

@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
-import { type ChangeEvent, type FormEvent, useDeferredValue, useEffect, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useDeferredValue, useEffect, useRef, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
 import { ErrorNote, Loading } from '@/app/console/_lib/ui';
@@ -24,6 +24,44 @@ function base64Of(file: File): Promise<string> {
     }
     return btoa(binary);
   });
+}
+
+/**
+ * A preview drawn whole: the frame grows to its document's height (a fixed height cut the sample
+ * page). Sandboxed with no scripts; same-origin only so that this page can measure it.
+ */
+function PreviewFrame({ title, html }: { title: string; html: string }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [height, setHeight] = useState<number>();
+  useEffect(() => {
+    const element = frame.current;
+    if (!element) return;
+    let observer: ResizeObserver | undefined;
+    const fitToDocument = () => {
+      const root = element.contentDocument?.documentElement;
+      if (!root) return;
+      setHeight(root.scrollHeight);
+      observer?.disconnect();
+      observer = new ResizeObserver(() => setHeight(root.scrollHeight));
+      observer.observe(root);
+    };
+    element.addEventListener('load', fitToDocument);
+    fitToDocument();
+    return () => {
+      element.removeEventListener('load', fitToDocument);
+      observer?.disconnect();
+    };
+  }, []);
+  return (
+    <iframe
+      ref={frame}
+      title={title}
+      sandbox="allow-same-origin"
+      srcDoc={html}
+      className="c-preview-frame"
+      style={height ? { height: `${height + 2}px` } : undefined}
+    />
+  );
 }
 
 /**
@@ -221,18 +259,8 @@ export default function BrandingPage() {
               A sample case, drawn as your people will see it (not yet saved changes included).
             </p>
             <ErrorNote error={preview.error} />
-            <iframe
-              title="Preview of a verification page"
-              sandbox=""
-              srcDoc={preview.data?.page ?? ''}
-              className="c-preview-frame"
-            />
-            <iframe
-              title="Preview of the verification e-mail"
-              sandbox=""
-              srcDoc={preview.data?.mail ?? ''}
-              className="c-preview-frame"
-            />
+            <PreviewFrame title="Preview of a verification page" html={preview.data?.page ?? ''} />
+            <PreviewFrame title="Preview of the verification e-mail" html={preview.data?.mail ?? ''} />
           </section>
         </div>
       ) : null}

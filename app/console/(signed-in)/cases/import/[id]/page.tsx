@@ -63,7 +63,8 @@ function rows(n: number): string {
 
 /** A method's name inside a sentence: "e-mail", "custom question", but "SMS", "government ID". */
 function inSentence(label: string): string {
-  return /^[A-Z][a-z]/.test(label) ? label[0]?.toLowerCase() + label.slice(1) : label;
+  // Not an acronym's (SMS): E-mail becomes e-mail, Government ID government ID.
+  return /^[A-Z](?![A-Z])/.test(label) ? label[0]?.toLowerCase() + label.slice(1) : label;
 }
 
 /**
