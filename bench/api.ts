@@ -24,9 +24,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { defaultWebProcesses } from '@/processes/launcher-settings';
 import { teamTemplates } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { buildIfNeeded } from './build';
@@ -149,7 +150,7 @@ interface App {
   logs: () => string;
 }
 
-async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
+async function startBenchApp(database: BenchDatabase, databaseUrl: string, label: string): Promise<App> {
   const { startApp } = await import('@/test/support/app');
   const profileDir = path.resolve(RESULTS_DIR, 'profiles', label);
   const env: Record<string, string> = {
@@ -160,6 +161,11 @@ async function startBenchApp(databaseUrl: string, label: string): Promise<App> {
     // The benchmark's own build: test/support/app.ts read NEXT_DIST_DIR when it was first imported,
     // before this module set it.
     NEXT_DIST_DIR: DIST_DIR,
+    // As many web processes as `npm start` runs here: with the embedded database on this machine,
+    // one per core less one. The launcher cannot tell, as it is handed a DATABASE_URL.
+    ...(database.embedded
+      ? { WEB_PROCESSES: String(defaultWebProcesses(availableParallelism(), true)) }
+      : {}),
   };
   if (process.env.BENCH_CPU_PROF === '1') {
     mkdirSync(profileDir, { recursive: true });
@@ -754,12 +760,12 @@ async function main(): Promise<void> {
   }
 
   // 10k first, then 1M: one app process at a time.
-  const smallApp = await startBenchApp(database.appUrl(small.url), 'small');
+  const smallApp = await startBenchApp(database, database.appUrl(small.url), 'small');
   await sanityCheck(smallApp.port, small);
   const smallReads = await readPhases(smallApp, small, human(SMALL), postmaster);
   await smallApp.stop();
 
-  const app = await startBenchApp(database.appUrl(large.url), 'large');
+  const app = await startBenchApp(database, database.appUrl(large.url), 'large');
   const body = await sanityCheck(app.port, large);
   const largeReads = await readPhases(app, large, human(LARGE), postmaster);
   const endpoint = { host: HOST, port: app.port };
@@ -990,7 +996,7 @@ async function leanOnly(
     await admin.end();
   }
   const ms = { create: SECONDS * 1000, get: SECONDS * 1000 };
-  const app = await startBenchApp(database.appUrl(ds.url), 'small');
+  const app = await startBenchApp(database, database.appUrl(ds.url), 'small');
   await sanityCheck(app.port, ds);
   const vouch = await appComparedPhases(app, ds, run, postmaster, ms);
   await app.stop();

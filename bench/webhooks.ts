@@ -23,8 +23,9 @@
  * NEXT_DIST_DIR (default .next-bench-webhooks; built when older than the code). It reports; it does not fail
  * on a missed target.
  */
-import { cpus, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { eq, sql } from 'drizzle-orm';
+import { defaultWebProcesses } from '@/processes/launcher-settings';
 import { benchDatabase } from './bench-database';
 import { buildIfNeeded } from './build';
 import type { LoadResult, Target } from './load';
@@ -101,6 +102,11 @@ async function main(): Promise<void> {
         RATE_LIMIT_WRITE_PER_MINUTE: '100000',
         // The benchmark's own build (test/support/app.ts read NEXT_DIST_DIR before this module set it).
         NEXT_DIST_DIR: DIST_DIR,
+        // As many web processes as `npm start` runs beside its embedded database on this machine
+        // (the launcher, handed a DATABASE_URL, cannot tell the server shares the machine).
+        ...(process.env.BENCH_DATABASE_URL
+          ? {}
+          : { WEB_PROCESSES: String(defaultWebProcesses(availableParallelism(), true)) }),
       },
     });
     cleanups.push(app.stop);
