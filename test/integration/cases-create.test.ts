@@ -18,6 +18,7 @@ const CASE_TTL_SECONDS = 7200;
 let database: TestDatabase;
 let app: RunningApp;
 let api: ReturnType<typeof apiClient>;
+let apiKey: string;
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -37,6 +38,7 @@ beforeAll(async () => {
     systemClock,
   );
   api = apiClient(app.baseUrl, key.token);
+  apiKey = key.token;
 });
 
 afterAll(async () => {
@@ -73,6 +75,7 @@ describe('POST /v1/cases/ success', () => {
       [
         'canceled_at',
         'created_at',
+        'document_name',
         'expires_at',
         'external_ref',
         'failure_reason',
@@ -80,6 +83,7 @@ describe('POST /v1/cases/ success', () => {
         'is_expired',
         'livemode',
         'locale',
+        'name_match',
         'notes',
         'public_id',
         'redacted_at',
@@ -110,7 +114,7 @@ describe('POST /v1/cases/ success', () => {
     expect(c.verification_methods).toEqual({
       email: { requested: true, verified: false },
       sms: { requested: false, verified: false, phone_last4: null },
-      government_id: { requested: false, verified: false },
+      government_id: { requested: false, verified: false, name_matched: null },
       selfie: { requested: false, verified: false },
       custom_question: { requested: false, verified: false, question: null },
       manager: { requested: false, verified: false, manager_name: null, manager_email: null },
@@ -191,7 +195,12 @@ describe('POST /v1/cases/ success', () => {
       verification_methods: { government_id: true },
     });
     expect(res.status).toBe(201);
-    expect(res.body.verification_methods.government_id).toEqual({ requested: true, verified: false });
+    // No document read yet: nothing compared.
+    expect(res.body.verification_methods.government_id).toEqual({
+      requested: true,
+      verified: false,
+      name_matched: null,
+    });
     expect(res.body.verification_methods.selfie).toEqual({ requested: true, verified: false });
     expect(res.body.verification_methods.email?.requested).toBe(false);
   });
@@ -523,6 +532,19 @@ describe('status codes and error bodies', () => {
     const res = await apiClient(app.baseUrl).get<{ status: string }>('/v1/ping');
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('ok');
+  });
+
+  it('answers with a reason phrase on the status line (HTTP/1.1 201 Created, not "201 ")', async () => {
+    const created = await fetch(`${app.baseUrl}/v1/cases/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(valid),
+    });
+    expect([created.status, created.statusText]).toEqual([201, 'Created']);
+    const missing = await fetch(`${app.baseUrl}/v1/nowhere/`);
+    expect([missing.status, missing.statusText]).toEqual([404, 'Not Found']);
+    const page = await fetch(`${app.baseUrl}/console/sign-in`);
+    expect([page.status, page.statusText]).toEqual([200, 'OK']);
   });
 });
 
