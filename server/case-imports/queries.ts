@@ -108,6 +108,16 @@ export async function recentImports(
     .limit(limit);
 }
 
+/** An import's rows that have made no case and were refused nothing: those still to create. */
+function stillToCreate(importId: string) {
+  return and(
+    eq(caseImportRows.importId, importId),
+    isNull(caseImportRows.caseId),
+    isNull(caseImportRows.errorCode),
+  );
+}
+
+/** The next `limit` rows still to create, in file order: the worker's next chunk. */
 export async function pendingRows(
   db: Queryable,
   importId: string,
@@ -116,13 +126,7 @@ export async function pendingRows(
   return db
     .select({ line: caseImportRows.line, prepared: caseImportRows.prepared })
     .from(caseImportRows)
-    .where(
-      and(
-        eq(caseImportRows.importId, importId),
-        isNull(caseImportRows.caseId),
-        isNull(caseImportRows.errorCode),
-      ),
-    )
+    .where(stillToCreate(importId))
     .orderBy(asc(caseImportRows.line))
     .limit(limit);
 }
@@ -135,13 +139,7 @@ export async function pendingRowMethods(db: Queryable, importId: string): Promis
   const rows = await db
     .select({ methods: sql<VerificationMethod[]>`${caseImportRows.prepared} -> 'methods'` })
     .from(caseImportRows)
-    .where(
-      and(
-        eq(caseImportRows.importId, importId),
-        isNull(caseImportRows.caseId),
-        isNull(caseImportRows.errorCode),
-      ),
-    )
+    .where(stillToCreate(importId))
     .orderBy(asc(caseImportRows.line));
   return rows.map((row) => row.methods);
 }

@@ -9,6 +9,7 @@ import { apiClient } from '@/test/support/api-client';
 import { freePort, type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
+import { toExit } from '@/test/support/newcomer-shell';
 import { conformanceForChild } from '@/test/support/openapi-conformance';
 
 /** `npm run listen`: events of the API forwarded, signed, to a receiver on this machine. */
@@ -243,17 +244,7 @@ function npmListen(args: string[], env: Record<string, string> = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code) => resolve({ code, stdout, stderr })),
-  );
+  return toExit(child);
 }
 
 const STACK_FRAME = /\n\s+at .+:\d+:\d+/;

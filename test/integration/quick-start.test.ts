@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { markdownSection, newcomerBash, shellBlocks } from '@/test/support/newcomer-shell';
 
 /**
  * The quick start that /docs shows (the guides travel in the OpenAPI document it renders) runs as
@@ -39,38 +39,12 @@ async function quickStart(): Promise<{ section: string; serverUrl: string }> {
   }>('/v1/openapi.json');
   expect(res.status).toBe(200);
   // From its heading to the next guide's: a `# ` line outside a code block.
-  const lines = res.body.info.description.split('\n');
-  const start = lines.indexOf('# Quick start with a test key');
-  expect(start).toBeGreaterThanOrEqual(0);
-  let inCode = false;
-  let end = start + 1;
-  for (; end < lines.length; end++) {
-    if (lines[end]?.startsWith('```')) inCode = !inCode;
-    else if (!inCode && lines[end]?.startsWith('# ')) break;
-  }
+  const section = markdownSection(res.body.info.description, '# Quick start with a test key');
+  expect(section).not.toBeNull();
   return {
-    section: lines.slice(start, end).join('\n'),
+    section: section ?? '',
     serverUrl: res.body.servers[0]?.url ?? '',
   };
-}
-
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // A newcomer's shell: none of the test run's variables.
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (name !== 'PATH' && name !== 'HOME') delete env[name];
-  const child = spawn('bash', ['-c', script], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 describe('the /docs quick start', () => {
@@ -83,13 +57,13 @@ describe('the /docs quick start', () => {
 
   it('runs as written, block after block, and closes a test case', { timeout: 60_000 }, async () => {
     const { section } = await quickStart();
-    const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    const blocks = shellBlocks(section);
     expect(blocks.length).toBeGreaterThan(0);
     // The one thing a reader fills in: the key, as the guide's first block says.
     const script = blocks.join('\n').replace('vouch_test_...', testKey);
     expect(script).toContain(`export VOUCH_TEST_KEY=${testKey}`);
 
-    const run = await bash(`${script}\nprintf '\\nCASE_ID=%s\\n' "$CASE_ID"`);
+    const run = await newcomerBash(`${script}\nprintf '\\nCASE_ID=%s\\n' "$CASE_ID"`);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe('');
     const caseId = /\nCASE_ID=(\S+)\n$/.exec(run.stdout)?.[1];

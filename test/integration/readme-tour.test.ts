@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
+import { markdownSection, newcomerBash, shellBlocks } from '@/test/support/newcomer-shell';
 
 /**
  * The README's five-minute tour runs as written: its shell blocks, copied in order into one shell
@@ -23,51 +23,25 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** The tour: the README from its heading to the next `## ` heading outside a code block. */
+/** The tour: the README from its heading to the next `## ` heading. */
 function tour(): string {
-  const lines = readFileSync('README.md', 'utf8').split('\n');
-  const start = lines.indexOf('## A five-minute tour');
-  expect(start).toBeGreaterThanOrEqual(0);
-  let inCode = false;
-  let end = start + 1;
-  for (; end < lines.length; end++) {
-    if (lines[end]?.startsWith('```')) inCode = !inCode;
-    else if (!inCode && lines[end]?.startsWith('## ')) break;
-  }
-  return lines.slice(start, end).join('\n');
-}
-
-function bash(script: string, env: Record<string, string>) {
-  // A newcomer's shell: none of the test run's variables, but the database the CLI is to use (on
-  // a newcomer's machine, `npm start`'s embedded one, which the CLI finds by itself).
-  const childEnv: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(childEnv)) if (name !== 'PATH' && name !== 'HOME') delete childEnv[name];
-  Object.assign(childEnv, env);
-  const child = spawn('bash', ['-c', script], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once('close', (code) => resolve({ code, stdout, stderr })),
-  );
+  const section = markdownSection(readFileSync('README.md', 'utf8'), '## A five-minute tour');
+  expect(section).not.toBeNull();
+  return section ?? '';
 }
 
 describe("the README's five-minute tour", () => {
   it('runs as written, block after block: a team, a live case, a closed test case', {
     timeout: 90_000,
   }, async () => {
-    const blocks = [...tour().matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+    const blocks = shellBlocks(tour());
     const runnable = blocks.filter((block) => !/^npm start\b/m.test(block) && !/\blisten\b/.test(block));
     expect(blocks.length - runnable.length).toBe(2);
     expect(runnable.length).toBeGreaterThanOrEqual(3);
     const script = runnable.join('\n');
     expect(script).toContain('export VOUCH_URL=http://localhost:3000\n');
-    const run = await bash(
+    // On a newcomer's machine the CLI finds `npm start`'s embedded database by itself; here, the test's.
+    const run = await newcomerBash(
       `set -e\n${script.replace('http://localhost:3000', app.baseUrl)}\nprintf '\\nCASE=%s\\n' "$CASE"`,
       { DATABASE_URL: database.url },
     );

@@ -56,6 +56,29 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
  * data after it has loaded in the browser, so the server never formats these.
  */
 
+/**
+ * A case's or template's name_match, as a choice: a document showing another name than expected is
+ * recorded and the case may close (`record`), instead of failing it (`enforce`, unticked).
+ */
+export function RecordNameMismatch({
+  checked,
+  onChange,
+  expected,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  /** Whose name the document is compared with, as the sentence says it. */
+  expected: string;
+}) {
+  return (
+    <label className="c-check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} /> If the ID
+      document shows another name than {expected}, let the case close and record the difference (otherwise the
+      case fails)
+    </label>
+  );
+}
+
 export function formatDate(iso: string | null): string {
   if (!iso) return '—';
   const at = new Date(iso).toLocaleString(undefined, {

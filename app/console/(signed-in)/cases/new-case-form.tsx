@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
-import { ErrorNote } from '@/app/console/_lib/ui';
+import { ErrorNote, RecordNameMismatch } from '@/app/console/_lib/ui';
 import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
 
@@ -157,15 +157,11 @@ export function NewCaseForm() {
         </>
       ) : null}
       {has(NEW_CASE_FORM.comparesNames) && template?.name_match !== 'record' ? (
-        <label className="c-check">
-          <input
-            type="checkbox"
-            checked={recordNameMismatch}
-            onChange={(e) => setRecordNameMismatch(e.target.checked)}
-          />{' '}
-          If the ID document shows another name than the one given here, let the case close and record the
-          difference (otherwise the case fails)
-        </label>
+        <RecordNameMismatch
+          checked={recordNameMismatch}
+          onChange={setRecordNameMismatch}
+          expected="the one given here"
+        />
       ) : null}
       <label htmlFor="case-notes">Notes for your team (optional)</label>
       <textarea id="case-notes" maxLength={2000} value={notes} onChange={(e) => setNotes(e.target.value)} />

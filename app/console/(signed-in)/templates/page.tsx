@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading } from '@/app/console/_lib/ui';
+import { Empty, ErrorNote, formatDate, Loading, RecordNameMismatch } from '@/app/console/_lib/ui';
 import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import {
   type ChosenMethod as Method,
@@ -117,15 +117,11 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
         ))}
       </fieldset>
       {has(NEW_CASE_FORM.comparesNames) ? (
-        <label className="c-check">
-          <input
-            type="checkbox"
-            checked={recordNameMismatch}
-            onChange={(e) => setRecordNameMismatch(e.target.checked)}
-          />{' '}
-          When the ID document shows another name than the case gives, let the case close and record the
-          difference (otherwise it fails)
-        </label>
+        <RecordNameMismatch
+          checked={recordNameMismatch}
+          onChange={setRecordNameMismatch}
+          expected="the name a case gives"
+        />
       ) : null}
       {has(NEW_CASE_FORM.asksQuestion) ? (
         <>
