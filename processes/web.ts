@@ -25,7 +25,6 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import { Server, type Socket } from 'node:net';
 import path from 'node:path';
-import next from 'next';
 import onHeaders from 'on-headers';
 import { toWireError } from '@/server/api/error-table';
 import { clientAddressOf, compileProxyTrust } from '@/server/api/http/client-address';
@@ -94,8 +93,20 @@ if (!dev) {
   };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(built.config);
 }
-const app = next({ dev, dir: process.cwd(), port: config.PORT, hostname: config.HOST ?? 'localhost' });
-const handle = app.getRequestHandler();
+/**
+ * The page renderer, unless this process serves the REST API alone (WEB_ROLE=api): then Next.js is
+ * never loaded, and every path outside `/v1/` is a 404.
+ */
+const apiOnly = config.WEB_ROLE === 'api';
+const app = apiOnly
+  ? undefined
+  : (await import('next')).default({
+      dev,
+      dir: process.cwd(),
+      port: config.PORT,
+      hostname: config.HOST ?? 'localhost',
+    });
+const handle = app?.getRequestHandler();
 const staticAssetAt = staticAssets({ distDir, publicDir: path.resolve('public'), dev });
 // Tracing first (when a collector is named): spans begin with the first request.
 await startTracing('web');
@@ -234,12 +245,18 @@ function onRequest(req: IncomingMessage, res: ServerResponse): void {
       // A path that is not valid percent-encoding names nothing. Next.js would answer it with a
       // bare 500 once it decoded a route's segments; the REST API answers its own JSON 400.
       const rest = isRestApiPath(pathname);
-      if (!rest && !isDecodablePath(pathname)) return refuse(res, pathname, new AppError('NOT_FOUND'));
+      if (!rest && (!handle || !isDecodablePath(pathname))) {
+        return refuse(res, pathname, new AppError('NOT_FOUND'));
+      }
       const asset = rest ? undefined : staticAssetAt(pathname);
       if (asset && req.method !== 'GET' && req.method !== 'HEAD') {
         return refuse(res, pathname, new AppError('METHOD_NOT_ALLOWED'), { Allow: 'GET, HEAD' });
       }
-      const served = rest ? serveRestApi(req, res, pathname) : asset ? asset(req, res) : handle(req, res);
+      const served = rest
+        ? serveRestApi(req, res, pathname)
+        : asset
+          ? asset(req, res)
+          : (handle as NonNullable<typeof handle>)(req, res);
       served.catch((error: unknown) => {
         logger.error('request failed in the web process', {
           path: loggablePath(pathname),
@@ -411,7 +428,7 @@ if (config.RUN_WORKERS) {
 }
 // The operator CLI, in another shell, takes the links it prints from this.
 await recordServedBaseUrl(booted.database.db, config.BASE_URL, booted.clock());
-await app.prepare();
+await app?.prepare();
 serving = true;
 if (launched) {
   await listen();

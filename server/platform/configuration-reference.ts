@@ -143,6 +143,11 @@ const VALIDATED: Record<SettingName, SettingDoc> = {
     processes: ['launcher'],
     unset: 'one per CPU core, less one while the embedded database shares the machine (at least 1)',
   },
+  WEB_ROLE: {
+    meaning:
+      '`all`: a web process serves everything; `api`: only the REST API under `/v1/` (every other path 404), without loading Next.js: a smaller process for a load balancer that routes `/v1/` to its own fleet',
+    processes: ['web'],
+  },
   MAIL_RETRY_DELAY_SECONDS: {
     meaning: 'first delay before a failed e-mail is retried (doubling, 5 retries); lowered in tests',
     processes: SERVICE,

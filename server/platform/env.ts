@@ -118,6 +118,12 @@ export const envSchema = z.object({
    * while the embedded database shares the machine (at least one).
    */
   WEB_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * What a web process serves: `all` (the REST API, the pages, the console, the OpenID provider) or
+   * `api`, the REST API alone, without loading the page renderer (a smaller process, for a fleet
+   * that routes `/v1/` apart).
+   */
+  WEB_ROLE: z.enum(['all', 'api']).default('all'),
   /** First delay before an e-mail is retried (doubling after); lowered only in tests. */
   MAIL_RETRY_DELAY_SECONDS: z.coerce.number().int().min(0).default(30),
   /** Events (with their deliveries and attempts) older than this are deleted by the daily job. */

@@ -10,6 +10,7 @@ import { AppError } from '@/server/platform/errors';
 import { describeJsonInputProblem, jsonInputProblem } from '@/server/platform/json-input';
 import { errorFields, logger } from '@/server/platform/logger';
 import { runtime } from '@/server/platform/runtime';
+import { buildOpenApiDocument } from './openapi-document';
 import { allowedMethods, findOperation, type RestOperation } from './routes';
 
 /**
@@ -20,10 +21,29 @@ import { allowedMethods, findOperation, type RestOperation } from './routes';
  * and their inputs' shapes are worked out at start (routes.ts), and a request is read from node's
  * own objects, without the fetch `Request` and `Response` (and their streams) that Next.js's route
  * handlers and trpc-to-openapi's handler build and read back, which cost more CPU than the
- * answer's own work on a read. `/v1/openapi.json` stays a Next route: it is read rarely.
+ * answer's own work on a read. `/v1/openapi.json` is served here too, so a process serving the
+ * REST API alone (WEB_ROLE=api) publishes its document.
  */
 export function isRestApiPath(pathname: string): boolean {
-  return (pathname === '/v1' || pathname.startsWith('/v1/')) && pathname !== '/v1/openapi.json';
+  return pathname === '/v1' || pathname.startsWith('/v1/');
+}
+
+/** Where the published OpenAPI document is served (GET), its servers at this deployment's BASE_URL. */
+const OPENAPI_DOCUMENT_PATH = '/v1/openapi.json';
+
+/** The document as served: built once per process, when first asked for. */
+let openApiDocument: string | undefined;
+
+function writeOpenApiDocument(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    writeError(res, toWireError(new AppError('METHOD_NOT_ALLOWED', 'Use GET on this path.')), {
+      allow: 'GET',
+    });
+    return;
+  }
+  openApiDocument ??= JSON.stringify(buildOpenApiDocument(env().BASE_URL));
+  res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : openApiDocument);
 }
 
 const utf8 = new TextDecoder();
@@ -42,6 +62,7 @@ export async function serveRestApi(
       toWireError(new AppError('INVALID_REQUEST', 'The URL path is not valid percent-encoding.')),
     );
   }
+  if (pathname === OPENAPI_DOCUMENT_PATH) return writeOpenApiDocument(req, res);
   const clientGone = clientGoneSignal(res);
   // The body is read (within its limit) before the request takes a slot: a client that sends it
   // slowly holds nothing but its own connection until the web process's request time-out.
