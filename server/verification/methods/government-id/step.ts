@@ -99,28 +99,27 @@ export async function passIdentity(
   if (record && step?.state === 'pending' && isActionable(record, now)) {
     if (documentName) await recordDocumentName(tx, caseId, documentName, now);
     const expected = expectedNamesOf(step.settings);
-    if (expected && read.names) {
-      await mergeStepSettings(
-        tx,
-        caseId,
-        governmentIdMethod.key,
-        {
-          document_given_name: storableText(read.names.given),
-          document_family_name: storableText(read.names.family),
-        },
-        now,
-      );
-    }
     const matched = expected
       ? read.names !== null && namesMatch(expected, read.names)
       : record.subjectName !== null
         ? documentShowsName(record.subjectName, read)
         : null;
-    if (matched !== null) {
-      await mergeStepSettings(tx, caseId, governmentIdMethod.key, { name_matched: matched }, now);
-      if (!matched && record.nameMatch === 'enforce') {
-        return failCase(tx, jobs, caseId, governmentIdMethod.key, NAME_MISMATCH, now);
-      }
+    // What the step keeps of the comparison, in one write: the names read for an identity
+    // provider's case, and how they compared.
+    const kept = {
+      ...(expected && read.names
+        ? {
+            document_given_name: storableText(read.names.given),
+            document_family_name: storableText(read.names.family),
+          }
+        : {}),
+      ...(matched !== null ? { name_matched: matched } : {}),
+    };
+    if (Object.keys(kept).length > 0) {
+      await mergeStepSettings(tx, caseId, governmentIdMethod.key, kept, now);
+    }
+    if (matched === false && record.nameMatch === 'enforce') {
+      return failCase(tx, jobs, caseId, governmentIdMethod.key, NAME_MISMATCH, now);
     }
   }
   return completeSteps(tx, jobs, caseId, [governmentIdMethod.key, ...governmentIdMethod.passesWith], now, {
