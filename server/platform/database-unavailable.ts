@@ -28,8 +28,13 @@ const DRIVER_CODES = new Set([
  * (57P01-57P03), and too many connections (53300).
  */
 const SQLSTATE = /^(08...|57P0[123]|53300)$/;
-/** node-postgres (pg-boss's driver) reports a lost connection with a message and no code. */
-const PG_CONNECTION_LOST = /^Connection terminated/;
+/**
+ * node-postgres (pg-boss's driver) reports a lost connection with a message and no code: the
+ * connection ending, a query sent on a client whose connection already failed, and its pool
+ * giving up waiting for a connection it cannot make.
+ */
+const PG_CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 6; depth += 1) {
