@@ -1,7 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db, Queryable, Tx } from '@/db/client';
-import { reusableQuery } from '@/db/reusable-query';
+import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import { auditLog } from '@/db/schema';
+import { names } from '@/db/sql-names';
 import type { Clock } from '@/server/platform/clock';
 import {
   type Cursor,
@@ -47,44 +48,69 @@ export async function recordAudit(
   await recordAudits(db, [entry]);
 }
 
-/** An entry as its row: see recordAudits. */
-function auditRow(entry: AuditEntry & { teamId: string; actor: AuditActor; at: Date }) {
-  return {
+/** An entry as `insertAuditEntriesFrom` reads it. */
+export interface NewAuditRow {
+  created_at: string;
+  team_id: string;
+  actor_user_id: string | null;
+  actor_email: string;
+  action: string;
+  target: string | null;
+  details: Record<string, unknown>;
+  ip_address: string | null;
+  user_agent: string | null;
+}
+
+/** Entries as their rows: see recordAudits. */
+export function auditRows(
+  entries: ReadonlyArray<AuditEntry & { teamId: string; actor: AuditActor; at: Date }>,
+): NewAuditRow[] {
+  return entries.map((entry) => ({
     // The clock's instant (milliseconds), not the database's now() (microseconds): the log's
     // page cursor carries a JS Date, which would fall between entries of the same millisecond
     // and skip them.
-    createdAt: entry.at,
-    teamId: entry.teamId,
-    actorUserId: entry.actor.userId,
-    actorEmail: entry.actor.email,
+    created_at: entry.at.toISOString(),
+    team_id: entry.teamId,
+    actor_user_id: entry.actor.userId,
+    actor_email: entry.actor.email,
     action: entry.action,
     target: entry.target ?? null,
     details: entry.details ?? {},
-    ipAddress: entry.actor.ipAddress,
-    userAgent: entry.actor.userAgent,
-  };
+    ip_address: entry.actor.ipAddress,
+    user_agent: entry.actor.userAgent,
+  }));
 }
 
 /**
- * One entry's insert, built once per process: most changes record one, every API creation among
- * them, and building the statement cost drizzle more CPU than PostgreSQL spent running it.
+ * Entries written from a JSON array of `NewAuditRow`, as a statement's body (or one CTE's of a
+ * creation's writes). Their chain is sealed later (audit-chain.ts).
  */
-const insertAuditEntry = reusableQuery((db) =>
-  db
-    .insert(auditLog)
-    .values({
-      createdAt: sql.placeholder('createdAt'),
-      teamId: sql.placeholder('teamId'),
-      actorUserId: sql.placeholder('actorUserId'),
-      actorEmail: sql.placeholder('actorEmail'),
-      action: sql.placeholder('action'),
-      target: sql.placeholder('target'),
-      details: sql.placeholder('details'),
-      ipAddress: sql.placeholder('ipAddress'),
-      userAgent: sql.placeholder('userAgent'),
-    })
-    // Stryker disable next-line StringLiteral: equivalent; the name only labels the statement each connection prepares once.
-    .prepare('insert_audit_entry'),
+export function insertAuditEntriesFrom(rows: SQL): SQL {
+  return sql`
+    insert into ${auditLog} (${names(
+      auditLog.createdAt,
+      auditLog.teamId,
+      auditLog.actorUserId,
+      auditLog.actorEmail,
+      auditLog.action,
+      auditLog.target,
+      auditLog.details,
+      auditLog.ipAddress,
+      auditLog.userAgent,
+    )})
+    select a.created_at, a.team_id, a.actor_user_id, a.actor_email, a.action, a.target, a.details, a.ip_address,
+           a.user_agent
+    from jsonb_to_recordset(${rows}) as a(created_at timestamptz, team_id uuid, actor_user_id text, actor_email text,
+      action text, target text, details jsonb, ip_address text, user_agent text)
+  `;
+}
+
+/**
+ * Any number of entries in one statement, built once per process: most changes record one, and
+ * building the statement cost drizzle more CPU than PostgreSQL spent running it.
+ */
+const insertAuditEntries = reusableQuery((db) =>
+  prepareSql(db, insertAuditEntriesFrom(sql`${sql.placeholder('entries')}::jsonb`), 'insert_audit_entries'),
 );
 
 /** Several entries in one statement (a batch of cases, each audited as if created alone). */
@@ -92,10 +118,8 @@ export async function recordAudits(
   db: Queryable,
   entries: ReadonlyArray<AuditEntry & { teamId: string; actor: AuditActor; at: Date }>,
 ): Promise<void> {
-  const [only] = entries;
-  if (!only) return;
-  if (entries.length === 1) await insertAuditEntry(db).execute(auditRow(only));
-  else await db.insert(auditLog).values(entries.map(auditRow));
+  if (entries.length === 0) return;
+  await insertAuditEntries(db).execute({ entries: JSON.stringify(auditRows(entries)) });
 }
 
 /** What a change says of itself in the log; who made it comes from the request. */

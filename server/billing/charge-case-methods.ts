@@ -1,13 +1,17 @@
 import { utc } from '@date-fns/utc';
 import { subDays } from 'date-fns';
-import { eq } from 'drizzle-orm';
 import type { Queryable, Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
-import type { VerificationMethod } from '@/db/schema';
-import { teams } from '@/db/schema';
+import type { teams, VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import { type BillingPeriod, billingPeriodAt } from './billing-period';
-import { addUsage, lockTeamWithCatalogue, recentUsage, teamWithCatalogue } from './queries';
+import {
+  type BalanceRow,
+  lockTeamWithCatalogue,
+  recentUsage,
+  teamWithCatalogue,
+  type UsageChargeRow,
+} from './queries';
 
 type Team = typeof teams.$inferSelect;
 
@@ -153,7 +157,7 @@ export type PricedCase = { locked: LockedTeam; priced: MethodCharges } | { refus
  * it spent: the items of a batch are charged exactly as the same creations one after another. An
  * item that cannot be paid is refused alone (INSUFFICIENT_ALLOWANCE); the items after it are still
  * priced, against what was left. Each priced case carries the balance its charge leaves, so
- * chargeStatements writes the last one.
+ * chargeRows writes the last one.
  */
 export function priceCasesInOrder(locked: LockedTeam, methodsOfEach: VerificationMethod[][]): PricedCase[] {
   let current = locked;
@@ -211,36 +215,42 @@ export function forecastCharges(
 }
 
 /**
- * The statements that record the charges of one case or of several priced in order
- * (priceCasesInOrder): one usage upsert per method with their sums, and the balance the last of
- * them leaves. They are returned unsent so the caller can pipeline them with the rest of its
- * writes; they must run inside the transaction that holds the lock.
+ * The rows that record the charges of one case or of several priced in order (priceCasesInOrder):
+ * one usage row per method with their sums, and the balance the last of them leaves (none when no
+ * cents were spent). The caller writes them with the rest of its writes (addUsageFrom,
+ * setBalanceFrom), inside the transaction that holds the lock.
  */
-export function chargeStatements(
-  tx: Tx,
-  charged: ReadonlyArray<{ locked: LockedTeam; priced: MethodCharges }>,
-): PromiseLike<unknown>[] {
+export function chargeRows(charged: ReadonlyArray<{ locked: LockedTeam; priced: MethodCharges }>): {
+  usage: UsageChargeRow[];
+  balance: BalanceRow[];
+} {
   const first = charged[0];
   const last = charged.at(-1);
-  if (!first || !last) return [];
+  if (!first || !last) return { usage: [], balance: [] };
   const { team, period } = first.locked;
-  const sums = new Map<VerificationMethod, { included: number; topupUsed: number; topupCents: number }>();
+  const sums = new Map<VerificationMethod, UsageChargeRow>();
   for (const { priced } of charged) {
     for (const charge of priced.charges) {
-      const sum = sums.get(charge.method) ?? { included: 0, topupUsed: 0, topupCents: 0 };
+      let sum = sums.get(charge.method);
+      if (!sum) {
+        sum = {
+          team_id: team.id,
+          period_start: period.start.toISOString(),
+          method: charge.method,
+          included: 0,
+          topup_used: 0,
+          topup_cents: 0,
+        };
+        sums.set(charge.method, sum);
+      }
       sum.included += charge.included;
-      sum.topupUsed += charge.topupCents > 0 ? 1 : 0;
-      sum.topupCents += charge.topupCents;
-      sums.set(charge.method, sum);
+      sum.topup_used += charge.topupCents > 0 ? 1 : 0;
+      sum.topup_cents += charge.topupCents;
     }
   }
-  const writes: PromiseLike<unknown>[] = [...sums].map(([method, sum]) =>
-    addUsage(tx).execute({ teamId: team.id, periodStart: period.start, method, ...sum }),
-  );
-  if (last.priced.balanceCents !== team.topupBalanceCents) {
-    writes.push(
-      tx.update(teams).set({ topupBalanceCents: last.priced.balanceCents }).where(eq(teams.id, team.id)),
-    );
-  }
-  return writes;
+  const balanceCents = last.priced.balanceCents;
+  return {
+    usage: [...sums.values()],
+    balance: balanceCents === team.topupBalanceCents ? [] : [{ team_id: team.id, cents: balanceCents }],
+  };
 }

@@ -1,7 +1,8 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
+import { name, names } from '@/db/sql-names';
 
 /**
  * The billing domain's hot statements (every case creation runs them), each built once per process
@@ -63,25 +64,52 @@ export const recentUsage = reusableQuery((db) =>
     .prepare('recent_usage'),
 );
 
-/** Counts one charge into its method's row of the period. */
-export const addUsage = reusableQuery((db) =>
-  db
-    .insert(usageCounters)
-    .values({
-      teamId: sql.placeholder('teamId'),
-      periodStart: sql.placeholder('periodStart'),
-      method: sql.placeholder('method'),
-      includedUsed: sql.placeholder('included'),
-      topupUsed: sql.placeholder('topupUsed'),
-      topupCostCents: sql.placeholder('topupCents'),
-    })
-    .onConflictDoUpdate({
-      target: [usageCounters.teamId, usageCounters.periodStart, usageCounters.method],
-      set: {
-        includedUsed: sql`${usageCounters.includedUsed} + ${sql.placeholder('included')}`,
-        topupUsed: sql`${usageCounters.topupUsed} + ${sql.placeholder('topupUsed')}`,
-        topupCostCents: sql`${usageCounters.topupCostCents} + ${sql.placeholder('topupCents')}`,
-      },
-    })
-    .prepare('add_usage'),
-);
+/**
+ * Charges counted into their methods' rows of the period, as one CTE body of a creation's writes
+ * (server/application/cases/write-cases-statement.ts). `rows` is a JSON array of `UsageChargeRow`.
+ */
+export function addUsageFrom(rows: SQL): SQL {
+  return sql`
+    insert into ${usageCounters} (${names(
+      usageCounters.teamId,
+      usageCounters.periodStart,
+      usageCounters.method,
+      usageCounters.includedUsed,
+      usageCounters.topupUsed,
+      usageCounters.topupCostCents,
+    )})
+    select u.team_id, u.period_start, u.method, u.included, u.topup_used, u.topup_cents
+    from jsonb_to_recordset(${rows}) as u(team_id uuid, period_start timestamptz, method text, included integer, topup_used integer, topup_cents bigint)
+    on conflict (${names(usageCounters.teamId, usageCounters.periodStart, usageCounters.method)}) do update set
+      ${name(usageCounters.includedUsed)} = ${usageCounters.includedUsed} + excluded.${name(usageCounters.includedUsed)},
+      ${name(usageCounters.topupUsed)} = ${usageCounters.topupUsed} + excluded.${name(usageCounters.topupUsed)},
+      ${name(usageCounters.topupCostCents)} = ${usageCounters.topupCostCents} + excluded.${name(usageCounters.topupCostCents)}
+  `;
+}
+
+/** A method's charges of one period, summed: what `addUsageFrom` adds to its row. */
+export interface UsageChargeRow {
+  team_id: string;
+  period_start: string;
+  method: string;
+  included: number;
+  topup_used: number;
+  topup_cents: number;
+}
+
+/**
+ * The top-up balance charges leave, as one CTE body of a creation's writes: `rows` is a JSON array
+ * of `BalanceRow`, empty when the charges spent no cents.
+ */
+export function setBalanceFrom(rows: SQL): SQL {
+  return sql`
+    update ${teams} set ${name(teams.topupBalanceCents)} = b.cents
+    from jsonb_to_recordset(${rows}) as b(team_id uuid, cents bigint)
+    where ${teams.id} = b.team_id
+  `;
+}
+
+export interface BalanceRow {
+  team_id: string;
+  cents: number;
+}

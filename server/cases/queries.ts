@@ -1,6 +1,6 @@
 import { and, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Queryable, Tx } from '@/db/client';
+import type { Queryable } from '@/db/client';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
 import {
   type CaseStatus,
@@ -12,7 +12,7 @@ import {
   teams,
   type VerificationMethod,
 } from '@/db/schema';
-import { name, tableAs } from '@/db/sql-names';
+import { name, names, tableAs } from '@/db/sql-names';
 import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 
@@ -213,128 +213,84 @@ export async function readTeamPresentation(db: Queryable, teamId: string): Promi
   return presentationOf(team);
 }
 
-export const insertCase = reusableQuery((db) =>
-  db
-    .insert(cases)
-    .values({
-      id: sql.placeholder('id'),
-      teamId: sql.placeholder('teamId'),
-      livemode: sql.placeholder('livemode'),
-      publicId: sql.placeholder('publicId'),
-      status: 'open',
-      subjectEmail: sql.placeholder('subjectEmail'),
-      subjectName: sql.placeholder('subjectName'),
-      nameMatch: sql.placeholder('nameMatch'),
-      locale: sql.placeholder('locale'),
-      notes: sql.placeholder('notes'),
-      externalRef: sql.placeholder('externalRef'),
-      createdAt: sql.placeholder('now'),
-      updatedAt: sql.placeholder('now'),
-      expiresAt: sql.placeholder('expiresAt'),
-    })
-    .returning()
-    .prepare('insert_case'),
-);
-
-/** One insert per number of steps (a case has one to six). */
-const stepInserts = new Map<number, ReturnType<typeof buildStepsInsert>>();
-
-function buildStepsInsert(count: number) {
-  return reusableQuery((db) =>
-    db
-      .insert(caseSteps)
-      .values(
-        Array.from({ length: count }, (_, index) => ({
-          caseId: sql.placeholder('caseId'),
-          method: sql.placeholder(`method${index}`),
-          settings: sql.placeholder(`settings${index}`),
-          updatedAt: sql.placeholder('now'),
-        })),
-      )
-      .returning()
-      .prepare(`insert_${count}_steps`),
-  );
-}
-
-export function insertSteps(count: number) {
-  let insert = stepInserts.get(count);
-  if (!insert) {
-    insert = buildStepsInsert(count);
-    stepInserts.set(count, insert);
-  }
-  return insert;
-}
-
-/** A new case's row, as insertCases takes it. */
-export type NewCaseRow = {
+/** A new case's row as `insertCasesFrom` reads it (JSON: dates as ISO strings). */
+export interface NewCaseRow {
   id: string;
-  teamId: string;
+  team_id: string;
   livemode: boolean;
-  publicId: string;
-  subjectEmail: string;
-  subjectName: string | null;
-  nameMatch: NameMatchMode;
+  public_id: string;
+  subject_email: string;
+  subject_name: string | null;
+  name_match: NameMatchMode;
   locale: Locale | null;
   notes: string;
-  externalRef: string | null;
-  now: Date;
-  expiresAt: Date;
-};
-
-/**
- * New cases, open: one through its prepared insert (a single create, the hot path), several in
- * one statement (a batch). Their rows come back in the order given.
- */
-export async function insertCases(tx: Tx, rows: readonly NewCaseRow[]) {
-  const [only] = rows;
-  if (rows.length === 0) return [];
-  if (rows.length === 1 && only) return insertCase(tx).execute({ ...only });
-  const inserted = await tx
-    .insert(cases)
-    .values(
-      rows.map(({ now, ...row }) => ({ ...row, status: 'open' as const, createdAt: now, updatedAt: now })),
-    )
-    .returning();
-  const byId = new Map(inserted.map((row) => [row.id, row]));
-  return rows.map((row) => {
-    const found = byId.get(row.id);
-    if (!found) throw new Error(`case ${row.id} was not inserted`);
-    return found;
-  });
-}
-
-/** A new case's steps, as insertCaseSteps takes them. */
-export interface NewStepRows {
-  caseId: string;
-  now: Date;
-  steps: ReadonlyArray<{ method: VerificationMethod; settings: Record<string, unknown> }>;
+  external_ref: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 /**
- * The steps of new cases: one case's through the prepared insert for its number of steps,
- * several cases' in one statement. The steps come back per case, in the order given.
+ * New cases, open, as one CTE body of a creation's writes (server/application/cases/
+ * write-cases-statement.ts): `rows` is a JSON array of `NewCaseRow`. Returns the whole rows.
  */
-export async function insertCaseSteps(tx: Tx, cases: readonly NewStepRows[]) {
-  const [only] = cases;
-  if (cases.length === 1 && only) {
-    const steps = await insertSteps(only.steps.length)(tx).execute({
-      caseId: only.caseId,
-      now: only.now,
-      ...Object.fromEntries(
-        only.steps.flatMap((step, index) => [
-          [`method${index}`, step.method],
-          [`settings${index}`, step.settings],
-        ]),
-      ),
-    });
-    return [steps];
-  }
-  const rows = cases.flatMap(({ caseId, now, steps }) =>
-    steps.map((step) => ({ caseId, method: step.method, settings: step.settings, updatedAt: now })),
-  );
-  const inserted = rows.length === 0 ? [] : await tx.insert(caseSteps).values(rows).returning();
-  const byCase = Map.groupBy(inserted, (step) => step.caseId);
-  return cases.map(({ caseId }) => byCase.get(caseId) ?? []);
+export function insertCasesFrom(rows: SQL): SQL {
+  return sql`
+    insert into ${cases} (${names(
+      cases.id,
+      cases.teamId,
+      cases.livemode,
+      cases.publicId,
+      cases.status,
+      cases.subjectEmail,
+      cases.subjectName,
+      cases.nameMatch,
+      cases.locale,
+      cases.notes,
+      cases.externalRef,
+      cases.createdAt,
+      cases.updatedAt,
+      cases.expiresAt,
+    )})
+    select r.id, r.team_id, r.livemode, r.public_id, 'open', r.subject_email, r.subject_name, r.name_match,
+           r.locale, r.notes, r.external_ref, r.created_at, r.created_at, r.expires_at
+    from jsonb_to_recordset(${rows}) as r(id uuid, team_id uuid, livemode boolean, public_id text, subject_email text,
+      subject_name text, name_match text, locale text, notes text, external_ref text, created_at timestamptz,
+      expires_at timestamptz)
+    returning *
+  `;
+}
+
+/** A new case's step as `insertStepsFrom` reads it. */
+export interface NewStepRow {
+  case_id: string;
+  method: VerificationMethod;
+  settings: Record<string, unknown>;
+  updated_at: string;
+}
+
+/** New cases' steps, pending, as one CTE body of a creation's writes. Returns the whole rows. */
+export function insertStepsFrom(rows: SQL): SQL {
+  return sql`
+    insert into ${caseSteps} (${names(caseSteps.caseId, caseSteps.method, caseSteps.settings, caseSteps.updatedAt)})
+    select r.case_id, r.method, r.settings, r.updated_at
+    from jsonb_to_recordset(${rows}) as r(case_id uuid, method text, settings jsonb, updated_at timestamptz)
+    returning *
+  `;
+}
+
+/**
+ * New cases with their steps as `CaseRowWithSteps` (one JSON array), from the CTEs `cases` and
+ * `steps` that insertCasesFrom and insertStepsFrom wrote, in no particular order: what a creation
+ * returns, without another statement. Each maps through `toCaseRecord` (JSON's timestamps carry an
+ * offset as the text ones do).
+ */
+export function newCaseRecordsFrom(newCases: SQL, newSteps: SQL): SQL {
+  return sql`
+    coalesce((select json_agg(c) from (
+      select n.*, coalesce((select json_agg(s order by s.${name(caseSteps.method)}) from ${newSteps} s
+                            where s.${name(caseSteps.caseId)} = n.${name(cases.id)}), '[]') as steps
+      from ${newCases} n) c), '[]')
+  `;
 }
 
 /**

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { auditLog, caseSteps, cases, oidcFlows } from '@/db/schema';
+import { auditLog, caseSteps, cases, oidcFlows, webhookEndpoints } from '@/db/schema';
 import { simulateCase } from '@/server/application/cases/simulate-case';
 import { authorizeFlow } from '@/server/application/oidc/authorize-flow';
 import { clientActions } from '@/server/application/oidc/client-actions';
@@ -1141,6 +1141,16 @@ describe('GET /oauth2/authorize, at its edges', () => {
       },
     });
     // A team endpoint makes the opening queue a delivery, which is where it fails.
+    const [endpoint] = await database.db
+      .insert(webhookEndpoints)
+      .values({
+        teamId,
+        livemode: false,
+        url: 'https://receiver.test/hook',
+        secret: 'whsec_test',
+        events: ['case.created'],
+      })
+      .returning({ id: webhookEndpoints.id });
     const answers: Array<Record<string, string>> = [];
     const logged = vi.spyOn(logger, 'error');
     const loggedFor: boolean[] = [];
@@ -1184,6 +1194,7 @@ describe('GET /oauth2/authorize, at its edges', () => {
     ]);
     expect(loggedFor).toEqual([false, true, true]);
     logged.mockRestore();
+    await database.db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, endpoint?.id ?? ''));
   });
 
   it('lets the pages see the flow until its 40th minute after authorize, not a moment after', async () => {

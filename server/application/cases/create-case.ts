@@ -1,10 +1,9 @@
 import type { Tx } from '@/db/client';
-import { pipelined } from '@/db/pipeline';
 import type { VerificationMethod } from '@/db/schema';
-import { type AuditActor, recordAudits } from '@/server/audit/record-audit';
+import { type AuditActor, auditRows } from '@/server/audit/record-audit';
 import {
   assertMayCreateCases,
-  chargeStatements,
+  chargeRows,
   type LockedTeam,
   lockTeamForCharges,
   type MethodCharges,
@@ -12,7 +11,7 @@ import {
 } from '@/server/billing/charge-case-methods';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { insertCaseSteps, insertCases, readTeamPresentation } from '@/server/cases/queries';
+import { readTeamPresentation, toCaseRecord } from '@/server/cases/queries';
 import { supportedLocale } from '@/server/i18n/locales';
 import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
@@ -20,8 +19,8 @@ import type { DataScope } from '@/server/platform/data-scope';
 import type { AppError } from '@/server/platform/errors';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
-import { enqueueMails } from '@/server/platform/outbox/enqueue-mail';
-import { recordEvents } from '@/server/platform/outbox/record-events';
+import { mailRows } from '@/server/platform/outbox/enqueue-mail';
+import { countCreations, plannedEvents, queueAttempts } from '@/server/platform/outbox/record-events';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import { applyTemplate, namedTemplate, type TemplateLookup } from '@/server/templates/apply-template';
 import { settingsAtCreation } from '@/server/verification/methods/creation';
@@ -30,6 +29,7 @@ import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
 import { caseAudit } from './audit-entries';
 import type { CreateCaseInput } from './wire';
+import { writeCasesStatement } from './write-cases-statement';
 
 export interface CreateCaseDeps {
   clock: Clock;
@@ -113,9 +113,9 @@ export async function writeCase(
 
 /**
  * Several cases' writes, each exactly a single case's (writeCase is this with one), sent as one
- * statement per kind of row rather than one per case: a batch's charges (summed per method), its
- * cases, their steps, their `case.created` events with the deliveries, and their mails, all in
- * one round trip. The records come back in the order given.
+ * statement (writeCasesStatement): a batch's charges (summed per method), its cases, their steps,
+ * their `case.created` events with the deliveries, their mails and their audit entries. The first
+ * attempts' jobs follow when an endpoint is subscribed. The records come back in the order given.
  */
 export async function writeCases(
   tx: Tx,
@@ -128,8 +128,6 @@ export async function writeCases(
   const { teamId, livemode } = scope;
   const { team, now } = decided;
   const { auditedAs } = deps;
-  // Every id is chosen here so that all the writes go out together, in this order: the steps
-  // follow the cases they reference and the deliveries their events.
   const planned = items.map(({ prepared }) => ({
     prepared,
     id: newRowId(),
@@ -137,97 +135,97 @@ export async function writeCases(
     expiresAt: new Date(now.getTime() + deps.caseTtlSeconds * 1000),
     links: issueVerificationLinks(prepared.methods),
   }));
-  const charged = items.flatMap(({ charge }) => (charge ? [charge] : []));
-  const [, rows, steps] = await pipelined(
-    () => Promise.all(chargeStatements(tx, charged)),
-    () =>
-      insertCases(
-        tx,
-        planned.map(({ prepared: { input, externalRef }, id, publicId, expiresAt }) => ({
-          id,
-          teamId,
-          livemode,
-          publicId,
-          subjectEmail: input.subject_email,
-          subjectName: input.subject_name ?? null,
-          nameMatch: input.name_match ?? 'enforce',
-          locale: input.locale ? supportedLocale(input.locale) : null,
-          notes: input.notes,
-          externalRef: externalRef ?? null,
-          now,
-          expiresAt,
+  const createdAt = now.toISOString();
+  const charges = chargeRows(items.flatMap(({ charge }) => (charge ? [charge] : [])));
+  const events = plannedEvents(
+    planned.map(({ prepared: { input }, id, publicId }) => ({
+      scope,
+      type: 'case.created' as const,
+      data: caseEventData({
+        id,
+        publicId,
+        subjectEmail: input.subject_email,
+        status: 'open',
+        createdAt: now,
+      }),
+      caseId: id,
+      now,
+    })),
+  );
+  // Every way of creating a case sends the subject's and the manager's mails with it.
+  const mails = planned.flatMap(({ prepared: { input }, id, publicId, expiresAt, links }) =>
+    verificationMails(
+      {
+        caseId: id,
+        publicId,
+        pageBase: deps.pageBase,
+        defaultLocale: deps.defaultLocale,
+        livemode,
+        subjectEmail: input.subject_email,
+        subjectName: input.subject_name ?? null,
+        locale: input.locale ? supportedLocale(input.locale) : null,
+        expiresAt,
+        manager: input.manager_email ? { name: input.manager_name ?? '', email: input.manager_email } : null,
+      },
+      team,
+      links,
+    ),
+  );
+  const [written] = await writeCasesStatement(tx).execute({
+    usage: JSON.stringify(charges.usage),
+    balance: JSON.stringify(charges.balance),
+    cases: JSON.stringify(
+      planned.map(({ prepared: { input, externalRef }, id, publicId, expiresAt }) => ({
+        id,
+        team_id: teamId,
+        livemode,
+        public_id: publicId,
+        subject_email: input.subject_email,
+        subject_name: input.subject_name ?? null,
+        name_match: input.name_match ?? 'enforce',
+        locale: input.locale ? supportedLocale(input.locale) : null,
+        notes: input.notes,
+        external_ref: externalRef ?? null,
+        created_at: createdAt,
+        expires_at: expiresAt.toISOString(),
+      })),
+    ),
+    steps: JSON.stringify(
+      planned.flatMap(({ prepared: { methods, settings }, id, links }) =>
+        methods.map((method) => ({
+          case_id: id,
+          method,
+          settings: { ...settings[method], ...links.settings[method] },
+          updated_at: createdAt,
         })),
       ),
-    () =>
-      insertCaseSteps(
-        tx,
-        planned.map(({ prepared: { methods, settings }, id, links }) => ({
-          caseId: id,
-          now,
-          steps: methods.map((method) => ({
-            method,
-            settings: { ...settings[method], ...links.settings[method] },
-          })),
-        })),
-      ),
-    () =>
-      recordEvents(
-        tx,
-        deps.jobs,
-        planned.map(({ prepared: { input }, id, publicId }) => ({
-          scope,
-          type: 'case.created' as const,
-          data: caseEventData({
-            id,
-            publicId,
-            subjectEmail: input.subject_email,
-            status: 'open',
-            createdAt: now,
-          }),
-          caseId: id,
-          now,
-        })),
-      ),
-    // Every way of creating a case sends the subject's and the manager's mails with it.
-    () =>
-      enqueueMails(
-        tx,
-        planned.flatMap(({ prepared: { input }, id, publicId, expiresAt, links }) =>
-          verificationMails(
-            {
-              caseId: id,
-              publicId,
-              pageBase: deps.pageBase,
-              defaultLocale: deps.defaultLocale,
-              livemode,
-              subjectEmail: input.subject_email,
-              subjectName: input.subject_name ?? null,
-              locale: input.locale ? supportedLocale(input.locale) : null,
-              expiresAt,
-              manager: input.manager_email
-                ? { name: input.manager_name ?? '', email: input.manager_email }
-                : null,
-            },
-            team,
-            links,
-          ),
-        ),
-      ),
+    ),
+    events: JSON.stringify(events.events),
+    fanOut: JSON.stringify(events.fanOut),
+    mails: JSON.stringify(mailRows(mails)),
     // The creations' audit entries (deps.auditedAs), committed with them.
-    () =>
-      recordAudits(
-        tx,
-        auditedAs
-          ? planned.map(({ id }) => ({
+    audit: JSON.stringify(
+      auditedAs
+        ? auditRows(
+            planned.map(({ id }) => ({
               teamId,
               actor: auditedAs,
               at: now,
               ...caseAudit('case.created')({ id, livemode }),
-            }))
-          : [],
-      ),
-  );
-  return rows.map((row, index) => ({ ...row, steps: steps[index] ?? [] }));
+            })),
+          )
+        : [],
+    ),
+  });
+  if (!written) throw new Error("the cases' writes returned nothing");
+  await queueAttempts(tx, deps.jobs, written.active_deliveries);
+  countCreations(tx, events.recorded);
+  const byId = new Map(written.cases.map((row) => [row.id, toCaseRecord(row)]));
+  return planned.map(({ id }) => {
+    const record = byId.get(id);
+    if (!record) throw new Error(`case ${id} was not inserted`);
+    return record;
+  });
 }
 
 export interface PreparedCase {

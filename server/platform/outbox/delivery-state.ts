@@ -40,39 +40,65 @@ const RETRIABLE: DeliveryStatus[] = ['failed', 'dead_letter'];
 
 /**
  * Born, from the outbox: one `pending` delivery per endpoint of each event's team and mode
- * subscribed to its type. Returns the deliveries whose endpoint is active (the ones to attempt
- * now). An endpoint the service disabled still gets its deliveries, held as pending; one its team
- * switched off gets none. The events travel as one JSON parameter, so the text is the same for one
- * event and for thousands.
+ * subscribed to its type. `events` is a JSON array of `FanOutRow` (one JSON parameter, so the text
+ * is the same for one event and for thousands). An endpoint the service disabled still gets its
+ * deliveries, held as pending; one its team switched off gets none. As one CTE body (of the
+ * outbox's statement below, or of a creation's writes): returns each delivery's id and endpoint,
+ * for `activeDeliveriesOf`.
  */
+export function fanOutFrom(events: SQL): SQL {
+  return sql`
+    insert into ${webhookDeliveries} (${names(
+      webhookDeliveries.teamId,
+      webhookDeliveries.livemode,
+      webhookDeliveries.endpointId,
+      webhookDeliveries.eventId,
+      webhookDeliveries.eventType,
+      webhookDeliveries.body,
+      webhookDeliveries.nextAttemptAt,
+      webhookDeliveries.createdAt,
+    )})
+    select e.team_id, e.livemode, ${endpoint.id}, e.event_id, e.type, e.body, e.created_at, e.created_at
+    from jsonb_to_recordset(${events})
+      as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
+    join ${tableAs(webhookEndpoints, endpoint)}
+      on ${endpoint.teamId} = e.team_id
+     and ${endpoint.livemode} = e.livemode
+     and e.type = any(${endpoint.events})
+     and (${endpoint.isActive} or ${endpoint.disabledAt} is not null)
+    returning ${names(webhookDeliveries.id, webhookDeliveries.endpointId)}
+  `;
+}
+
+/** An event as `fanOutFrom` reads it. */
+export interface FanOutRow {
+  event_id: string;
+  team_id: string;
+  livemode: boolean;
+  type: string;
+  body: string;
+  created_at: string;
+}
+
+/**
+ * The ids of the deliveries `fanOutFrom` wrote (the CTE named `born`) whose endpoint is active:
+ * the ones to attempt now, each of which needs its job.
+ */
+export function activeDeliveriesOf(born: SQL): SQL {
+  return sql`
+    select born.${name(webhookDeliveries.id)} from ${born} born
+    join ${tableAs(webhookEndpoints, endpoint)} on ${endpoint.id} = born.${name(webhookDeliveries.endpointId)}
+    where ${endpoint.isActive}
+  `;
+}
+
+/** The outbox's fan-out as a statement of its own, built once: the active deliveries' ids. */
 export const createDeliveries = reusableQuery((db) =>
   prepareSql<{ id: string }>(
     db,
     sql`
-      with inserted as (
-        insert into ${webhookDeliveries} (${names(
-          webhookDeliveries.teamId,
-          webhookDeliveries.livemode,
-          webhookDeliveries.endpointId,
-          webhookDeliveries.eventId,
-          webhookDeliveries.eventType,
-          webhookDeliveries.body,
-          webhookDeliveries.nextAttemptAt,
-          webhookDeliveries.createdAt,
-        )})
-        select e.team_id, e.livemode, ${endpoint.id}, e.event_id, e.type, e.body, e.created_at, e.created_at
-        from jsonb_to_recordset(${sql.placeholder('events')}::jsonb)
-          as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
-        join ${tableAs(webhookEndpoints, endpoint)}
-          on ${endpoint.teamId} = e.team_id
-         and ${endpoint.livemode} = e.livemode
-         and e.type = any(${endpoint.events})
-         and (${endpoint.isActive} or ${endpoint.disabledAt} is not null)
-        returning ${names(webhookDeliveries.id, webhookDeliveries.endpointId)}
-      )
-      select inserted.${name(webhookDeliveries.id)} from inserted
-      join ${tableAs(webhookEndpoints, endpoint)} on ${endpoint.id} = inserted.${name(webhookDeliveries.endpointId)}
-      where ${endpoint.isActive}
+      with born as (${fanOutFrom(sql`${sql.placeholder('events')}::jsonb`)})
+      ${activeDeliveriesOf(sql`born`)}
     `,
     'fan_out_events',
   ),

@@ -1,8 +1,7 @@
 import type { Tx } from '@/db/client';
-import { mailOutbox } from '@/db/schema';
 import { newRowId } from '@/server/platform/ids';
 import { storableText } from '@/server/platform/storable-text';
-import { insertMail } from './queries';
+import { insertMails, type NewMailRow } from './queries';
 
 export interface OutgoingMail {
   to: string;
@@ -33,9 +32,16 @@ export async function enqueueMail(tx: Tx, mail: OutgoingMail): Promise<{ id: str
   return queued;
 }
 
-/** Several mails in one statement (a batch of cases); one mail goes through the prepared insert. */
+/** Several mails in one statement (a batch of cases). */
 export async function enqueueMails(tx: Tx, mails: readonly OutgoingMail[]): Promise<Array<{ id: string }>> {
-  const rows = mails.map((mail) => ({
+  const rows = mailRows(mails);
+  if (rows.length > 0) await insertMails(tx).execute({ mails: JSON.stringify(rows) });
+  return rows.map(({ id }) => ({ id }));
+}
+
+/** Mails as the outbox stores them (`insertMailsFrom`), each with its id chosen here. */
+export function mailRows(mails: readonly OutgoingMail[]): NewMailRow[] {
+  return mails.map((mail) => ({
     id: newRowId(),
     to: storableText(mail.to),
     subject: storableText(mail.subject),
@@ -43,10 +49,6 @@ export async function enqueueMails(tx: Tx, mails: readonly OutgoingMail[]): Prom
     html: mail.html === undefined ? null : storableText(mail.html),
     language: mail.language ?? null,
     livemode: mail.livemode ?? true,
-    caseId: mail.caseId ?? null,
+    case_id: mail.caseId ?? null,
   }));
-  const [only] = rows;
-  if (rows.length === 1 && only) await insertMail(tx).execute(only);
-  else if (rows.length > 1) await tx.insert(mailOutbox).values(rows);
-  return rows.map(({ id }) => ({ id }));
 }

@@ -7,8 +7,8 @@ import { eventWireId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { recordCasesCreated } from '@/server/platform/metrics/instruments';
 import { storableJson } from '@/server/platform/storable-text';
-import { createDeliveries } from './delivery-state';
-import { insertEvents } from './queries';
+import { createDeliveries, type FanOutRow } from './delivery-state';
+import { insertEvents, type NewEventRow } from './queries';
 
 export const CASE_EVENT_TYPES = [
   'case.created',
@@ -85,21 +85,19 @@ export function bodyDigest(body: string): string {
  * its deliveries, held as `pending` until reactivation (nothing is lost); an endpoint its team
  * switched off (`is_active` false without `disabled_at`) gets none.
  */
-async function fanOutEvents(tx: Tx, jobs: JobProducer, recorded: RecordedEvent[]): Promise<void> {
-  if (recorded.length === 0) return;
-  const rows = recorded.map((event) => ({
-    event_id: event.id,
-    team_id: event.scope.teamId,
-    livemode: event.scope.livemode,
-    type: event.envelope.type,
-    body: event.body,
-    created_at: event.envelope.created_at,
-  }));
+async function fanOutEvents(tx: Tx, jobs: JobProducer, rows: FanOutRow[]): Promise<void> {
+  if (rows.length === 0) return;
   const created = await createDeliveries(tx).execute({ events: JSON.stringify(rows) });
-  await jobs.webhookAttempts(
-    tx,
-    created.map((row) => ({ deliveryId: row.id })),
-  );
+  await queueAttempts(tx, jobs, created);
+}
+
+/** The first attempt's job of each delivery fanned out to an active endpoint. */
+export async function queueAttempts(tx: Tx, jobs: JobProducer, deliveries: ReadonlyArray<{ id: string }>) {
+  if (deliveries.length > 0)
+    await jobs.webhookAttempts(
+      tx,
+      deliveries.map((row) => ({ deliveryId: row.id })),
+    );
 }
 
 /**
@@ -114,11 +112,8 @@ export async function recordEvent(tx: Tx, jobs: JobProducer, input: EventInput):
 }
 
 /**
- * Many events in one statement (the expiry sweep records thousands at a time). Each event's data
- * is made storable first (server/platform/storable-text.ts): it holds outside text (subjects'
- * addresses, names from an identity provider), and one `\u0000` or lone surrogate would fail the
- * statement, every event in it and the change that caused them. The envelope is built from the
- * storable data, so the events API and every delivery carry the same bytes.
+ * Many events in one statement (the expiry sweep records thousands at a time), with their
+ * deliveries in the same round trip.
  */
 export async function recordEvents(
   tx: Tx,
@@ -126,6 +121,29 @@ export async function recordEvents(
   inputs: EventInput[],
 ): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
+  const planned = plannedEvents(inputs);
+  // Sent together, in this order: the deliveries' insert runs after the events' and sees them.
+  await pipelined(
+    () => insertEvents(tx).execute({ events: JSON.stringify(planned.events) }),
+    () => fanOutEvents(tx, jobs, planned.fanOut),
+  );
+  countCreations(tx, planned.recorded);
+  return planned.recorded;
+}
+
+/**
+ * Events as the outbox writes them (insertEventsFrom) and fans them out (fanOutFrom), with their
+ * ids chosen here. Each event's data is made storable first (server/platform/storable-text.ts): it
+ * holds outside text (subjects' addresses, names from an identity provider), and one `\u0000` or
+ * lone surrogate would fail the statement, every event in it and the change that caused them. The
+ * envelope is built from the storable data, so the events API and every delivery carry the same
+ * bytes. Whoever writes them calls `countCreations` in the same transaction.
+ */
+export function plannedEvents(inputs: EventInput[]): {
+  recorded: RecordedEvent[];
+  events: NewEventRow[];
+  fanOut: FanOutRow[];
+} {
   const recorded: RecordedEvent[] = inputs.map((input) => {
     const id = newRowId();
     const envelope = eventEnvelope({
@@ -137,40 +155,42 @@ export async function recordEvents(
     });
     return { id, scope: input.scope, envelope, body: deliveryBody(envelope) };
   });
-  // Sent together, in this order: the deliveries' insert runs after the events' and sees them.
-  await pipelined(
-    () =>
-      insertEvents(tx).execute({
-        events: JSON.stringify(
-          recorded.map((event, index) => ({
-            id: event.id,
-            team_id: event.scope.teamId,
-            livemode: event.scope.livemode,
-            type: event.envelope.type,
-            data: event.envelope.data,
-            case_id: inputs[index]?.caseId ?? null,
-            body_sha256: bodyDigest(event.body),
-            created_at: event.envelope.created_at,
-          })),
-        ),
-      }),
+  return {
+    recorded,
+    events: recorded.map((event, index) => ({
+      id: event.id,
+      team_id: event.scope.teamId,
+      livemode: event.scope.livemode,
+      type: event.envelope.type,
+      data: event.envelope.data,
+      case_id: inputs[index]?.caseId ?? null,
+      body_sha256: bodyDigest(event.body),
+      created_at: event.envelope.created_at,
+    })),
     // `ping` reaches an endpoint only through its test operation, never by subscription.
-    () =>
-      fanOutEvents(
-        tx,
-        jobs,
-        recorded.filter((event) => event.envelope.type !== 'ping'),
-      ),
-  );
-  // Every case's creation records its `case.created` here, so this is where creations are counted,
-  // once they have committed.
+    fanOut: recorded
+      .filter((event) => event.envelope.type !== 'ping')
+      .map((event) => ({
+        event_id: event.id,
+        team_id: event.scope.teamId,
+        livemode: event.scope.livemode,
+        type: event.envelope.type,
+        body: event.body,
+        created_at: event.envelope.created_at,
+      })),
+  };
+}
+
+/**
+ * Every case's creation records its `case.created` through the outbox, so this is where creations
+ * are counted, once they have committed.
+ */
+export function countCreations(tx: Tx, recorded: readonly RecordedEvent[]): void {
   const created = recorded.filter((event) => event.envelope.type === 'case.created');
-  if (created.length > 0) {
-    afterCommit(tx, () => {
-      const live = created.filter((event) => event.envelope.livemode).length;
-      if (live > 0) recordCasesCreated(true, live);
-      if (created.length > live) recordCasesCreated(false, created.length - live);
-    });
-  }
-  return recorded;
+  if (created.length === 0) return;
+  afterCommit(tx, () => {
+    const live = created.filter((event) => event.envelope.livemode).length;
+    if (live > 0) recordCasesCreated(true, live);
+    if (created.length > live) recordCasesCreated(false, created.length - live);
+  });
 }
