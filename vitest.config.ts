@@ -15,6 +15,7 @@ export const projects = {
         'deploy/**/*.test.ts',
         'processes/**/*.test.ts',
         'cli/**/*.test.ts',
+        'db/**/*.test.ts',
       ],
       environment: 'node',
     },

@@ -30,23 +30,42 @@ interface Described {
 const described = new Map<string, Described>();
 const MAX_DESCRIBED = 1_000;
 
-/** The statement's operation (`SELECT`, `INSERT`, …) and the table it names first, if any. */
-function describeStatement(text: string): { operation: string; table: string | undefined } {
+/** A write of a WITH's part: `insert into`, `update` or `delete from` and its table. */
+const CTE_WRITE =
+  /\bas\s*\(\s*(insert\s+into|update|delete\s+from)\s+((?:"[^"]+"|[a-z_][a-z0-9_]*)(?:\.(?:"[^"]+"|[a-z_][a-z0-9_]*))?)/gi;
+
+/**
+ * The statement's operation (`SELECT`, `INSERT`, …) and the table it names first, if any; and for
+ * a statement whose WITH parts write several tables (a creation's writes), its summary as
+ * OpenTelemetry's `db.query.summary` says it: each write's operation and table, in order
+ * (`INSERT usage_counters UPDATE teams INSERT cases …`).
+ */
+export function describeStatement(text: string): {
+  operation: string;
+  table: string | undefined;
+  summary: string | undefined;
+} {
   const operation = (OPERATION.exec(text)?.[1] ?? 'QUERY').toUpperCase();
   const table = TARGET.exec(text)?.[1]?.replaceAll('"', '');
-  return { operation, table };
+  const writes = /^\s*with\b/i.test(text)
+    ? [...text.matchAll(CTE_WRITE)].map(
+        ([, verb = '', target = '']) =>
+          `${verb.split(/\s+/)[0]?.toUpperCase()} ${target.replaceAll('"', '')}`,
+      )
+    : [];
+  return { operation, table, summary: writes.length > 1 ? writes.join(' ') : undefined };
 }
 
 function describedSpan(text: string): Described {
   const known = described.get(text);
   if (known) return known;
-  const { operation, table } = describeStatement(text);
+  const { operation, table, summary } = describeStatement(text);
   const made: Described = {
-    name: table ? `${operation} ${table}` : operation,
+    name: summary ?? (table ? `${operation} ${table}` : operation),
     attributes: {
       'db.system.name': 'postgresql',
       'db.operation.name': operation,
-      ...(table ? { 'db.collection.name': table } : {}),
+      ...(summary ? { 'db.query.summary': summary } : table ? { 'db.collection.name': table } : {}),
       'db.query.text': text,
     },
   };
