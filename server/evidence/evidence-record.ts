@@ -11,7 +11,7 @@ import {
   type EventType,
   eventEnvelope,
 } from '@/server/platform/outbox/record-events';
-import { METHOD_EVIDENCE } from '@/server/verification/methods/evidence-references';
+import { MODULE_BY_KEY } from '@/server/verification/methods/modules';
 import { METHODS } from '@/server/verification/methods/registry';
 import {
   EVIDENCE_DOWNLOADED,
@@ -42,7 +42,7 @@ export interface RecordIssue {
 /** Each requested step's evidence reference, as it reads from the case now. */
 export function stepEvidence(record: CaseRecord): Record<string, Record<string, string | null>> {
   return Object.fromEntries(
-    record.steps.map((step) => [step.method, METHOD_EVIDENCE[step.method].read(record, step)]),
+    record.steps.map((step) => [step.method, MODULE_BY_KEY[step.method].evidence.read(record, step)]),
   );
 }
 

@@ -1,9 +1,10 @@
 import type { Tx } from '@/db/client';
+import type { VerificationMethod } from '@/db/schema';
 import { redactedEvidence } from '@/db/schema';
 import { keyedHash } from '@/server/audit/chain-hash';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
-import { METHOD_EVIDENCE } from '@/server/verification/methods/evidence-references';
+import { MODULE_BY_KEY } from '@/server/verification/methods/modules';
 import { stepEvidence } from './evidence-record';
 import type { RedactedEvidence } from './record-format';
 
@@ -19,7 +20,7 @@ export async function keepRedactedEvidence(tx: Tx, record: CaseRecord): Promise<
   const keyed = (value: string | null) => (value === null ? null : keyedHash(key, value));
   const steps = Object.fromEntries(
     Object.entries(stepEvidence(record)).map(([method, reference]) => {
-      const personal: readonly string[] = METHOD_EVIDENCE[method as keyof typeof METHOD_EVIDENCE].personal;
+      const personal = MODULE_BY_KEY[method as VerificationMethod].evidence.personal;
       return [
         method,
         Object.fromEntries(

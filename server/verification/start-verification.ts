@@ -4,16 +4,9 @@ import { verificationUrl } from '@/server/cases/case-record';
 import { enqueueMails, type OutgoingMail } from '@/server/platform/outbox/enqueue-mail';
 import type { TeamPresentation } from '@/server/teams/presentation';
 import { newLinkToken } from './link-tokens';
-import { emailLinkMail } from './methods/email/link-mail';
-import type { LinkMail, NewCaseMailFacts } from './methods/link-mail';
-import { managerLinkMail } from './methods/manager/link-mail';
+import type { NewCaseMailFacts } from './methods/link-mail';
+import { MODULE_BY_KEY } from './methods/modules';
 import { MAILED_METHODS, type MailedMethod } from './methods/registry';
-
-/** Each method that mails a link (the registry's `mailsLinkTo`), with the mail it sends. */
-const LINK_MAILS: Record<MailedMethod, LinkMail> = {
-  email: emailLinkMail,
-  manager: managerLinkMail,
-};
 
 /** A mailed link: the case's page, the method's path, its token (`/v/<public id>/<method>/<token>`). */
 export function methodLinkUrl(
@@ -67,10 +60,13 @@ export function verificationMails(
   links: VerificationLinks,
 ): OutgoingMail[] {
   return MAILED_METHODS.flatMap((method) => {
+    // Each method that mails a link (the registry's `mailsLinkTo`) sends its module's mail.
     const token = links.tokens[method];
-    const mail = token
-      ? LINK_MAILS[method](facts, team, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
-      : null;
+    const linkMail = MODULE_BY_KEY[method].linkMail;
+    const mail =
+      token && linkMail
+        ? linkMail(facts, team, methodLinkUrl(facts.pageBase, facts.publicId, method, token))
+        : null;
     return mail ? [mail] : [];
   });
 }

@@ -1,54 +1,33 @@
 import type { VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import type { AnswerKeeper } from './custom-question/answer';
-import { customQuestionCreateFields, customQuestionSettings } from './custom-question/create-input';
-import { managerCreateFields, managerSettings } from './manager/create-input';
+import { type ListedModule, METHOD_MODULES } from './modules';
 
 /**
  * What the methods that take input at creation add to a case's create body, and the step settings
- * they make of it. A method's fields are accepted only when it is requested, and required then.
+ * they make of it (each module's `createInput`). A method's fields are accepted only when it is
+ * requested, and required then.
  */
-type MethodCreateInput = Parameters<typeof customQuestionSettings>[0] & Parameters<typeof managerSettings>[0];
+type TakingInput = Extract<ListedModule, { createInput: object }>;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (all: infer I) => void
+  ? I
+  : never;
 
-const CREATION_INPUT = {
-  custom_question: {
-    fields: customQuestionCreateFields,
-    settings: customQuestionSettings,
-    // Never the answer: only its hash is kept.
-    shown: (settings) => ({ custom_question_text: stringOf(settings?.question) }),
-  },
-  manager: {
-    fields: managerCreateFields,
-    settings: managerSettings,
-    shown: (settings) => ({
-      manager_name: stringOf(settings?.manager_name),
-      manager_email: stringOf(settings?.manager_email),
-    }),
-  },
-} satisfies Partial<
-  Record<
-    VerificationMethod,
-    {
-      fields: Record<string, unknown>;
-      settings: (
-        input: MethodCreateInput,
-        keepAnswer: AnswerKeeper,
-      ) => Promise<Record<string, unknown> | undefined>;
-      /** What a template shows of the settings it keeps (its fields, none secret; null: not set). */
-      shown: (settings: Record<string, unknown> | undefined) => Record<string, string | null>;
-    }
-  >
->;
+/** The create body's fields the methods read, every method's together. */
+type MethodCreateInput = UnionToIntersection<Parameters<TakingInput['createInput']['settings']>[0]>;
 
-function stringOf(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
-}
+const CREATION_INPUT = METHOD_MODULES.flatMap((module) =>
+  module.createInput ? [[module.definition.key, module.createInput] as const] : [],
+);
 
 /** Every method's create fields, for the create body's schema. */
-export const METHOD_CREATE_FIELDS = { ...customQuestionCreateFields, ...managerCreateFields };
+export const METHOD_CREATE_FIELDS = Object.assign(
+  {},
+  ...CREATION_INPUT.map(([, { fields }]) => fields),
+) as UnionToIntersection<TakingInput['createInput']['fields']>;
 
 /** Which create fields go with which method. */
-export const CREATE_FIELDS_BY_METHOD = Object.entries(CREATION_INPUT).map(
+export const CREATE_FIELDS_BY_METHOD = CREATION_INPUT.map(
   ([method, { fields }]) => [method as VerificationMethod, Object.keys(fields)] as const,
 );
 
@@ -62,9 +41,9 @@ export async function settingsAtCreation(
   keepAnswer: AnswerKeeper,
 ): Promise<Partial<Record<VerificationMethod, Record<string, unknown>>>> {
   const settings: Partial<Record<VerificationMethod, Record<string, unknown>>> = {};
-  for (const [method, { settings: make }] of Object.entries(CREATION_INPUT)) {
+  for (const [method, { settings: make }] of CREATION_INPUT) {
     const made = await make(input, keepAnswer);
-    if (made) settings[method as VerificationMethod] = made;
+    if (made) settings[method] = made;
   }
   return settings;
 }
@@ -112,12 +91,7 @@ export function methodFieldIssues(
 export function shownSettings(
   settings: Partial<Record<VerificationMethod, Record<string, unknown>>>,
 ): Record<string, string | null> {
-  return Object.assign(
-    {},
-    ...Object.entries(CREATION_INPUT).map(([method, { shown }]) =>
-      shown(settings[method as VerificationMethod]),
-    ),
-  );
+  return Object.assign({}, ...CREATION_INPUT.map(([method, { shown }]) => shown(settings[method])));
 }
 
 /** Refuses a body with issues: one VALIDATION_ERROR naming each field, as the API's validation does. */

@@ -1,25 +1,10 @@
 import { z } from 'zod';
 import type { VerificationMethod } from '@/db/schema';
-import { customQuestionOutput } from './custom-question/output';
-import { emailOutput } from './email/output';
-import { governmentIdOutput } from './government-id/output';
-import { managerOutput } from './manager/output';
+import { type ListedModule, METHOD_MODULES, MODULE_BY_KEY } from './modules';
 import type { MethodOutput } from './output';
-import { METHODS } from './registry';
-import { selfieOutput } from './selfie/output';
-import { smsOutput } from './sms/output';
 
-/** Each method's part of a Case (its folder's `output.ts`). */
-const METHOD_OUTPUTS = {
-  email: emailOutput,
-  sms: smsOutput,
-  government_id: governmentIdOutput,
-  selfie: selfieOutput,
-  custom_question: customQuestionOutput,
-  manager: managerOutput,
-} satisfies Record<VerificationMethod, MethodOutput>;
-
-type Outputs = typeof METHOD_OUTPUTS;
+/** Each method's part of a Case, as its module declares it (precisely typed, for the Case's schema). */
+type Outputs = { [M in ListedModule as M['definition']['key']]: M['output'] };
 
 const methodState = {
   requested: z.boolean().meta({ description: 'Whether the case asked for this step.', examples: [true] }),
@@ -32,9 +17,9 @@ function nulls(output: MethodOutput): Record<string, null> {
 
 /** The example case's methods: it asked for the first two and passed the first. */
 export const EXAMPLE_VERIFICATION_METHODS = Object.fromEntries(
-  METHODS.map(({ key }, index) => [
-    key,
-    { requested: index < 2, verified: index === 0, ...nulls(METHOD_OUTPUTS[key]) },
+  METHOD_MODULES.map(({ definition, output }, index) => [
+    definition.key,
+    { requested: index < 2, verified: index === 0, ...nulls(output) },
   ]),
 );
 
@@ -42,16 +27,17 @@ export const EXAMPLE_VERIFICATION_METHODS = Object.fromEntries(
 export const verificationMethodsOutput = z
   .object(
     Object.fromEntries(
-      METHODS.map(({ key }) => {
-        const output: MethodOutput = METHOD_OUTPUTS[key];
-        return [
-          key,
-          z.object({ ...methodState, ...output.fields }).meta({
-            description: output.description,
-            examples: [{ requested: true, verified: false, ...output.example }],
-          }),
-        ];
-      }),
+      METHOD_MODULES.map(
+        ({ definition, output }: { definition: { key: VerificationMethod }; output: MethodOutput }) => {
+          return [
+            definition.key,
+            z.object({ ...methodState, ...output.fields }).meta({
+              description: output.description,
+              examples: [{ requested: true, verified: false, ...output.example }],
+            }),
+          ];
+        },
+      ),
     ) as {
       [K in keyof Outputs]: Outputs[K] extends MethodOutput<infer F extends z.ZodRawShape>
         ? z.ZodObject<typeof methodState & F>
@@ -70,9 +56,9 @@ export function verificationMethodsWire(
   steps: ReadonlyArray<{ method: VerificationMethod; state: string; settings: Record<string, unknown> }>,
 ): VerificationMethodsWire {
   return Object.fromEntries(
-    METHODS.map(({ key }) => {
+    METHOD_MODULES.map(({ definition: { key } }) => {
       const step = steps.find((s) => s.method === key);
-      const output: MethodOutput = METHOD_OUTPUTS[key];
+      const output: MethodOutput = MODULE_BY_KEY[key].output;
       return [
         key,
         {

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { VerificationMethod } from '@/db/schema/values';
+import type { AnswerKeeper } from './custom-question/answer';
+import type { MethodDefinition } from './definition';
+import type { MethodEvidence } from './evidence-reference';
+import type { LinkMail } from './link-mail';
+import type { MethodOutput } from './output';
+import type { PageSection } from './page-section';
+
+/**
+ * What a method takes at creation: its fields of the create body (described for the OpenAPI
+ * document), the step settings made of them (slow work, such as hashing an answer, happens here:
+ * before the case's transaction), and what a template shows of the settings it keeps.
+ */
+export interface MethodCreateInput<Fields extends z.ZodRawShape = z.ZodRawShape, Input = never> {
+  fields: Fields;
+  /** The step's settings from the body's fields; undefined when they are not given. */
+  settings: (input: Input, keepAnswer: AnswerKeeper) => Promise<Record<string, unknown> | undefined>;
+  /** What a template shows of the settings it keeps (its fields, none secret; null: not set). */
+  shown: (settings: Record<string, unknown> | undefined) => Record<string, string | null>;
+}
+
+/**
+ * One verification method, whole: its folder's `module.ts` exports it and `modules.ts` lists the
+ * modules, which the application and API layers iterate (a Case's schema and fields, creation,
+ * the subject's page, link mails, evidence records, the page's notices). The state machine and
+ * the console's browser code read only the light, data-only `definition` (registry.ts).
+ */
+export interface MethodModule {
+  definition: MethodDefinition & { key: VerificationMethod };
+  /** Its part of a Case's `verification_methods`. */
+  output: MethodOutput;
+  /** What an evidence record cites for its step (OUTCOME_ONLY: the outcome alone). */
+  evidence: MethodEvidence;
+  /** Its section of the subject's page; null when shown with another's (the selfie, with the ID). */
+  pageSection: PageSection | null;
+  /** What it takes at creation; null for a method that needs nothing beyond being asked for. */
+  // biome-ignore lint/suspicious/noExplicitAny: each module's input is its own fields' shape
+  createInput: MethodCreateInput<z.ZodRawShape, any> | null;
+  /** The mail carrying its link (the definition's `mailsLinkTo` says to whom); null if none. */
+  linkMail: LinkMail | null;
+  /**
+   * The notices its forms leave on the page (`?n=<code>`, each the catalogue's `notice.<code>`),
+   * each saying whether it reports an error, and the values their messages quote.
+   */
+  notices: Readonly<Record<string, boolean>>;
+  noticeValues: Readonly<Record<string, string | number>>;
+}
