@@ -3,12 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listCasesQuery, listCasesValues, listShape, PAGE_SIZE } from '@/server/application/cases/list-cases';
 import type { ListCasesInput } from '@/server/application/cases/wire';
 import { systemClock } from '@/server/platform/clock';
+import { QUEUES } from '@/server/platform/jobs/catalog';
 import { decodeCursor, encodeCursor } from '@/server/platform/pagination';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { expectError } from '@/test/support/errors';
+import { eventually } from '@/test/support/https-receiver';
+import { jobsOf } from '@/test/support/jobs';
 
 const CASE_COUNT = 240;
 const API_CASES = 40;
@@ -80,6 +83,12 @@ beforeAll(async () => {
            now() + interval '2 days'
     from generate_series(1, ${CASE_COUNT - API_CASES}) g`;
   await createCases(API_CASES);
+  // The worker sweeps once as it starts, then not for an hour: wait for that sweep, or it may
+  // come after the update below and sweep the open cases past their deadline it sets.
+  await eventually(
+    async () => (await jobsOf(database, QUEUES.casesExpire)).some((job) => job.state === 'completed'),
+    60_000,
+  );
   // Closed and failed cases come from the verification flow; here they are set directly, spread
   // over the whole list so that every status filter spans several pages.
   // Expired cases come both ways: swept (status 'expired') and still 'open' past their deadline,
