@@ -6,6 +6,7 @@ export * from './events';
 export * from './imports';
 export * from './mail';
 export * from './oidc';
+export * from './passkeys';
 export * from './service';
 export * from './signing';
 export * from './teams';

@@ -15,6 +15,7 @@ import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
 import { queueVendorErasure } from '@/server/cases/vendor-copies';
 import { keepRedactedEvidence } from '@/server/evidence/redacted-evidence';
+import { deletePasskeysEnrolledBy } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -65,7 +66,8 @@ function withoutPersonalValues(text: SQL, erasures: Erasure[]): SQL {
  * placeholder), name, notes and external reference; the steps' settings (manager's name and e-mail, phone number, the
  * question, the hashes), every stored event body and delivery body about the case, what receivers
  * answered to those deliveries and the errors they caused, its mails and dev-mailbox entries, the
- * stored idempotent request and answer, and audit details that quote a personal value. The
+ * stored idempotent request and answer, audit details that quote a personal value, and the
+ * passkeys the case enrolled. The
  * vendors' copies (Stripe's identity session, Twilio's messages) cannot be erased within a
  * transaction: their erasure is queued in it (server/cases/erase-vendor-copies.ts). The case keeps
  * its ids, status and results and gains `redacted_at`; `case.redacted` follows. What its evidence
@@ -162,6 +164,9 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
       responseBody: sql`${withoutPersonalValues(sql`${idempotencyKeys.responseBody}::text`, erasures)}::jsonb`,
     })
     .where(arrayContains(idempotencyKeys.caseIds, [record.id]));
+  // The passkeys the case enrolled go with the person's other data: no later case can verify the
+  // person by them.
+  await deletePasskeysEnrolledBy(tx, record.id);
   // An identity provider's flow forgets what its request said (names, address, login_hint), and a
   // code handed out before is void: the person is no longer there to vouch for.
   await tx
