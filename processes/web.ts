@@ -36,7 +36,7 @@ import { newScriptNonce, securityHeaders, surfaceOf } from '@/server/api/http/se
 import { finishServerSpan, startServerSpan } from '@/server/api/http/server-span';
 import { staticAssets } from '@/server/api/http/static-assets';
 import { oauthRefusal } from '@/server/api/oauth/oauth-answers';
-import { refusedPage } from '@/server/api/pages/refused-page';
+import { refusedPage } from '@/server/api/page-kit/refused-page';
 import { isRestApiPath, serveRestApi } from '@/server/api/rest/serve-rest-api';
 import { bootRuntime } from '@/server/platform/boot-runtime';
 import { CLIENT_ADDRESS_HEADER } from '@/server/platform/client-address-header';

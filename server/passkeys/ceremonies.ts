@@ -87,19 +87,18 @@ function refusalOf(error: unknown): CeremonyRefusal {
   return REFUSALS.find(([pattern]) => pattern.test(message))?.[1] ?? 'malformed';
 }
 
+/** The passkeys of a subject in one team and mode, as a condition. */
+function ofSubject(subject: PasskeySubject) {
+  return and(
+    eq(passkeys.teamId, subject.teamId),
+    eq(passkeys.livemode, subject.livemode),
+    eq(passkeys.subjectEmail, subject.subjectEmail),
+  );
+}
+
 /** A subject's passkeys in one team and mode. */
 export function subjectPasskeys(db: Queryable, subject: PasskeySubject) {
-  return db
-    .select()
-    .from(passkeys)
-    .where(
-      and(
-        eq(passkeys.teamId, subject.teamId),
-        eq(passkeys.livemode, subject.livemode),
-        eq(passkeys.subjectEmail, subject.subjectEmail),
-      ),
-    )
-    .orderBy(passkeys.createdAt);
+  return db.select().from(passkeys).where(ofSubject(subject)).orderBy(passkeys.createdAt);
 }
 
 async function issueChallenge(
@@ -195,13 +194,7 @@ export async function savePasskey(
   const [{ held } = { held: 0 }] = await db
     .select({ held: count() })
     .from(passkeys)
-    .where(
-      and(
-        eq(passkeys.teamId, ceremony.teamId),
-        eq(passkeys.livemode, ceremony.livemode),
-        eq(passkeys.subjectEmail, ceremony.subjectEmail),
-      ),
-    );
+    .where(ofSubject(ceremony));
   if (held >= MAX_PASSKEYS_PER_SUBJECT) return { ok: false, why: 'too_many_passkeys' };
   const [saved] = await db
     .insert(passkeys)
@@ -262,14 +255,7 @@ export async function provePasskey(
   const [passkey] = await db
     .select()
     .from(passkeys)
-    .where(
-      and(
-        eq(passkeys.credentialId, response.id),
-        eq(passkeys.teamId, ceremony.teamId),
-        eq(passkeys.livemode, ceremony.livemode),
-        eq(passkeys.subjectEmail, ceremony.subjectEmail),
-      ),
-    );
+    .where(and(eq(passkeys.credentialId, response.id), ofSubject(ceremony)));
   if (!passkey) return { ok: false, why: 'unknown_passkey' };
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {

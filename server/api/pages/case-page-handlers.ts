@@ -1,9 +1,9 @@
+import { noticeFor } from '@/server/api/page-kit/notices';
+import { answerPage, csrfFor, pageFrame } from '@/server/api/page-kit/page-request';
+import { otherBrowserPage, readFlowBinding } from '@/server/api/page-kit/provider-flow-pages';
+import { htmlResponse, notFoundPage } from '@/server/api/page-kit/respond';
 import { openCasePage, readCaseProgress } from '@/server/application/verification/open-case-page';
 import { renderCasePage } from './case-page';
-import { noticeFor } from './notices';
-import { answerPage, csrfFor, pageFrame } from './page-request';
-import { otherBrowserPage, readFlowBinding } from './provider-flow-pages';
-import { htmlResponse, notFoundPage } from './respond';
 
 /** GET /v/<id>: the subject's verification page, in their language. */
 export function showCasePage(request: Request, params: { publicId: string }): Promise<Response> {

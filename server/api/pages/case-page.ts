@@ -1,3 +1,6 @@
+import type { Notice } from '@/server/api/page-kit/notices';
+import { documentHtml, type PageFrame, type RenderedPage } from '@/server/api/page-kit/respond';
+import { testModeBanner } from '@/server/api/page-kit/test-mode';
 import { type CasePageView, caseVersion } from '@/server/application/verification/open-case-page';
 import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
@@ -9,9 +12,6 @@ import { ID_PARTNER_NAME } from '@/server/verification/methods/government-id/pag
 import { pageSectionsOf } from '@/server/verification/methods/page-sections';
 import { FAILURE_REASONS, takesPictures } from '@/server/verification/methods/registry';
 import { stepOf } from '@/server/verification/step-settings';
-import type { Notice } from './notices';
-import { documentHtml, type PageFrame, type RenderedPage } from './respond';
-import { testModeBanner } from './test-mode';
 
 export interface CasePageInput extends Omit<CasePageView, 'returnTo'> {
   frame: PageFrame;

@@ -1,11 +1,11 @@
+import { isHttps } from '@/server/api/page-kit/page-language';
+import { answerPage, pageFrame } from '@/server/api/page-kit/page-request';
+import { FLOW_COOKIE, otherBrowserPage, readFlowBinding } from '@/server/api/page-kit/provider-flow-pages';
+import { notFoundPage, seeOther } from '@/server/api/page-kit/respond';
 import { providerFlowOf } from '@/server/application/oidc/provider-flow';
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
 import { bindBrowser, FLOW_BINDING_PARAM, FLOW_RETURN_SECONDS } from '@/server/oidc/flows';
 import { setCookieHeader } from '@/server/platform/cookies';
-import { isHttps } from './page-language';
-import { answerPage, pageFrame } from './page-request';
-import { FLOW_COOKIE, otherBrowserPage, readFlowBinding } from './provider-flow-pages';
-import { notFoundPage, seeOther } from './respond';
 
 /**
  * GET /v/<id>/begin?binding=…: where authorize sends the browser that brought the request. The

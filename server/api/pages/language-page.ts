@@ -1,8 +1,8 @@
+import { languagePageTarget } from '@/server/api/page-kit/page-language';
+import { answerPage, pageFrame } from '@/server/api/page-kit/page-request';
+import { documentHtml, htmlResponse, languageLinks, notFoundPage } from '@/server/api/page-kit/respond';
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
 import { html } from '@/server/platform/html';
-import { languagePageTarget } from './page-language';
-import { answerPage, pageFrame } from './page-request';
-import { documentHtml, htmlResponse, languageLinks, notFoundPage } from './respond';
 
 /**
  * GET /v/<id>/language?from=<path>: every language by its own name, each a plain link back to the

@@ -1,4 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { otherBrowserPage } from '@/server/api/page-kit/provider-flow-pages';
+import { refusedPage } from '@/server/api/page-kit/refused-page';
+import {
+  documentHtml,
+  type PageFrame,
+  unavailablePage,
+  uploadsBusyPage,
+} from '@/server/api/page-kit/respond';
 import type { ProviderFlow } from '@/server/application/oidc/provider-flow';
 import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
@@ -6,9 +14,6 @@ import { translator } from '@/server/i18n/translator';
 import { Html } from '@/server/platform/html';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 import { renderCasePage } from './case-page';
-import { otherBrowserPage } from './provider-flow-pages';
-import { refusedPage } from './refused-page';
-import { documentHtml, type PageFrame, unavailablePage, uploadsBusyPage } from './respond';
 
 /**
  * The pages the integration test (test/integration/subject-languages.test.ts) cannot reach through

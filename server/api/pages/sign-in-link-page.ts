@@ -1,7 +1,7 @@
+import { pageLanguage } from '@/server/api/page-kit/page-language';
+import { documentHtml, type PageFrame, pageHeaders } from '@/server/api/page-kit/respond';
 import type { Env } from '@/server/platform/env';
 import { html } from '@/server/platform/html';
-import { pageLanguage } from './page-language';
-import { documentHtml, type PageFrame, pageHeaders } from './respond';
 
 /**
  * The page a person meets when the link their sign-in system sent them to (an identity provider's

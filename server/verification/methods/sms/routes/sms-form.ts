@@ -1,9 +1,9 @@
-import { answerQuestion } from '@/server/application/verification/answer-question';
+import type { MethodRoutes } from '@/server/api/page-kit/method-routes';
+import { type NoticeCode, withNotice } from '@/server/api/page-kit/notices';
+import { answerCaseStep, field, readProtectedForm } from '@/server/api/page-kit/page-request';
+import { seeOther } from '@/server/api/page-kit/respond';
 import { requestSmsCode, submitSmsCode } from '@/server/application/verification/sms-code';
 import type { SendCodeResult } from '@/server/verification/methods/sms/step';
-import { type NoticeCode, withNotice } from './notices';
-import { answerCaseStep, field, readProtectedForm } from './page-request';
-import { seeOther } from './respond';
 
 const SEND_REFUSALS: Record<Extract<SendCodeResult, { ok: false }>['why'], NoticeCode> = {
   invalid_phone: 'sms-invalid-phone',
@@ -51,22 +51,8 @@ export function postSmsForm(request: Request, params: { publicId: string }): Pro
   });
 }
 
-/** POST /v/<id>/question: the subject's answer to the team's question. */
-export function postQuestionForm(request: Request, params: { publicId: string }): Promise<Response> {
-  return answerCaseStep(request, params.publicId, async (req) => {
-    const { ctx, found, back } = req;
-    const form = await readProtectedForm(request, req, back);
-    if (form instanceof Response) return form;
-    const result = await answerQuestion(ctx, found, field(form, 'answer'));
-    switch (result.result) {
-      case 'verified':
-        return seeOther(withNotice(back, 'question-verified'));
-      case 'wrong':
-        return seeOther(withNotice(back, 'question-wrong', result.attemptsLeft));
-      case 'empty':
-        return seeOther(withNotice(back, 'question-empty'));
-      default:
-        return seeOther(back);
-    }
-  });
-}
+/** The SMS step's form, under `/v/<public id>/sms`. */
+export const smsRoutes: MethodRoutes = {
+  segment: 'sms',
+  paths: { '': { POST: (request, { publicId }) => postSmsForm(request, { publicId }) } },
+};

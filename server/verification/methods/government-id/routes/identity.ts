@@ -2,6 +2,10 @@ import {
   IDENTITY_UPLOAD_RETRY_AFTER_SECONDS,
   takeIdentityUploadSlot,
 } from '@/server/api/http/identity-upload-slots';
+import type { MethodRoutes } from '@/server/api/page-kit/method-routes';
+import { withNotice } from '@/server/api/page-kit/notices';
+import { answerCaseStep, pageFrame, readProtectedUpload } from '@/server/api/page-kit/page-request';
+import { seeOther, uploadsBusyPage } from '@/server/api/page-kit/respond';
 import {
   checkIdentityPictures,
   returnFromIdentityCheck,
@@ -9,9 +13,6 @@ import {
 } from '@/server/application/verification/identity-check';
 import { identityFlowOf } from '@/server/application/verification/subject-deps';
 import { MAX_IMAGE_BYTES } from '@/server/verification/methods/government-id/step';
-import { withNotice } from './notices';
-import { answerCaseStep, pageFrame, readProtectedUpload } from './page-request';
-import { seeOther, uploadsBusyPage } from './respond';
 
 /**
  * POST /v/<id>/identity, the upload flow (simulated provider): the two pictures are read into
@@ -81,3 +82,19 @@ export function returnFromIdentity(request: Request, params: { publicId: string 
     }
   });
 }
+
+/**
+ * The ID check, under `/v/<public id>/identity`: the upload form (simulated provider: the two
+ * pictures are read into memory, checked and dropped, nothing written to disk or the database);
+ * `start` opens or resumes the vendor's session (Stripe Identity) and sends the subject there;
+ * `return` is where the vendor sends them back (the result is fetched from the vendor, never
+ * taken from the request).
+ */
+export const governmentIdRoutes: MethodRoutes = {
+  segment: 'identity',
+  paths: {
+    '': { POST: (request, { publicId }) => postIdentityUpload(request, { publicId }) },
+    start: { GET: (request, { publicId }) => startIdentity(request, { publicId }) },
+    return: { GET: (request, { publicId }) => returnFromIdentity(request, { publicId }) },
+  },
+};

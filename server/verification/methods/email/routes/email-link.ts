@@ -1,9 +1,10 @@
+import type { MethodRoutes } from '@/server/api/page-kit/method-routes';
+import { noticeFor, withNotice } from '@/server/api/page-kit/notices';
+import { answerPage, csrfFor, pageFrame, readProtectedForm } from '@/server/api/page-kit/page-request';
+import { htmlResponse, notFoundPage, seeOther } from '@/server/api/page-kit/respond';
 import { confirmEmailAddress, openEmailLink } from '@/server/application/verification/confirm-email';
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
-import { renderEmailConfirmPage } from './email-confirm-page';
-import { noticeFor, withNotice } from './notices';
-import { answerPage, csrfFor, pageFrame, readProtectedForm } from './page-request';
-import { htmlResponse, notFoundPage, seeOther } from './respond';
+import { renderEmailConfirmPage } from './confirm-page';
 
 type LinkParams = { publicId: string; token: string };
 
@@ -47,3 +48,14 @@ export function postEmailLink(request: Request, { publicId, token }: LinkParams)
     return seeOther(back);
   });
 }
+
+/** The link mailed to the subject, under `/v/<public id>/email/<token>`. */
+export const emailRoutes: MethodRoutes = {
+  segment: 'email',
+  paths: {
+    ':token': {
+      GET: (request, { publicId, rest: [token = ''] }) => showEmailLink(request, { publicId, token }),
+      POST: (request, { publicId, rest: [token = ''] }) => postEmailLink(request, { publicId, token }),
+    },
+  },
+};

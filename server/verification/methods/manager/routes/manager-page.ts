@@ -1,3 +1,6 @@
+import type { Notice } from '@/server/api/page-kit/notices';
+import { documentHtml, type PageFrame, type RenderedPage } from '@/server/api/page-kit/respond';
+import { testModeBanner } from '@/server/api/page-kit/test-mode';
 import { effectiveStatus } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { html } from '@/server/platform/html';
@@ -5,9 +8,6 @@ import { CSRF_FIELD } from '@/server/verification/csrf';
 import { managerContact } from '@/server/verification/methods/manager/contact';
 import { managerMethod } from '@/server/verification/methods/manager/definition';
 import { stepOf } from '@/server/verification/step-settings';
-import type { Notice } from './notices';
-import { documentHtml, type PageFrame, type RenderedPage } from './respond';
-import { testModeBanner } from './test-mode';
 
 /** The page the manager's e-mail link opens: who asks, on whose behalf, and confirm or decline. */
 export function renderManagerPage(input: {

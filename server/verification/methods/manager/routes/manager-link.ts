@@ -1,8 +1,9 @@
+import type { MethodRoutes } from '@/server/api/page-kit/method-routes';
+import { noticeFor, withNotice } from '@/server/api/page-kit/notices';
+import { answerPage, csrfFor, field, pageFrame, readProtectedForm } from '@/server/api/page-kit/page-request';
+import { htmlResponse, notFoundPage, seeOther } from '@/server/api/page-kit/respond';
 import { decideAsManager, findManagerCase } from '@/server/application/verification/manager-decision';
 import { renderManagerPage } from './manager-page';
-import { noticeFor, withNotice } from './notices';
-import { answerPage, csrfFor, field, pageFrame, readProtectedForm } from './page-request';
-import { htmlResponse, notFoundPage, seeOther } from './respond';
 
 type LinkParams = { publicId: string; token: string };
 
@@ -45,3 +46,14 @@ export function postManagerDecision(request: Request, { publicId, token }: LinkP
     return seeOther(withNotice(back, 'unavailable'));
   });
 }
+
+/** The link mailed to the manager, under `/v/<public id>/manager/<token>`. */
+export const managerRoutes: MethodRoutes = {
+  segment: 'manager',
+  paths: {
+    ':token': {
+      GET: (request, { publicId, rest: [token = ''] }) => showManagerPage(request, { publicId, token }),
+      POST: (request, { publicId, rest: [token = ''] }) => postManagerDecision(request, { publicId, token }),
+    },
+  },
+};

@@ -1,10 +1,10 @@
+import type { Notice } from '@/server/api/page-kit/notices';
+import { documentHtml, type PageFrame, type RenderedPage } from '@/server/api/page-kit/respond';
+import { testModeBanner } from '@/server/api/page-kit/test-mode';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { html } from '@/server/platform/html';
 import { CSRF_FIELD } from '@/server/verification/csrf';
 import { maskEmail } from '@/server/verification/methods/page-section';
-import type { Notice } from './notices';
-import { documentHtml, type PageFrame, type RenderedPage } from './respond';
-import { testModeBanner } from './test-mode';
 
 /**
  * The page the subject's e-mail link opens. Opening it changes nothing (mail scanners and link
