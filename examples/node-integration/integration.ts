@@ -158,6 +158,13 @@ try {
   if (current.status !== 'closed') throw new Error(`the case reads as ${current.status}`);
   console.log(`case.closed ${event.id} for ${event.data.subject_email}; the case reads as ${current.status}`);
 
+  // 7. The passkeys the subject saved at the end of a case that offered one (none here: the case
+  //    did not offer it); a helpdesk revokes one with DELETE /v1/passkeys/{id}/.
+  const passkeys = dataOf(
+    await vouch.GET('/v1/passkeys/', { params: { query: { subject_email: current.subject_email } } }),
+  );
+  console.log(`${current.subject_email} holds ${passkeys.results.length} passkey(s)`);
+
   const deleted = await vouch.DELETE('/v1/webhooks/endpoints/{id}/', {
     params: { path: { id: endpoint.id } },
   });

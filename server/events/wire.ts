@@ -3,13 +3,16 @@ import { CASE_STATUSES, VERIFICATION_METHODS } from '@/db/schema';
 import { EXPIRY_REASONS } from '@/server/cases/case-event-data';
 import { EXAMPLE_CASE } from '@/server/cases/example-case';
 import { EVENT_ID_PREFIX } from '@/server/platform/ids';
-import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { createdRange } from '@/server/platform/wire-fields';
 import { EXAMPLE_ENDPOINT_ID } from '@/server/webhooks/wire';
 
-/** What an event may be filtered by: its type (a case type, or `ping`), its case, its time. */
-export const EVENT_TYPES = [...CASE_EVENT_TYPES, 'ping'] as const;
+/** What an event may be filtered by: its type (a case's, a passkey's, or `ping`), its case, its time. */
+export const EVENT_TYPES = [...SUBSCRIBABLE_EVENT_TYPES, 'ping'] as const;
+
+/** A sample passkey id, the same wherever the document shows one. */
+export const EXAMPLE_PASSKEY_ID = '01946b2a-8d1f-7e52-8b3c-4d5e6f7a8b9c';
 
 /** A sample event id, the same wherever the document shows one. */
 export const EXAMPLE_EVENT_ID = 'evt_01946b2a-7c3e-7d41-9a2b-3c4d5e6f7a8b';
@@ -101,6 +104,16 @@ const caseEventFields = {
     .meta({ description: 'When the case was opened.', examples: [EXAMPLE_CASE.createdAt] }),
 };
 
+/** A passkey event's `data`: which passkey, the case that enrolled it, whose it is. */
+const passkeyEventFields = {
+  passkey_id: z.uuid().meta({ description: 'The passkey’s id.', examples: [EXAMPLE_PASSKEY_ID] }),
+  case_id: z.uuid().meta({ description: 'The case that enrolled it.', examples: [EXAMPLE_CASE.id] }),
+  subject_email: z.string().meta({
+    description: 'Whose passkey it is (the redaction placeholder once that case is redacted).',
+    examples: [EXAMPLE_CASE.subjectEmail],
+  }),
+};
+
 const failureReason = z
   .string()
   .nullable()
@@ -154,6 +167,13 @@ export const EVENT_DATA = {
       description:
         'The subject’s personal data was erased: `subject_email` is now the placeholder `redacted+<public_id>@redacted.invalid`.',
     }),
+  'passkey.enrolled': z.strictObject(passkeyEventFields).meta({
+    description:
+      'The subject saved a passkey at the end of a verified case (`case_id`) that offered one: a later case with the method `passkey` can verify them by it alone.',
+  }),
+  'passkey.revoked': z.strictObject(passkeyEventFields).meta({
+    description: 'The team revoked a passkey (`DELETE /v1/passkeys/{id}/`): no case can use it any more.',
+  }),
   ping: z
     .strictObject({
       endpoint_id: z.uuid().meta({ description: 'The endpoint pinged.', examples: [EXAMPLE_ENDPOINT_ID] }),

@@ -297,15 +297,15 @@ export async function deletePasskeysEnrolledBy(db: Queryable, caseId: string): P
   return deleted.length;
 }
 
-/** Revokes one passkey of a team's mode (its row deleted); false when there is none such. */
-export async function revokePasskey(
+/** Revokes one passkey of a team's mode (its row deleted): the passkey, or null when there is none such. */
+export async function takePasskey(
   db: Queryable,
   scope: { teamId: string; livemode: boolean },
   id: string,
-): Promise<boolean> {
-  const deleted = await db
+): Promise<PasskeyRow | null> {
+  const [taken] = await db
     .delete(passkeys)
     .where(and(eq(passkeys.id, id), eq(passkeys.teamId, scope.teamId), eq(passkeys.livemode, scope.livemode)))
-    .returning({ id: passkeys.id });
-  return deleted.length === 1;
+    .returning();
+  return taken ?? null;
 }

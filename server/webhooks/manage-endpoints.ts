@@ -7,7 +7,7 @@ import { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { createPingDelivery, resumeHeldDeliveries } from '@/server/platform/outbox/delivery-state';
-import { CASE_EVENT_TYPES, recordEvent } from '@/server/platform/outbox/record-events';
+import { recordEvent, SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
 import { isUuid } from './wire';
@@ -82,11 +82,11 @@ export function validateEndpointUrl(raw: string | undefined, policy: EndpointPol
 export function validateEvents(raw: string[] | undefined): string[] {
   if (!raw || raw.length === 0)
     throw new AppError('INVALID_EVENTS', 'events: at least one event type is required.');
-  const unknown = raw.filter((type) => !(CASE_EVENT_TYPES as readonly string[]).includes(type));
+  const unknown = raw.filter((type) => !(SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(type));
   if (unknown.length > 0) {
     throw new AppError(
       'INVALID_EVENTS',
-      `events: unknown event type(s) ${unknown.join(', ')}; use ${CASE_EVENT_TYPES.join(', ')}.`,
+      `events: unknown event type(s) ${unknown.join(', ')}; use ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.`,
     );
   }
   return [...new Set(raw)];

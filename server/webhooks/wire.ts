@@ -6,7 +6,7 @@ import {
   type webhookEndpoints,
 } from '@/db/schema';
 import { eventWireId } from '@/server/platform/ids';
-import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { jsonBoolean } from '@/server/platform/wire-fields';
 
@@ -32,7 +32,7 @@ const endpointFields = {
     examples: [EXAMPLE_URL],
   }),
   events: z.array(z.string()).meta({
-    description: `The event types to deliver, one or more of ${CASE_EVENT_TYPES.join(', ')}.`,
+    description: `The event types to deliver, one or more of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')}.`,
     examples: [['case.closed', 'case.failed']],
   }),
   description: z.string().meta({

@@ -15,8 +15,8 @@ import {
   provePasskey,
   registrationOptions,
   relyingPartyOf,
-  revokePasskey,
   savePasskey,
+  takePasskey,
 } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
 import { newPublicId, newRowId } from '@/server/platform/ids';
@@ -287,9 +287,11 @@ describe('proving a passkey', () => {
     const revokedId =
       (await database.db.select().from(passkeys).where(eq(passkeys.credentialId, revoked.credentialId)))[0]
         ?.id ?? '';
-    expect(await revokePasskey(database.db, { teamId: otherTeamId, livemode: true }, revokedId)).toBe(false);
-    expect(await revokePasskey(database.db, { teamId, livemode: false }, revokedId)).toBe(false);
-    expect(await revokePasskey(database.db, { teamId, livemode: true }, revokedId)).toBe(true);
+    expect(await takePasskey(database.db, { teamId: otherTeamId, livemode: true }, revokedId)).toBeNull();
+    expect(await takePasskey(database.db, { teamId, livemode: false }, revokedId)).toBeNull();
+    expect(await takePasskey(database.db, { teamId, livemode: true }, revokedId)).toMatchObject({
+      id: revokedId,
+    });
     const afterRevoke = await aCase('owner@pk.test');
     expect(
       await provePasskey(

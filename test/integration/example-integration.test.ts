@@ -91,6 +91,7 @@ describe('examples/node-integration', () => {
     expect(example.output).toMatch(
       /^case\.closed evt_\S+ for jane\.doe@acme\.example; the case reads as closed$/m,
     );
+    expect(example.output).toMatch(/^jane\.doe@acme\.example holds 0 passkey\(s\)$/m);
     expect(example.output).toMatch(/^batch item 0: case \S+ for ana\.lima@acme\.example$/m);
     expect(example.output).toMatch(/^batch item 1: 422 VALIDATION_ERROR$/m);
     expect(example.output).toContain('done: the endpoint is deleted');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { accountRouter } from '@/server/api/rest/routers/account';
 import { casesRouter } from '@/server/api/rest/routers/cases';
 import { eventsRouter } from '@/server/api/rest/routers/events';
+import { passkeysRouter } from '@/server/api/rest/routers/passkeys';
 import { templatesRouter } from '@/server/api/rest/routers/templates';
 import { webhooksRouter } from '@/server/api/rest/routers/webhooks';
 import { consoleRouter } from './console-router';
@@ -42,6 +43,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   events: eventsRouter,
   templates: templatesRouter,
+  passkeys: passkeysRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,7 +20,13 @@ export const CASE_EVENT_TYPES = [
 ] as const;
 
 export type CaseEventType = (typeof CASE_EVENT_TYPES)[number];
-export type EventType = CaseEventType | 'ping';
+
+/** A subject's passkey saved at the end of a case, or revoked by the team. */
+export const PASSKEY_EVENT_TYPES = ['passkey.enrolled', 'passkey.revoked'] as const;
+
+/** What a webhook endpoint may subscribe to (`ping` reaches one only through its test). */
+export const SUBSCRIBABLE_EVENT_TYPES = [...CASE_EVENT_TYPES, ...PASSKEY_EVENT_TYPES] as const;
+export type EventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number] | 'ping';
 
 export interface EventEnvelope {
   id: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { managerProcedure, router, sessionProcedure } from '@/server/api/trpc/init';
 import { deliveryPayloadForConsoleRole } from '@/server/application/cases/subject-link-visibility';
 import { webhookActions } from '@/server/application/webhooks/endpoint-actions';
-import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { getDelivery, listDeliveries } from '@/server/webhooks/deliveries';
 import { getEndpoint, listEndpoints } from '@/server/webhooks/manage-endpoints';
 import {
@@ -22,7 +22,7 @@ const endpointId = z.object({ id: z.string().max(100) });
  */
 export const consoleWebhooksRouter = router({
   /** The event types an endpoint can subscribe to (the form's checkboxes). */
-  eventTypes: sessionProcedure.query(() => [...CASE_EVENT_TYPES]),
+  eventTypes: sessionProcedure.query(() => [...SUBSCRIBABLE_EVENT_TYPES]),
 
   list: sessionProcedure.query(async ({ ctx }) =>
     (await listEndpoints(ctx.db, ctx.scope)).map(toEndpointWire),

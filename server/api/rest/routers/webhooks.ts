@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pageUrl } from '@/server/api/page-url';
 import { apiKeyProcedure, router } from '@/server/api/trpc/init';
 import { webhookActions } from '@/server/application/webhooks/endpoint-actions';
-import { CASE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
+import { SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { getDelivery, listDeliveries } from '@/server/webhooks/deliveries';
 import { getEndpoint, listEndpoints } from '@/server/webhooks/manage-endpoints';
 import {
@@ -36,7 +36,7 @@ export const webhooksRouter = router({
         path: '/webhooks/endpoints/',
         tags: TAGS,
         summary: 'Create a webhook endpoint',
-        description: `HTTPS on port 443, to a public host (INVALID_URL: a private address, or a name only a local network knows such as localhost or *.internal, is refused; run \`npm run listen\` to receive events on your own machine); \`events\` lists one or more of ${CASE_EVENT_TYPES.join(', ')} (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.`,
+        description: `HTTPS on port 443, to a public host (INVALID_URL: a private address, or a name only a local network knows such as localhost or *.internal, is refused; run \`npm run listen\` to receive events on your own machine); \`events\` lists one or more of ${SUBSCRIBABLE_EVENT_TYPES.join(', ')} (INVALID_EVENTS). At most 10 per team (ENDPOINT_LIMIT_REACHED). The signing secret is returned here and by rotate-secret only.`,
         successDescription: 'The endpoint with its signing secret (201).',
       },
     })

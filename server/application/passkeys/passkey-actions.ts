@@ -1,0 +1,49 @@
+import type { TeamActionContext } from '@/server/application/team-action-context';
+import { recordAudit } from '@/server/audit/record-audit';
+import { subjectPasskeys, takePasskey } from '@/server/passkeys/ceremonies';
+import type { DataScope } from '@/server/platform/data-scope';
+import { AppError } from '@/server/platform/errors';
+import { recordEvent } from '@/server/platform/outbox/record-events';
+import { type PasskeyWire, toPasskeyWire } from './wire';
+
+/** Who manages a team's passkeys: an API key (or a console user) acting in one team and mode. */
+export interface PasskeyActionContext extends TeamActionContext {
+  scope: DataScope;
+}
+
+export const passkeyActions = {
+  /** A subject's passkeys in the key's team and mode, oldest first. */
+  list: async (ctx: PasskeyActionContext, subjectEmail: string): Promise<PasskeyWire[]> =>
+    (await subjectPasskeys(ctx.db, { ...ctx.scope, subjectEmail })).map(toPasskeyWire),
+
+  /**
+   * Revokes one: its row goes, `passkey.revoked` is recorded (about the case that enrolled it, so
+   * that case's redaction erases the address in it too) and the change is audited, in one
+   * transaction. Another team's or mode's passkey is not found.
+   */
+  revoke: (ctx: PasskeyActionContext, id: string): Promise<void> =>
+    ctx.db.transaction(async (tx) => {
+      const revoked = await takePasskey(tx, ctx.scope, id);
+      if (!revoked) throw new AppError('NOT_FOUND', 'No passkey with this id.');
+      const now = ctx.clock();
+      await recordEvent(tx, ctx.jobs, {
+        scope: ctx.scope,
+        type: 'passkey.revoked',
+        data: {
+          passkey_id: revoked.id,
+          case_id: revoked.enrollingCaseId,
+          subject_email: revoked.subjectEmail,
+        },
+        caseId: revoked.enrollingCaseId,
+        now,
+      });
+      await recordAudit(tx, {
+        teamId: ctx.teamId,
+        actor: ctx.actor,
+        at: now,
+        action: 'passkey.revoked',
+        target: revoked.id,
+        details: { livemode: ctx.scope.livemode, enrolling_case_id: revoked.enrollingCaseId },
+      });
+    }),
+};
