@@ -367,6 +367,8 @@ describe('roles are enforced by the server', () => {
         'GET /v1/templates/{id}/',
         'PATCH /v1/templates/{id}/',
         'DELETE /v1/templates/{id}/',
+        'GET /v1/passkeys/',
+        'DELETE /v1/passkeys/{id}/',
       ].sort(),
     );
     // And no REST path reaches one either.

@@ -7,12 +7,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, cases } from '@/db/schema';
-import {
-  type CeremonyCase,
-  registrationOptions,
-  relyingPartyOf,
-  savePasskey,
-} from '@/server/passkeys/ceremonies';
 import { systemClock } from '@/server/platform/clock';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import { createTeam } from '@/server/teams/manage-teams';
@@ -26,7 +20,7 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
-import { SoftwareAuthenticator } from '@/test/support/software-authenticator';
+import { enrollPasskey } from '@/test/support/passkeys';
 
 type Api = ReturnType<typeof apiClient>;
 interface PasskeyWire {
@@ -37,7 +31,6 @@ interface PasskeyWire {
   [field: string]: unknown;
 }
 
-const party = relyingPartyOf('https://verify.vouch.test');
 let database: TestDatabase;
 let certificate: Certificate;
 let webhooks: Receiver;
@@ -69,28 +62,24 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** A passkey saved by a software authenticator at the end of a (live) case of the team. */
-async function enrollPasskey(email: string): Promise<string> {
-  const ceremony: CeremonyCase = { caseId: newRowId(), teamId, livemode: true, subjectEmail: email };
+/** A passkey saved at the end of a (live, closed) case of the team: the case's id. */
+async function enrolledCase(email: string): Promise<string> {
+  const caseId = newRowId();
   await database.db.insert(cases).values({
-    id: ceremony.caseId,
+    id: caseId,
     teamId,
     publicId: newPublicId(),
     subjectEmail: email,
     status: 'closed',
     expiresAt: new Date(Date.now() + 86_400_000),
   });
-  const options = await registrationOptions(database.db, ceremony, party, systemClock);
-  if (!options.ok) throw new Error(options.why);
-  const answer = new SoftwareAuthenticator(party.origin).register(options.value.challenge);
-  const saved = await savePasskey(database.db, ceremony, answer, party, systemClock);
-  if (!saved.ok) throw new Error(saved.why);
-  return ceremony.caseId;
+  await enrollPasskey(database.db, { caseId, teamId, livemode: true, subjectEmail: email });
+  return caseId;
 }
 
 describe('the passkeys API', () => {
   it("lists a subject's passkeys in the key's team and mode, never the public key", async () => {
-    const caseId = await enrollPasskey('lister@keys.test');
+    const caseId = await enrolledCase('lister@keys.test');
     const listed = await live.get<{ results: PasskeyWire[] }>('/v1/passkeys/?subject_email=lister@keys.test');
     expect(listed.status).toBe(200);
     expect(listed.body.results).toEqual([
@@ -123,7 +112,7 @@ describe('the passkeys API', () => {
       events: ['passkey.revoked'],
     });
     expect(endpoint.status).toBe(201);
-    const caseId = await enrollPasskey('revoked@keys.test');
+    const caseId = await enrolledCase('revoked@keys.test');
     const [passkey] = (
       await live.get<{ results: PasskeyWire[] }>('/v1/passkeys/?subject_email=revoked@keys.test')
     ).body.results;

@@ -9,8 +9,9 @@
 import { verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devMailbox } from '@/db/schema';
+import { cases, devMailbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
+import { newPublicId, newRowId } from '@/server/platform/ids';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
@@ -24,6 +25,7 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
+import { enrollPasskey } from '@/test/support/passkeys';
 import { type SmtpSink, startSmtpSink } from '@/test/support/smtp-sink';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
 import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
@@ -146,7 +148,9 @@ function routeShape(route: { path: string }) {
       ? ('event' as const)
       : route.path.startsWith('/v1/webhooks/deliveries/')
         ? ('delivery' as const)
-        : ('endpoint' as const);
+        : route.path.startsWith('/v1/passkeys/')
+          ? ('passkey' as const)
+          : ('endpoint' as const);
   const body = route.path.endsWith('/recover/')
     ? { since: new Date(Date.now() - 3_600_000).toISOString() }
     : route.path.endsWith('/simulate/')
@@ -175,9 +179,38 @@ describe('test mode', () => {
     const liveDelivery = String(liveDelivered?.headers['x-service-delivery']);
     const testDelivery = String(testDelivered?.headers['x-service-delivery']);
 
+    // A passkey in each mode, saved at the end of a closed case of its own (redacting the case
+    // above, as a route below does, would delete a passkey it had enrolled).
+    const passkeyIn = async (livemode: boolean, subjectEmail: string) => {
+      const caseId = newRowId();
+      await database.db.insert(cases).values({
+        id: caseId,
+        teamId,
+        livemode,
+        publicId: newPublicId(),
+        subjectEmail,
+        status: 'closed',
+        expiresAt: new Date(Date.now() + 86_400_000),
+      });
+      return enrollPasskey(database.db, { caseId, teamId, livemode, subjectEmail });
+    };
+    const livePasskey = await passkeyIn(true, 'iso-live@example.test');
+    const testPasskey = await passkeyIn(false, 'iso-test@example.test');
     const ids = {
-      live: { case: liveCase.id, endpoint: liveEndpoint.id, delivery: liveDelivery, event: liveEvent.id },
-      test: { case: testCase.id, endpoint: testEndpoint.id, delivery: testDelivery, event: testEvent.id },
+      live: {
+        case: liveCase.id,
+        endpoint: liveEndpoint.id,
+        delivery: liveDelivery,
+        event: liveEvent.id,
+        passkey: livePasskey.id,
+      },
+      test: {
+        case: testCase.id,
+        endpoint: testEndpoint.id,
+        delivery: testDelivery,
+        event: testEvent.id,
+        passkey: testPasskey.id,
+      },
     };
     // Every route of the published document that names one resource: the owner's mode finds it;
     // the same team's other mode answers 404 saying where the id belongs and which key to use; a
@@ -206,12 +239,14 @@ describe('test mode', () => {
       endpoint: crypto.randomUUID(),
       delivery: crypto.randomUUID(),
       event: `evt_${crypto.randomUUID()}`,
+      passkey: crypto.randomUUID(),
     };
     const nouns = {
       case: 'case',
       event: 'event',
       delivery: 'webhook delivery',
       endpoint: 'webhook endpoint',
+      passkey: 'passkey',
     };
     for (const [own, other, client, otherClient] of [
       ['live', 'test', live, test],
@@ -249,6 +284,10 @@ describe('test mode', () => {
       expect((await client.get(`/v1/webhooks/endpoints/${ids[own].endpoint}/`)).status).toBe(200);
       expect((await client.get(`/v1/webhooks/deliveries/${ids[own].delivery}/`)).status).toBe(200);
       expect((await client.get(`/v1/events/${ids[own].event}/`)).status).toBe(200);
+      const held = await client.get<{ results: Array<{ id: string }> }>(
+        `/v1/passkeys/?subject_email=iso-${own}%40example.test`,
+      );
+      expect(held.body.results.map((passkey) => passkey.id)).toEqual([ids[own].passkey]);
     }
 
     // Lists never mix.
@@ -263,6 +302,10 @@ describe('test mode', () => {
         `/v1/cases/?subject_email=${own === ids.live ? 'iso-test' : 'iso-live'}%40example.test`,
       );
       expect(byEmail.body.results).toEqual([]);
+      const othersPasskeys = await client.get<{ results: unknown[] }>(
+        `/v1/passkeys/?subject_email=${own === ids.live ? 'iso-test' : 'iso-live'}%40example.test`,
+      );
+      expect(othersPasskeys.body.results).toEqual([]);
       const endpoints = (await client.get<{ results: Endpoint[] }>('/v1/webhooks/endpoints/')).body.results;
       expect(endpoints.map((e) => e.id)).toEqual([own.endpoint]);
       const deliveries = (await client.get<Page<{ id: string }>>('/v1/webhooks/deliveries/')).body.results;

@@ -1,8 +1,9 @@
+import { passkeys } from '@/db/schema';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { recordAudit } from '@/server/audit/record-audit';
 import { subjectPasskeys, takePasskey } from '@/server/passkeys/ceremonies';
 import type { DataScope } from '@/server/platform/data-scope';
-import { AppError } from '@/server/platform/errors';
+import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { type PasskeyWire, toPasskeyWire } from './wire';
 
@@ -24,7 +25,7 @@ export const passkeyActions = {
   revoke: (ctx: PasskeyActionContext, id: string): Promise<void> =>
     ctx.db.transaction(async (tx) => {
       const revoked = await takePasskey(tx, ctx.scope, id);
-      if (!revoked) throw new AppError('NOT_FOUND', 'No passkey with this id.');
+      if (!revoked) throw await notFoundInScope(tx, passkeys, ctx.scope, id, { noun: 'passkey' });
       const now = ctx.clock();
       await recordEvent(tx, ctx.jobs, {
         scope: ctx.scope,
