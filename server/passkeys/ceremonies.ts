@@ -9,8 +9,9 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
-import { and, count, eq, gt } from 'drizzle-orm';
-import type { Queryable } from '@/db/client';
+import { and, count, eq, gt, sql } from 'drizzle-orm';
+import type { Db, Queryable } from '@/db/client';
+import { deleteInBatches } from '@/db/delete-in-batches';
 import { passkeyChallenges, passkeys } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 
@@ -308,4 +309,12 @@ export async function takePasskey(
     .where(and(eq(passkeys.id, id), eq(passkeys.teamId, scope.teamId), eq(passkeys.livemode, scope.livemode)))
     .returning();
   return taken ?? null;
+}
+
+/**
+ * The daily clean-up's part: challenges past their time (an answer checked consumes its own, so
+ * these are ceremonies a browser began and never finished), in batches.
+ */
+export function purgeExpiredChallenges(db: Db, now: Date): Promise<number> {
+  return deleteInBatches(db, passkeyChallenges, sql`${passkeyChallenges.expiresAt} <= ${now.toISOString()}`);
 }

@@ -7,6 +7,7 @@ import { deleteOldImports } from '@/server/case-imports/queries';
 import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import { FLOW_REQUEST_RETENTION_DAYS, purgeFlows } from '@/server/oidc/purge-flows';
+import { purgeExpiredChallenges } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import type { JobProducer } from '@/server/platform/jobs/producers';
@@ -25,8 +26,8 @@ export const IMPORT_RETENTION = { draftDays: 1, finishedDays: 30 } as const;
 
 /**
  * The daily `data-retention` job: ended cases past their team's retention period are redacted,
- * then events, mails, audit entries, console imports and identity-provider flows' requests past
- * their periods are deleted. Each part works in
+ * then events, mails, audit entries, console imports, identity-provider flows' requests and
+ * passkey ceremonies never finished past their periods are deleted. Each part works in
  * batches that commit on their own, so the job is resumable, and safe to run on several workers at
  * once (redaction takes its cases SKIP LOCKED; a row deleted twice is deleted once).
  */
@@ -49,6 +50,7 @@ export async function applyRetention(
     finishedBefore: before(IMPORT_RETENTION.finishedDays),
   });
   const oidcFlows = await purgeFlows(db, before(FLOW_REQUEST_RETENTION_DAYS));
+  const passkeyChallenges = await purgeExpiredChallenges(db, clock());
   return {
     redactedCases,
     events,
@@ -58,5 +60,6 @@ export async function applyRetention(
     caseImports,
     oidcFlowsDeleted: oidcFlows.deleted,
     oidcFlowRequestsForgotten: oidcFlows.forgotten,
+    passkeyChallenges,
   };
 }

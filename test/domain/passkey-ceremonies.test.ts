@@ -5,7 +5,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases, passkeys } from '@/db/schema';
+import { cases, passkeyChallenges, passkeys } from '@/db/schema';
 import { redactCase } from '@/server/application/cases/redact-case';
 import {
   authenticationOptions,
@@ -13,6 +13,7 @@ import {
   deletePasskeysEnrolledBy,
   MAX_PASSKEYS_PER_SUBJECT,
   provePasskey,
+  purgeExpiredChallenges,
   registrationOptions,
   relyingPartyOf,
   savePasskey,
@@ -354,5 +355,25 @@ describe('redacting the case that enrolled passkeys', () => {
       .from(passkeys)
       .where(eq(passkeys.subjectEmail, 'redacted@pk.test'));
     expect(left.map((passkey) => passkey.enrollingCaseId)).toEqual([kept.caseId]);
+  });
+});
+
+describe('challenges never answered', () => {
+  it('are deleted once past their time, and only those', async () => {
+    const ceremony = await aCase('purge@pk.test');
+    await enrolled(ceremony);
+    const stale = await challengeFor(ceremony);
+    now = new Date(now.getTime() + 301_000);
+    const fresh = await challengeFor(ceremony);
+    const left = async () =>
+      (
+        await database.db
+          .select()
+          .from(passkeyChallenges)
+          .where(eq(passkeyChallenges.caseId, ceremony.caseId))
+      ).map((row) => row.challenge);
+    expect(await left()).toEqual(expect.arrayContaining([stale, fresh]));
+    expect(await purgeExpiredChallenges(database.db, now)).toBeGreaterThanOrEqual(1);
+    expect(await left()).toEqual([fresh]);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, caseImportRows, caseImports } from '@/db/schema';
+import { auditLog, caseImportRows, caseImports, passkeyChallenges } from '@/db/schema';
 import { redactCasesPastRetention } from '@/server/application/cases/redact-past-retention';
 import { sealAuditChains, verifyAuditChain } from '@/server/audit/audit-chain';
 import { type Clock, systemClock } from '@/server/platform/clock';
@@ -258,6 +258,14 @@ describe('operational data', () => {
       subjectEmail: 'refused@forgets.test',
       errorCode: 'X',
     });
+    // A passkey ceremony the subject's browser began and never finished: its challenge, good for
+    // five minutes, goes with the next run.
+    await database.db.insert(passkeyChallenges).values({
+      challenge: 'never-answered',
+      caseId: c.id,
+      ceremony: 'authentication',
+      expiresAt: new Date(Date.now() + 300_000),
+    });
     const count = async (table: string, where = database.sql`true`) => {
       const [row] = await database.sql<{ n: number }[]>`
         select count(*)::int as n from ${database.sql(table)} where ${where}`;
@@ -287,6 +295,7 @@ describe('operational data', () => {
       caseImports: 1,
       oidcFlowsDeleted: 0,
       oidcFlowRequestsForgotten: 0,
+      passkeyChallenges: 1,
     });
     expect(await count('case_import_rows')).toBe(1);
     expect(await count('dev_mailbox')).toBe(0);
@@ -313,6 +322,7 @@ describe('operational data', () => {
       caseImports: 1,
       oidcFlowsDeleted: 0,
       oidcFlowRequestsForgotten: 0,
+      passkeyChallenges: 0,
     });
     expect(await count('case_import_rows')).toBe(0);
     expect(await count('events', pastMonth)).toBe(0);
