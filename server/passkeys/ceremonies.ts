@@ -83,9 +83,14 @@ const REFUSALS: Array<[RegExp, CeremonyRefusal]> = [
   [/challenge/i, 'challenge_unknown'],
 ];
 
-function refusalOf(error: unknown): CeremonyRefusal {
-  const message = error instanceof Error ? error.message : String(error);
-  return REFUSALS.find(([pattern]) => pattern.test(message))?.[1] ?? 'malformed';
+/** The library's check of an answer, its throw turned into the refusal it names. */
+async function libraryVerdict<T>(verify: () => Promise<T>): Promise<CeremonyResult<T>> {
+  try {
+    return { ok: true, value: await verify() };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, why: REFUSALS.find(([pattern]) => pattern.test(message))?.[1] ?? 'malformed' };
+  }
 }
 
 /** The passkeys of a subject in one team and mode, as a condition. */
@@ -177,21 +182,19 @@ export async function savePasskey(
   party: RelyingParty,
   clock: Clock,
 ): Promise<CeremonyResult<PasskeyRow>> {
-  let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
-  try {
-    verified = await verifyRegistrationResponse({
+  const verified = await libraryVerdict(() =>
+    verifyRegistrationResponse({
       response,
       expectedChallenge: (challenge) => consumeChallenge(db, ceremony, 'registration', challenge, clock),
       expectedOrigin: party.origin,
       expectedRPID: party.id,
       requireUserVerification: true,
       supportedAlgorithmIDs: ALGORITHMS,
-    });
-  } catch (error) {
-    return { ok: false, why: refusalOf(error) };
-  }
-  if (!verified.verified) return { ok: false, why: 'bad_signature' };
-  const info = verified.registrationInfo;
+    }),
+  );
+  if (!verified.ok) return verified;
+  if (!verified.value.verified) return { ok: false, why: 'bad_signature' };
+  const info = verified.value.registrationInfo;
   const [{ held } = { held: 0 }] = await db
     .select({ held: count() })
     .from(passkeys)
@@ -258,9 +261,8 @@ export async function provePasskey(
     .from(passkeys)
     .where(and(eq(passkeys.credentialId, response.id), ofSubject(ceremony)));
   if (!passkey) return { ok: false, why: 'unknown_passkey' };
-  let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
-  try {
-    verified = await verifyAuthenticationResponse({
+  const verdict = await libraryVerdict(() =>
+    verifyAuthenticationResponse({
       response,
       expectedChallenge: (challenge) => consumeChallenge(db, ceremony, 'authentication', challenge, clock),
       expectedOrigin: party.origin,
@@ -272,10 +274,10 @@ export async function provePasskey(
         transports: passkey.transports,
       },
       requireUserVerification: true,
-    });
-  } catch (error) {
-    return { ok: false, why: refusalOf(error) };
-  }
+    }),
+  );
+  if (!verdict.ok) return verdict;
+  const verified = verdict.value;
   if (!verified.verified) return { ok: false, why: 'bad_signature' };
   const [used] = await db
     .update(passkeys)

@@ -5,7 +5,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases, passkeyChallenges, passkeys } from '@/db/schema';
+import { passkeyChallenges, passkeys } from '@/db/schema';
 import { redactCase } from '@/server/application/cases/redact-case';
 import {
   authenticationOptions,
@@ -15,19 +15,17 @@ import {
   provePasskey,
   purgeExpiredChallenges,
   registrationOptions,
-  relyingPartyOf,
   savePasskey,
   takePasskey,
 } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
-import { newPublicId, newRowId } from '@/server/platform/ids';
 import { createTeam } from '@/server/teams/manage-teams';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { enrollPasskey, insertCase, TEST_RELYING_PARTY } from '@/test/support/passkeys';
 import { SoftwareAuthenticator } from '@/test/support/software-authenticator';
 
-const PAGES = 'https://verify.vouch.test';
-const party = relyingPartyOf(PAGES);
+const party = TEST_RELYING_PARTY;
 let now = new Date('2026-11-29T10:00:00Z');
 const clock: Clock = () => now;
 
@@ -49,44 +47,37 @@ afterAll(async () => {
 });
 
 /** A case of the team for `email` (live unless told), as the ceremonies see it. */
-async function aCase(
-  email: string,
-  options: { team?: string; livemode?: boolean } = {},
-): Promise<CeremonyCase> {
-  const id = newRowId();
-  const team = options.team ?? teamId;
-  const livemode = options.livemode ?? true;
-  await database.db.insert(cases).values({
-    id,
-    teamId: team,
-    livemode,
-    publicId: newPublicId(),
+function aCase(email: string, options: { team?: string; livemode?: boolean } = {}): Promise<CeremonyCase> {
+  return insertCase(database.db, {
+    teamId: options.team ?? teamId,
+    livemode: options.livemode ?? true,
     subjectEmail: email,
-    expiresAt: new Date(now.getTime() + 86_400_000),
   });
-  return { caseId: id, teamId: team, livemode, subjectEmail: email };
 }
 
 /** Enrolls a new authenticator for the case's subject; returns it. */
 async function enrolled(ceremony: CeremonyCase): Promise<SoftwareAuthenticator> {
-  const authenticator = new SoftwareAuthenticator(party.origin);
-  const options = await registrationOptions(database.db, ceremony, party, clock);
-  if (!options.ok) throw new Error(options.why);
-  const saved = await savePasskey(
-    database.db,
-    ceremony,
-    authenticator.register(options.value.challenge),
-    party,
-    clock,
-  );
-  if (!saved.ok) throw new Error(saved.why);
-  return authenticator;
+  return (await enrollPasskey(database.db, ceremony, clock)).authenticator;
 }
 
 async function challengeFor(ceremony: CeremonyCase): Promise<string> {
   const options = await authenticationOptions(database.db, ceremony, party, clock);
   if (!options.ok) throw new Error(options.why);
   return options.value.challenge;
+}
+
+/** The case's answer checked as the pages check it. */
+function answer(ceremony: CeremonyCase, response: Parameters<typeof provePasskey>[2]) {
+  return provePasskey(database.db, ceremony, response, party, clock);
+}
+
+/** A fresh challenge for the case, signed by the authenticator (bent as told) and checked. */
+async function proveFresh(
+  ceremony: CeremonyCase,
+  authenticator: SoftwareAuthenticator,
+  bend?: Parameters<SoftwareAuthenticator['authenticate']>[1],
+) {
+  return answer(ceremony, authenticator.authenticate(await challengeFor(ceremony), bend));
 }
 
 describe('saving a passkey', () => {
@@ -173,50 +164,34 @@ describe('proving a passkey', () => {
     const later = await aCase('prove@pk.test');
 
     now = new Date(now.getTime() + 60_000);
-    const answer = authenticator.authenticate(await challengeFor(later));
-    const proved = await provePasskey(database.db, later, answer, party, clock);
+    const signed = authenticator.authenticate(await challengeFor(later));
+    const proved = await answer(later, signed);
     expect(proved).toMatchObject({
       ok: true,
       value: { counter: 1, lastUsedAt: now, enrollingCaseId: enrolling.caseId },
     });
 
     // The same answer again: its challenge is spent.
-    expect(await provePasskey(database.db, later, answer, party, clock)).toEqual({
+    expect(await answer(later, signed)).toEqual({
       ok: false,
       why: 'challenge_unknown',
     });
     // A counter that goes backwards (a cloned authenticator), beside one that moves on.
-    expect(
-      await provePasskey(
-        database.db,
-        later,
-        authenticator.authenticate(await challengeFor(later), { counter: 1 }),
-        party,
-        clock,
-      ),
-    ).toEqual({ ok: false, why: 'counter_regressed' });
-    expect(
-      await provePasskey(
-        database.db,
-        later,
-        authenticator.authenticate(await challengeFor(later), { counter: 5 }),
-        party,
-        clock,
-      ),
-    ).toMatchObject({ ok: true, value: { counter: 5 } });
+    expect(await proveFresh(later, authenticator, { counter: 1 })).toEqual({
+      ok: false,
+      why: 'counter_regressed',
+    });
+    expect(await proveFresh(later, authenticator, { counter: 5 })).toMatchObject({
+      ok: true,
+      value: { counter: 5 },
+    });
   });
 
   it('refuses the wrong origin, relying party and a missing user verification, each beside its control', async () => {
     const ceremony = await aCase('bent@pk.test');
     const authenticator = await enrolled(ceremony);
-    const prove = async (bend: Parameters<SoftwareAuthenticator['authenticate']>[1]) =>
-      provePasskey(
-        database.db,
-        ceremony,
-        authenticator.authenticate(await challengeFor(ceremony), bend),
-        party,
-        clock,
-      );
+    const prove = (bend: Parameters<SoftwareAuthenticator['authenticate']>[1]) =>
+      proveFresh(ceremony, authenticator, bend);
     expect(await prove({ origin: 'https://verify.vouch.test.evil.test' })).toEqual({
       ok: false,
       why: 'wrong_origin',
@@ -231,36 +206,22 @@ describe('proving a passkey', () => {
     const authenticator = await enrolled(ceremony);
     const other = await aCase('cases@pk.test');
     const othersChallenge = await challengeFor(other);
-    expect(
-      await provePasskey(database.db, ceremony, authenticator.authenticate(othersChallenge), party, clock),
-    ).toEqual({
+    expect(await answer(ceremony, authenticator.authenticate(othersChallenge))).toEqual({
       ok: false,
       why: 'challenge_unknown',
     });
     // Still good for its own case: refusing it above did not spend it.
-    expect(
-      await provePasskey(database.db, other, authenticator.authenticate(othersChallenge), party, clock),
-    ).toMatchObject({
+    expect(await answer(other, authenticator.authenticate(othersChallenge))).toMatchObject({
       ok: true,
     });
 
     const challenge = await challengeFor(ceremony);
     now = new Date(now.getTime() + 301_000);
-    expect(
-      await provePasskey(database.db, ceremony, authenticator.authenticate(challenge), party, clock),
-    ).toEqual({
+    expect(await answer(ceremony, authenticator.authenticate(challenge))).toEqual({
       ok: false,
       why: 'challenge_unknown',
     });
-    expect(
-      await provePasskey(
-        database.db,
-        ceremony,
-        authenticator.authenticate(await challengeFor(ceremony)),
-        party,
-        clock,
-      ),
-    ).toMatchObject({ ok: true });
+    expect(await proveFresh(ceremony, authenticator)).toMatchObject({ ok: true });
   });
 
   it("refuses another team's, another mode's, another subject's, a revoked and a redacted case's passkey", async () => {
@@ -270,7 +231,7 @@ describe('proving a passkey', () => {
       // The subject's own options may be none: the challenge is then issued as for the owner's case.
       const options = await authenticationOptions(database.db, ceremony, party, clock);
       const challenge = options.ok ? options.value.challenge : await challengeFor(enrolling);
-      return provePasskey(database.db, ceremony, authenticator.authenticate(challenge), party, clock);
+      return answer(ceremony, authenticator.authenticate(challenge));
     };
     expect(await attempt(await aCase('owner@pk.test', { team: otherTeamId }))).toEqual({
       ok: false,
@@ -294,15 +255,7 @@ describe('proving a passkey', () => {
       id: revokedId,
     });
     const afterRevoke = await aCase('owner@pk.test');
-    expect(
-      await provePasskey(
-        database.db,
-        afterRevoke,
-        revoked.authenticate(await challengeFor(afterRevoke)),
-        party,
-        clock,
-      ),
-    ).toEqual({ ok: false, why: 'unknown_passkey' });
+    expect(await proveFresh(afterRevoke, revoked)).toEqual({ ok: false, why: 'unknown_passkey' });
 
     // Redacting the enrolling case deletes what it enrolled: the passkey is unknown from then on.
     expect(await deletePasskeysEnrolledBy(database.db, enrolling.caseId)).toBe(1);
@@ -317,9 +270,7 @@ describe('proving a passkey', () => {
         return c;
       }),
     );
-    expect(
-      await provePasskey(database.db, after, authenticator.authenticate(challenge), party, clock),
-    ).toEqual({
+    expect(await answer(after, authenticator.authenticate(challenge))).toEqual({
       ok: false,
       why: 'unknown_passkey',
     });
@@ -328,11 +279,11 @@ describe('proving a passkey', () => {
   it('refuses an answer that is not one', async () => {
     const ceremony = await aCase('junk@pk.test');
     await enrolled(ceremony);
-    expect(await provePasskey(database.db, ceremony, {} as never, party, clock)).toEqual({
+    expect(await answer(ceremony, {} as never)).toEqual({
       ok: false,
       why: 'malformed',
     });
-    expect(await provePasskey(database.db, ceremony, null as never, party, clock)).toEqual({
+    expect(await answer(ceremony, null as never)).toEqual({
       ok: false,
       why: 'malformed',
     });

@@ -6,9 +6,8 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditLog, cases } from '@/db/schema';
+import { auditLog } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
-import { newPublicId, newRowId } from '@/server/platform/ids';
 import { createTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
@@ -20,7 +19,7 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
-import { enrollPasskey } from '@/test/support/passkeys';
+import { enrollPasskey, insertCase } from '@/test/support/passkeys';
 
 type Api = ReturnType<typeof apiClient>;
 interface PasskeyWire {
@@ -63,18 +62,10 @@ afterAll(async () => {
 });
 
 /** A passkey saved at the end of a (live, closed) case of the team: the case's id. */
-async function enrolledCase(email: string): Promise<string> {
-  const caseId = newRowId();
-  await database.db.insert(cases).values({
-    id: caseId,
-    teamId,
-    publicId: newPublicId(),
-    subjectEmail: email,
-    status: 'closed',
-    expiresAt: new Date(Date.now() + 86_400_000),
-  });
-  await enrollPasskey(database.db, { caseId, teamId, livemode: true, subjectEmail: email });
-  return caseId;
+async function enrolledCase(subjectEmail: string): Promise<string> {
+  const enrolling = await insertCase(database.db, { teamId, livemode: true, subjectEmail, status: 'closed' });
+  await enrollPasskey(database.db, enrolling);
+  return enrolling.caseId;
 }
 
 describe('the passkeys API', () => {

@@ -9,9 +9,8 @@
 import { verify } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cases, devMailbox } from '@/db/schema';
+import { devMailbox } from '@/db/schema';
 import { systemClock } from '@/server/platform/clock';
-import { newPublicId, newRowId } from '@/server/platform/ids';
 import { createTeam, updateTeam } from '@/server/teams/manage-teams';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
@@ -25,7 +24,7 @@ import {
   type Receiver,
   startReceiver,
 } from '@/test/support/https-receiver';
-import { enrollPasskey } from '@/test/support/passkeys';
+import { enrollPasskey, insertCase } from '@/test/support/passkeys';
 import { type SmtpSink, startSmtpSink } from '@/test/support/smtp-sink';
 import { type StripeStandIn, startStripeStandIn } from '@/test/support/stripe-stand-in';
 import { openSubjectPage, postSubjectForm } from '@/test/support/subject-page';
@@ -181,19 +180,11 @@ describe('test mode', () => {
 
     // A passkey in each mode, saved at the end of a closed case of its own (redacting the case
     // above, as a route below does, would delete a passkey it had enrolled).
-    const passkeyIn = async (livemode: boolean, subjectEmail: string) => {
-      const caseId = newRowId();
-      await database.db.insert(cases).values({
-        id: caseId,
-        teamId,
-        livemode,
-        publicId: newPublicId(),
-        subjectEmail,
-        status: 'closed',
-        expiresAt: new Date(Date.now() + 86_400_000),
-      });
-      return enrollPasskey(database.db, { caseId, teamId, livemode, subjectEmail });
-    };
+    const passkeyIn = async (livemode: boolean, subjectEmail: string) =>
+      enrollPasskey(
+        database.db,
+        await insertCase(database.db, { teamId, livemode, subjectEmail, status: 'closed' }),
+      );
     const livePasskey = await passkeyIn(true, 'iso-live@example.test');
     const testPasskey = await passkeyIn(false, 'iso-test@example.test');
     const ids = {

@@ -1,15 +1,38 @@
 import type { Queryable } from '@/db/client';
+import { cases } from '@/db/schema';
 import {
   type CeremonyCase,
   registrationOptions,
   relyingPartyOf,
   savePasskey,
 } from '@/server/passkeys/ceremonies';
-import { systemClock } from '@/server/platform/clock';
+import { type Clock, systemClock } from '@/server/platform/clock';
+import { newPublicId, newRowId } from '@/server/platform/ids';
 import { SoftwareAuthenticator } from './software-authenticator';
 
 /** The pages' relying party in the tests that enroll passkeys outside the pages. */
 export const TEST_RELYING_PARTY = relyingPartyOf('https://verify.vouch.test');
+
+/**
+ * A case written straight into the table (open unless told; a day to live), as the ceremonies see
+ * it: a passkey's enrolling case, or the case a later ceremony runs for.
+ */
+export async function insertCase(
+  db: Queryable,
+  subject: { teamId: string; livemode: boolean; subjectEmail: string; status?: 'open' | 'closed' },
+): Promise<CeremonyCase> {
+  const caseId = newRowId();
+  await db.insert(cases).values({
+    id: caseId,
+    teamId: subject.teamId,
+    livemode: subject.livemode,
+    publicId: newPublicId(),
+    subjectEmail: subject.subjectEmail,
+    status: subject.status ?? 'open',
+    expiresAt: new Date(Date.now() + 86_400_000),
+  });
+  return { caseId, teamId: subject.teamId, livemode: subject.livemode, subjectEmail: subject.subjectEmail };
+}
 
 /**
  * A passkey saved for the case's subject by a software authenticator, through the registration
@@ -18,8 +41,9 @@ export const TEST_RELYING_PARTY = relyingPartyOf('https://verify.vouch.test');
 export async function enrollPasskey(
   db: Queryable,
   ceremony: CeremonyCase,
+  clock: Clock = systemClock,
 ): Promise<{ id: string; authenticator: SoftwareAuthenticator }> {
-  const options = await registrationOptions(db, ceremony, TEST_RELYING_PARTY, systemClock);
+  const options = await registrationOptions(db, ceremony, TEST_RELYING_PARTY, clock);
   if (!options.ok) throw new Error(options.why);
   const authenticator = new SoftwareAuthenticator(TEST_RELYING_PARTY.origin);
   const saved = await savePasskey(
@@ -27,7 +51,7 @@ export async function enrollPasskey(
     ceremony,
     authenticator.register(options.value.challenge),
     TEST_RELYING_PARTY,
-    systemClock,
+    clock,
   );
   if (!saved.ok) throw new Error(saved.why);
   return { id: saved.value.id, authenticator };

@@ -1,6 +1,6 @@
 import { passkeys } from '@/db/schema';
 import type { TeamActionContext } from '@/server/application/team-action-context';
-import { recordAudit } from '@/server/audit/record-audit';
+import { auditedChange } from '@/server/audit/record-audit';
 import { subjectPasskeys, takePasskey } from '@/server/passkeys/ceremonies';
 import type { DataScope } from '@/server/platform/data-scope';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
@@ -22,29 +22,30 @@ export const passkeyActions = {
    * that case's redaction erases the address in it too) and the change is audited, in one
    * transaction. Another team's or mode's passkey is not found.
    */
-  revoke: (ctx: PasskeyActionContext, id: string): Promise<void> =>
-    ctx.db.transaction(async (tx) => {
-      const revoked = await takePasskey(tx, ctx.scope, id);
-      if (!revoked) throw await notFoundInScope(tx, passkeys, ctx.scope, id, { noun: 'passkey' });
-      const now = ctx.clock();
-      await recordEvent(tx, ctx.jobs, {
-        scope: ctx.scope,
-        type: 'passkey.revoked',
-        data: {
-          passkey_id: revoked.id,
-          case_id: revoked.enrollingCaseId,
-          subject_email: revoked.subjectEmail,
-        },
-        caseId: revoked.enrollingCaseId,
-        now,
-      });
-      await recordAudit(tx, {
-        teamId: ctx.teamId,
-        actor: ctx.actor,
-        at: now,
+  revoke: async (ctx: PasskeyActionContext, id: string): Promise<void> => {
+    await auditedChange(
+      ctx,
+      async (tx) => {
+        const revoked = await takePasskey(tx, ctx.scope, id);
+        if (!revoked) throw await notFoundInScope(tx, passkeys, ctx.scope, id, { noun: 'passkey' });
+        await recordEvent(tx, ctx.jobs, {
+          scope: ctx.scope,
+          type: 'passkey.revoked',
+          data: {
+            passkey_id: revoked.id,
+            case_id: revoked.enrollingCaseId,
+            subject_email: revoked.subjectEmail,
+          },
+          caseId: revoked.enrollingCaseId,
+          now: ctx.clock(),
+        });
+        return revoked;
+      },
+      (revoked) => ({
         action: 'passkey.revoked',
         target: revoked.id,
         details: { livemode: ctx.scope.livemode, enrolling_case_id: revoked.enrollingCaseId },
-      });
-    }),
+      }),
+    );
+  },
 };

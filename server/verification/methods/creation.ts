@@ -14,7 +14,7 @@ type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) e
   : never;
 
 /** The create body's fields the methods read, every method's together. */
-type MethodCreateInput = UnionToIntersection<Parameters<TakingInput['createInput']['settings']>[0]>;
+type CreateFieldsInput = UnionToIntersection<Parameters<TakingInput['createInput']['settings']>[0]>;
 
 const CREATION_INPUT = METHOD_MODULES.flatMap((module) =>
   module.createInput ? [[module.definition.key, module.createInput] as const] : [],
@@ -37,7 +37,7 @@ export const CREATE_FIELDS_BY_METHOD = CREATION_INPUT.map(
  * custom answer is kept as `keepAnswer` says.
  */
 export async function settingsAtCreation(
-  input: MethodCreateInput,
+  input: CreateFieldsInput,
   keepAnswer: AnswerKeeper,
 ): Promise<Partial<Record<VerificationMethod, Record<string, unknown>>>> {
   const settings: Partial<Record<VerificationMethod, Record<string, unknown>>> = {};
