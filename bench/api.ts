@@ -28,7 +28,6 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { defaultWebProcesses } from '@/processes/launcher-settings';
-import { teamTemplates } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { buildIfNeeded } from './build';
 import { explainReads } from './explain';
@@ -382,7 +381,7 @@ async function databaseCreationCeiling(
   const { authenticateApiKey } = await import('@/server/auth/api-keys');
   const { budgetKey } = await import('@/server/platform/data-scope');
   const { createRateLimiters } = await import('@/server/rate-limits/limiters');
-  const { createCase, prepareCase } = await import('@/server/application/cases/create-case');
+  const { createCase, prepareCase, teamCaseSources } = await import('@/server/application/cases/create-case');
   const { createCaseInput } = await import('@/server/application/cases/wire');
   // This process's runtime, as a web process has it (its pools and a producer-only job queue),
   // with the write limit raised as the app's is in this bench.
@@ -406,7 +405,7 @@ async function databaseCreationCeiling(
     // Validated as the procedure's input is, defaults included.
     const prepared = await prepareCase(
       createCaseInput.parse(JSON.parse(target.body ?? '{}')),
-      teamTemplates(database.db, key.scope),
+      teamCaseSources(database.db, key.scope),
       hashingAnswers((task) => task()),
     );
     await database.db.transaction((tx) =>

@@ -18,7 +18,6 @@ import { createInterface } from 'node:readline';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import postgres from 'postgres';
-import { teamTemplates } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { openLoop } from './load';
 
@@ -114,7 +113,7 @@ async function main(): Promise<void> {
 
   const { connectDatabase, migrateDatabase } = await import('@/db/client');
   const { createTeam } = await import('@/server/teams/manage-teams');
-  const { createCase, prepareCase } = await import('@/server/application/cases/create-case');
+  const { createCase, prepareCase, teamCaseSources } = await import('@/server/application/cases/create-case');
   const { systemClock } = await import('@/server/platform/clock');
   const { startJobQueue } = await import('@/server/platform/jobs/job-queue');
   const { jobProducer } = await import('@/server/platform/jobs/producers');
@@ -142,7 +141,7 @@ async function main(): Promise<void> {
       custom_question_answer: 'Alex',
       notes: '',
     },
-    teamTemplates(database.db, { teamId: team.id, livemode: true }),
+    teamCaseSources(database.db, { teamId: team.id, livemode: true }),
     hashingAnswers((task) => task()),
   );
   const publicIds: string[] = [];

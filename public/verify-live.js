@@ -8,6 +8,19 @@
   const statusUrl = main.dataset.live;
   let version = main.dataset.version;
   let delay = 2000;
+  // The page scripts a swapped-in part needs (the passkey's), loaded once each: a script element
+  // that arrives with parsed HTML never runs by itself.
+  const loaded = new Set([...document.querySelectorAll('script[data-page-script]')].map((s) => s.src));
+
+  function loadPageScripts() {
+    for (const inert of main.querySelectorAll('script[data-page-script]')) {
+      if (loaded.has(inert.src)) continue;
+      loaded.add(inert.src);
+      const script = document.createElement('script');
+      script.src = inert.src;
+      document.head.append(script);
+    }
+  }
 
   function announce(text) {
     const live = document.getElementById('live');
@@ -48,6 +61,7 @@
       for (const form of main.querySelectorAll('form')) form.remove();
     }
     main.dataset.version = next.dataset.version;
+    loadPageScripts();
     announce(messages.filter(Boolean).join('. '));
   }
 

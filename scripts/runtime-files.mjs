@@ -45,6 +45,9 @@ const READ_BY_PATH = [
   // The API reference's renderer (server/api/http/docs-page.ts).
   'node_modules/@scalar/api-reference/package.json',
   'node_modules/@scalar/api-reference/dist/browser/standalone.js',
+  // The pages' passkey script (server/verification/methods/passkey/routes/passkey-script.ts).
+  'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js',
+  'server/verification/methods/passkey/routes/passkey-page.js',
   // The evidence record's fonts (server/evidence/evidence-pdf.ts).
   'node_modules/@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
   'node_modules/@expo-google-fonts/noto-sans/700Bold/NotoSans_700Bold.ttf',

@@ -22,6 +22,7 @@ export const VERIFICATION_METHODS = [
   'selfie',
   'custom_question',
   'manager',
+  'passkey',
 ] as const;
 export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 

@@ -22,7 +22,7 @@ function detailFor(schema: Parsable, input: unknown): string {
   return wire.body.detail;
 }
 
-const METHODS_LIST = 'email, sms, government_id, selfie, custom_question, manager';
+const METHODS_LIST = 'email, sms, government_id, selfie, custom_question, manager, passkey';
 const valid = { subject_email: 'a@example.test', verification_methods: { email: true } };
 
 describe('validation messages', () => {

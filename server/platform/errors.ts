@@ -24,6 +24,8 @@ export const APP_ERRORS = {
   ENDPOINT_LIMIT_REACHED: 'A team can register at most 10 webhook endpoints.',
   INVALID_URL: 'The webhook URL must use HTTPS on the standard port, to a public host.',
   INVALID_EVENTS: 'Invalid or missing event types.',
+  PASSKEY_NOT_ENROLLED:
+    'The subject holds no passkey in this team and mode: a case with passkey needs one saved by an earlier closed case (offer_passkey). Verify them another way.',
   TEST_MODE_ONLY: 'Only a test-mode case (made with a vouch_test_ key) can be simulated.',
   RATE_LIMITED: 'Too many requests.',
   INTERNAL_ERROR: 'Something went wrong on our side. It has been logged.',

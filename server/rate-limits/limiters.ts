@@ -27,7 +27,9 @@ import { consumePoints } from './queries';
  *   OpenID provider (a wrong client secret), per client and address, and per client from every
  *   address together;
  * - `hashed_answers`: custom answers a team's requests have hashed (scrypt), both modes together:
- *   the CPU a team may spend on them, whatever its request budgets.
+ *   the CPU a team may spend on them, whatever its request budgets;
+ * - `passkey_ceremonies`: a case's passkey requests from its pages (options asked for, answers
+ *   sent), so that one link cannot fill the challenges' table or hammer the checks.
  */
 export type RateLimitBucket =
   | 'read'
@@ -45,7 +47,8 @@ export type RateLimitBucket =
   | 'oidc_token'
   | 'client_auth_failures'
   | 'client_auth_failures_all'
-  | 'hashed_answers';
+  | 'hashed_answers'
+  | 'passkey_ceremonies';
 
 /** What guards an account: wrong passwords, sign-in links mailed to it, an identity-provider client's secret. */
 export type AccountGuard = 'password' | 'sign_in_link' | 'client_secret';
@@ -191,8 +194,15 @@ function budgets(config: Env): Record<RateLimitBucket, { points: number; seconds
     client_auth_failures: { ...CLIENT_AUTH_FAILURES_PER_ADDRESS, prefix: 'clientauth' },
     client_auth_failures_all: { ...CLIENT_AUTH_FAILURES, prefix: 'clientauth-all' },
     hashed_answers: { points: HASHED_ANSWERS_PER_MINUTE, seconds: 60, prefix: 'hashed_answers' },
+    passkey_ceremonies: { ...PASSKEY_CEREMONIES_PER_CASE, prefix: 'passkey_ceremonies' },
   };
 }
+
+/**
+ * A case's passkey requests (each ceremony is two: its options, then its answer) per ten minutes:
+ * a subject who cancels the prompt a few times and tries again stays far below it.
+ */
+export const PASSKEY_CEREMONIES_PER_CASE = { points: 30, seconds: 10 * 60 };
 
 /**
  * An account as its budgets know it: case-blind, and hashed when longer than an e-mail address
@@ -257,6 +267,8 @@ function limitDetail(bucket: RateLimitBucket, points: number, retryAfter: string
       return `Too many failed client authentications for this client from your address; retry in ${retryAfter} s.`;
     case 'client_auth_failures_all':
       return `Too many failed client authentications for this client; retry in ${retryAfter} s.`;
+    case 'passkey_ceremonies':
+      return `This case has made ${points} passkey requests in the last ten minutes; retry in ${retryAfter} s.`;
     case 'hashed_answers':
       return `Your team has had ${points} custom answers hashed in the last minute (each costs real CPU time); retry in ${retryAfter} s.`;
     default:

@@ -7,11 +7,11 @@ import { deleteOldImports } from '@/server/case-imports/queries';
 import { purgeEvents } from '@/server/events/purge-events';
 import { purgeMail } from '@/server/mail/purge-mail';
 import { FLOW_REQUEST_RETENTION_DAYS, purgeFlows } from '@/server/oidc/purge-flows';
-import { purgeExpiredChallenges } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
 import type { Env } from '@/server/platform/env';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { signingKeyEncryptionKey } from '@/server/signing/signing-secret';
+import { purgeExpiredChallenges } from '@/server/verification/methods/passkey/ceremonies';
 
 export type RetentionPolicy = Pick<
   Env,

@@ -9,7 +9,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, cases, events, redactedEvidence, webhookDeliveries } from '@/db/schema';
 import { cancelCase } from '@/server/application/cases/cancel-case';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { createCase, prepareCase, teamCaseSources } from '@/server/application/cases/create-case';
 import { listCases } from '@/server/application/cases/list-cases';
 import { openAuditedCase, openIdempotentCase } from '@/server/application/cases/open-case';
 import { redactCase } from '@/server/application/cases/redact-case';
@@ -29,7 +29,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
-import { insertTemplate, teamTemplates } from '@/server/templates/templates';
+import { insertTemplate } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { recoverDeliveries, retryDelivery } from '@/server/webhooks/deliveries';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
@@ -162,7 +162,7 @@ describe('creating a case', () => {
     const before = await readUsage(database.db, live, clock());
     const prepared = await prepareCase(
       createCaseInput.parse({ subject_email: 'rolled@domain.test', verification_methods: { email: true } }),
-      teamTemplates(database.db, live),
+      teamCaseSources(database.db, live),
       hashingAnswers((task) => task()),
     );
     await expect(
@@ -324,7 +324,7 @@ describe("a case's life", () => {
     await expect(
       prepareCase(
         createCaseInput.parse({ subject_email: 'a@domain.test', template: 'lenient-id', notes: '' }),
-        teamTemplates(database.db, test),
+        teamCaseSources(database.db, test),
         hashingAnswers((task) => task()),
       ).then((prepared) => prepared.input.name_match),
     ).resolves.toBe('record');

@@ -7,6 +7,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passkeyChallenges, passkeys } from '@/db/schema';
 import { redactCase } from '@/server/application/cases/redact-case';
+import type { Clock } from '@/server/platform/clock';
+import { createTeam } from '@/server/teams/manage-teams';
 import {
   authenticationOptions,
   type CeremonyCase,
@@ -17,9 +19,7 @@ import {
   registrationOptions,
   savePasskey,
   takePasskey,
-} from '@/server/passkeys/ceremonies';
-import type { Clock } from '@/server/platform/clock';
-import { createTeam } from '@/server/teams/manage-teams';
+} from '@/server/verification/methods/passkey/ceremonies';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
 import { enrollPasskey, insertCase, TEST_RELYING_PARTY } from '@/test/support/passkeys';

@@ -1,5 +1,5 @@
 import type { PgBoss } from 'pg-boss';
-import { createCase, prepareCase } from '@/server/application/cases/create-case';
+import { createCase, prepareCase, teamCaseSources } from '@/server/application/cases/create-case';
 import { type CreateCaseInput, createCaseInput } from '@/server/application/cases/wire';
 import type { CaseRecord } from '@/server/cases/case-record';
 import { type Clock, systemClock } from '@/server/platform/clock';
@@ -8,7 +8,6 @@ import { parseEnv } from '@/server/platform/env';
 import { startJobQueue } from '@/server/platform/jobs/job-queue';
 import { type JobProducer, jobProducer } from '@/server/platform/jobs/producers';
 import { createRateLimiters, type RateLimiters } from '@/server/rate-limits/limiters';
-import { teamTemplates } from '@/server/templates/templates';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -59,7 +58,7 @@ export async function openCase(
 ): Promise<CaseRecord> {
   const prepared = await prepareCase(
     createCaseInput.parse(body),
-    teamTemplates(inProcess.database.db, scope),
+    teamCaseSources(inProcess.database.db, scope),
     hashingAnswers((task) => task()),
   );
   return inProcess.database.db.transaction((tx) =>

@@ -1,13 +1,14 @@
 import type { Queryable } from '@/db/client';
 import { cases } from '@/db/schema';
+import { type Clock, systemClock } from '@/server/platform/clock';
+import { newPublicId, newRowId } from '@/server/platform/ids';
 import {
   type CeremonyCase,
+  type RelyingParty,
   registrationOptions,
   relyingPartyOf,
   savePasskey,
-} from '@/server/passkeys/ceremonies';
-import { type Clock, systemClock } from '@/server/platform/clock';
-import { newPublicId, newRowId } from '@/server/platform/ids';
+} from '@/server/verification/methods/passkey/ceremonies';
 import { SoftwareAuthenticator } from './software-authenticator';
 
 /** The pages' relying party in the tests that enroll passkeys outside the pages. */
@@ -36,21 +37,23 @@ export async function insertCase(
 
 /**
  * A passkey saved for the case's subject by a software authenticator, through the registration
- * ceremony as the pages run it: its id, and the authenticator that holds it.
+ * ceremony as the pages run it (for `party`: a running service's pages are their own): its id,
+ * and the authenticator that holds it.
  */
 export async function enrollPasskey(
   db: Queryable,
   ceremony: CeremonyCase,
   clock: Clock = systemClock,
+  party: RelyingParty = TEST_RELYING_PARTY,
 ): Promise<{ id: string; authenticator: SoftwareAuthenticator }> {
-  const options = await registrationOptions(db, ceremony, TEST_RELYING_PARTY, clock);
+  const options = await registrationOptions(db, ceremony, party, clock);
   if (!options.ok) throw new Error(options.why);
-  const authenticator = new SoftwareAuthenticator(TEST_RELYING_PARTY.origin);
+  const authenticator = new SoftwareAuthenticator(party.origin);
   const saved = await savePasskey(
     db,
     ceremony,
     authenticator.register(options.value.challenge),
-    TEST_RELYING_PARTY,
+    party,
     clock,
   );
   if (!saved.ok) throw new Error(saved.why);

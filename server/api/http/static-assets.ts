@@ -7,6 +7,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import fresh from 'fresh';
 import { contentType } from 'mime-types';
 import Negotiator from 'negotiator';
+import { METHOD_ROUTES } from '@/server/verification/methods/routes';
 import { DOCS_ASSETS, docsAssetBody } from './docs-page';
 
 type Encoding = 'br' | 'gzip' | 'identity';
@@ -109,7 +110,7 @@ function send(res: ServerResponse, body: Buffer): void {
 
 /**
  * The files the web process serves itself, before Next.js: the API reference's scripts
- * (/docs/assets/), and in production Next's build output (/_next/static/, content-hashed names)
+ * (/docs/assets/), the methods' page scripts, and in production Next's build output (/_next/static/, content-hashed names)
  * and public/. Each answer is compressed as the client accepts (brotli, else gzip), cacheable
  * (for a year when the name changes with the content; otherwise revalidated by ETag) and
  * answered 304 to a client that has it. Next's development server keeps serving its own, which
@@ -127,6 +128,11 @@ export function staticAssets(options: {
       cacheControl: IMMUTABLE,
       type: typeOf(name),
     });
+  }
+  // The methods' page scripts (the passkey's), revalidated like public/'s files.
+  for (const { script } of METHOD_ROUTES) {
+    if (script)
+      sources.set(script.path, { load: script.load, cacheControl: REVALIDATE, type: typeOf(script.path) });
   }
   if (!options.dev) {
     const built = path.join(options.distDir, 'static');

@@ -4,6 +4,7 @@ import {
   readRequestBody,
   UPLOAD_BODY_LIMIT_BYTES,
 } from '@/server/api/http/request-body';
+import { runtimeRateLimiters } from '@/server/api/trpc/context';
 import { providerFlowOf } from '@/server/application/oidc/provider-flow';
 import { findSubjectCase } from '@/server/application/verification/open-case-page';
 import type { SubjectStepDeps } from '@/server/application/verification/subject-deps';
@@ -12,6 +13,7 @@ import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/server/pl
 import type { Env } from '@/server/platform/env';
 import { isAppError } from '@/server/platform/errors';
 import { runtime } from '@/server/platform/runtime';
+import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { csrfToken, newCsrfNonce, UPLOAD_CSRF_PARAM } from '@/server/verification/csrf';
 import {
   csrfCookieHeader,
@@ -31,6 +33,8 @@ export interface PageContext extends SubjectStepDeps {
   /** Where the subject's pages are served (VERIFY_URL_BASE). */
   pageBase: string;
   request: Request;
+  /** The budgets a page's costly requests spend (a case's passkey ceremonies). */
+  rateLimiters: RateLimiters;
 }
 
 async function pageContext(request: Request): Promise<PageContext> {
@@ -43,6 +47,7 @@ async function pageContext(request: Request): Promise<PageContext> {
     config: rt.env,
     pageBase: rt.env.VERIFY_URL_BASE,
     request,
+    rateLimiters: runtimeRateLimiters(rt),
   };
 }
 
@@ -189,6 +194,59 @@ export async function readProtectedUpload(
   if (upload.ok) return upload.files;
   if (upload.why === 'body_too_large') return bodyTooLargePage(pageFrame(ctx, 'subject', found, back), back);
   return upload.why === 'part_too_large' ? options.tooLarge : formExpired(back);
+}
+
+/**
+ * The header a page's script sends its form token in (a JSON body has no form field for it); not
+ * `x-vouch-…`, which the web process keeps for its own and drops from a client's request.
+ */
+export const FORM_TOKEN_HEADER = 'x-csrf-token';
+
+/** A JSON answer to a page's script. */
+export function scriptAnswer(
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return Response.json(body, {
+    status,
+    headers: { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...headers },
+  });
+}
+
+/**
+ * A page script's JSON body, read within `limit` after the same CSRF checks as a form (the token in
+ * FORM_TOKEN_HEADER): a request that fails them is answered 403 with where to go (`back`, a fresh
+ * page), a body over the limit 413, one that is not a JSON object 400, before anything is done.
+ */
+export async function readProtectedJson(
+  request: Request,
+  { ctx, found, back }: CaseRequest,
+  limit: number,
+): Promise<Record<string, unknown> | Response> {
+  const ids = { caseId: found.record.id, publicId: found.record.publicId };
+  const token = request.headers.get(FORM_TOKEN_HEADER);
+  if (!csrfTokenValid(request, token, ids, allowedOrigins(ctx.config))) {
+    return scriptAnswer(403, { error: 'form_expired', location: withNotice(back, 'form-expired') });
+  }
+  let body: Uint8Array<ArrayBuffer>;
+  try {
+    body = await readRequestBody(request, limit);
+  } catch (error) {
+    if (isAppError(error) && error.appCode === 'PAYLOAD_TOO_LARGE') {
+      return scriptAnswer(413, { error: 'payload_too_large', location: back });
+    }
+    return scriptAnswer(400, { error: 'invalid_request', location: back });
+  }
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(body).toString('utf8') || '{}');
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>;
+    }
+  } catch {
+    // answered below
+  }
+  return scriptAnswer(400, { error: 'invalid_request', location: back });
 }
 
 export function field(form: FormData, name: string): string {

@@ -46,13 +46,19 @@ export interface IncomingRequest {
   signal: AbortSignal;
 }
 
-export function createRequestContext(runtime: Runtime, request: IncomingRequest): RequestContext {
+/** The process's rate limiters, made once on the runtime's counters' database. */
+export function runtimeRateLimiters(runtime: Runtime): RateLimiters {
   const limiterDb = runtime.rateLimitDatabase.db;
   let rateLimiters = limiterCache.get(limiterDb);
   if (!rateLimiters) {
     rateLimiters = createRateLimiters(limiterDb, runtime.env);
     limiterCache.set(limiterDb, rateLimiters);
   }
+  return rateLimiters;
+}
+
+export function createRequestContext(runtime: Runtime, request: IncomingRequest): RequestContext {
+  const rateLimiters = runtimeRateLimiters(runtime);
   return {
     db: runtime.database.db,
     env: runtime.env,

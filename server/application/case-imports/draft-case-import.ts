@@ -1,6 +1,6 @@
 import type { ZodError } from 'zod';
 import type { VerificationMethod } from '@/db/schema';
-import { type PreparedCase, prepareCase } from '@/server/application/cases/create-case';
+import { type PreparedCase, prepareCase, teamCaseSources } from '@/server/application/cases/create-case';
 import { createCaseInput } from '@/server/application/cases/wire';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { type CheckedRow, insertImport, insertImportRows, refusedRows } from '@/server/case-imports/queries';
@@ -9,7 +9,6 @@ import { importAnswerKey, sealingAnswers } from '@/server/case-imports/sealed-an
 import type { DataScope } from '@/server/platform/data-scope';
 import type { Env } from '@/server/platform/env';
 import { AppError } from '@/server/platform/errors';
-import { teamTemplates } from '@/server/templates/templates';
 import { type CaseImportWire, toCaseImportWire } from './case-import-wire';
 import { forecastImport } from './forecast-case-import';
 
@@ -44,14 +43,14 @@ export async function draftCaseImport(
   }
   const file = readImportCsv(upload.csv, upload.defaultMethods);
   if ('fileError' in file) throw new AppError('VALIDATION_ERROR', file.fileError);
-  const templates = teamTemplates(ctx.db, ctx.scope);
+  const sources = teamCaseSources(ctx.db, ctx.scope);
   // Custom answers are sealed, not hashed: the worker hashes each when its row is created.
   const keepAnswer = sealingAnswers(await importAnswerKey(ctx.db, ctx.env.KEYS_SECRET), ctx.teamId);
   const checked: CheckedRow[] = await Promise.all(
     file.rows.map(async (row): Promise<CheckedRow> => {
-      const refuse = (detail: string): CheckedRow => ({
+      const refuse = (detail: string, errorCode: string = 'VALIDATION_ERROR'): CheckedRow => ({
         line: row.line,
-        errorCode: 'VALIDATION_ERROR',
+        errorCode,
         errorDetail: detail,
         subjectEmail:
           'body' in row && typeof row.body.subject_email === 'string' ? row.body.subject_email : null,
@@ -61,9 +60,9 @@ export async function draftCaseImport(
       if (!parsed.success) return refuse(describeInvalid(parsed.error));
       let prepared: PreparedCase;
       try {
-        prepared = await prepareCase(parsed.data, templates, keepAnswer);
+        prepared = await prepareCase(parsed.data, sources, keepAnswer);
       } catch (error) {
-        if (error instanceof AppError) return refuse(error.message);
+        if (error instanceof AppError) return refuse(error.message, error.appCode);
         throw error;
       }
       // The answer is sealed into the step's settings; the draft keeps no plain copy of it.

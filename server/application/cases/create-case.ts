@@ -1,4 +1,4 @@
-import type { Tx } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { type AuditActor, auditRows } from '@/server/audit/record-audit';
 import {
@@ -23,7 +23,8 @@ import { mailRows } from '@/server/platform/outbox/enqueue-mail';
 import { countCreations, plannedEvents, queueAttempts } from '@/server/platform/outbox/record-events';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import { applyTemplate, namedTemplate, type TemplateLookup } from '@/server/templates/apply-template';
-import { settingsAtCreation } from '@/server/verification/methods/creation';
+import { teamTemplates } from '@/server/templates/templates';
+import { refuseUnservedMethods, settingsAtCreation } from '@/server/verification/methods/creation';
 import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
@@ -238,29 +239,52 @@ export interface PreparedCase {
 }
 
 /**
- * Work done before the transaction: the template the body names is read and applied, and slow
- * hashing runs here, never while the team row is locked. `templates` finds the team's templates
- * by name; `keepAnswer` keeps a custom answer (hashed through the fair queue: withAnswerHashing).
+ * What preparing a team's cases reads: its templates by name, and whether a case's methods can
+ * serve its subject (a passkey asked of someone who holds none is refused before anything is
+ * written).
+ */
+export interface CaseSources {
+  templates: TemplateLookup;
+  refuseUnserved: (subjectEmail: string, methods: readonly VerificationMethod[]) => Promise<void>;
+}
+
+/** The sources of one team's cases in one mode. */
+export function teamCaseSources(db: Queryable, scope: DataScope): CaseSources {
+  return {
+    templates: teamTemplates(db, scope),
+    refuseUnserved: (subjectEmail, methods) => refuseUnservedMethods(db, { ...scope, subjectEmail }, methods),
+  };
+}
+
+/**
+ * Work done before the transaction: the template the body names is read and applied, the methods
+ * are checked against the subject (`sources`), and slow hashing runs here, never while the team
+ * row is locked. `keepAnswer` keeps a custom answer (hashed through the fair queue:
+ * withAnswerHashing).
  */
 export async function prepareCase(
   input: CreateCaseInput,
-  templates: TemplateLookup,
+  sources: CaseSources,
   keepAnswer: AnswerKeeper,
 ): Promise<PreparedCase> {
   if (input.template === undefined && input.verification_methods !== undefined) {
+    const methods = expandRequestedMethods(input.verification_methods);
+    await sources.refuseUnserved(input.subject_email, methods);
     return {
       input: { ...input, verification_methods: input.verification_methods },
-      methods: expandRequestedMethods(input.verification_methods),
+      methods,
       settings: await settingsAtCreation(input, keepAnswer),
     };
   }
-  const template = await namedTemplate(templates, input.template ?? '');
+  const template = await namedTemplate(sources.templates, input.template ?? '');
   const applied = applyTemplate(template, input);
+  const methods = expandRequestedMethods(applied.input.verification_methods);
+  await sources.refuseUnserved(input.subject_email, methods);
   // The case's own fields replace the template's, method by method.
   const own = await settingsAtCreation(input, keepAnswer);
   return {
     input: applied.input,
-    methods: expandRequestedMethods(applied.input.verification_methods),
+    methods,
     settings: { ...applied.inherited, ...own },
   };
 }

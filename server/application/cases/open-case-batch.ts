@@ -1,9 +1,8 @@
 import { withAnswerHashing } from '@/server/application/answer-hashing';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
-import { teamTemplates } from '@/server/templates/templates';
 import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
 import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
-import { prepareCase } from './create-case';
+import { prepareCase, teamCaseSources } from './create-case';
 import { type CaseItem, createCasesTogether } from './create-cases-together';
 import type { CaseOpeningContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
@@ -81,13 +80,13 @@ function prepareItems(
   input: CaseBatchInput,
   keepAnswer: AnswerKeeper,
 ): Promise<CaseItem[]> {
-  const templates = teamTemplates(ctx.db, ctx.scope);
+  const sources = teamCaseSources(ctx.db, ctx.scope);
   return Promise.all(
     input.cases.map(async (item): Promise<CaseItem> => {
       const parsed = createCaseInput.safeParse(item);
       if (!parsed.success) return { failed: parsed.error };
       try {
-        return { prepared: await prepareCase(parsed.data, templates, keepAnswer) };
+        return { prepared: await prepareCase(parsed.data, sources, keepAnswer) };
       } catch (error) {
         return { failed: error };
       }

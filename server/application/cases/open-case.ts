@@ -8,10 +8,9 @@ import { findTeamCaseOrFail } from '@/server/cases/case-repository';
 import type { MessageLocale } from '@/server/i18n/translator';
 import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { DataScope } from '@/server/platform/data-scope';
-import { teamTemplates } from '@/server/templates/templates';
 import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { caseAudit } from './audit-entries';
-import { createCase, type PreparedCase, prepareCase } from './create-case';
+import { createCase, type PreparedCase, prepareCase, teamCaseSources } from './create-case';
 import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
 
 /** Who creates cases, in which team and mode, and with the operator's case settings. */
@@ -32,7 +31,7 @@ export interface CaseOpeningContext extends CaseCreationContext {
 /** A body prepared (template applied, answer hashed fairly: withAnswerHashing) for its creation. */
 function prepareBody(ctx: CaseOpeningContext, input: CreateCaseInput): Promise<PreparedCase> {
   return withAnswerHashing(ctx.rateLimiters, ctx.teamId, customAnswersIn(input), (keepAnswer) =>
-    prepareCase(input, teamTemplates(ctx.db, ctx.scope), keepAnswer),
+    prepareCase(input, teamCaseSources(ctx.db, ctx.scope), keepAnswer),
   );
 }
 

@@ -15,7 +15,6 @@ import { type CaseRecord, caseScope } from '@/server/cases/case-record';
 import { findTeamCaseOrFail, lockCaseForUpdate } from '@/server/cases/case-repository';
 import { queueVendorErasure } from '@/server/cases/vendor-copies';
 import { keepRedactedEvidence } from '@/server/evidence/redacted-evidence';
-import { deletePasskeysEnrolledBy } from '@/server/passkeys/ceremonies';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
@@ -24,6 +23,7 @@ import { eraseCaseDeliveries } from '@/server/platform/outbox/delivery-state';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { ERASED, redactedEmail } from '@/server/platform/redaction-placeholders';
 import { expireCase, isActionable } from '@/server/verification/case-state';
+import { deletePasskeysEnrolledBy } from '@/server/verification/methods/passkey/ceremonies';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { settingString } from '@/server/verification/step-settings';
 

@@ -12,6 +12,7 @@ import { completeSteps, expireCase, failCase, type TransitionResult } from '@/se
 import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
 import { expectedNamesOf } from '@/server/verification/methods/government-id/names';
 import { passIdentity } from '@/server/verification/methods/government-id/step';
+import { MODULE_BY_KEY } from '@/server/verification/methods/modules';
 import {
   FAILURE_REASONS,
   type FailureReason,
@@ -139,6 +140,8 @@ export async function simulateCase(
       const name = names ? `${names.given} ${names.family}` : found.subjectName;
       return passIdentity(tx, jobs, found.id, { name, names }, now);
     }
+    const simulateCompletion = MODULE_BY_KEY[step].simulateCompletion;
+    if (action === 'complete_step' && simulateCompletion) return simulateCompletion(tx, jobs, found, now);
     if (action === 'complete_step')
       return completeSteps(
         tx,

@@ -1,10 +1,10 @@
 import { passkeys } from '@/db/schema';
 import type { TeamActionContext } from '@/server/application/team-action-context';
 import { auditedChange } from '@/server/audit/record-audit';
-import { subjectPasskeys, takePasskey } from '@/server/passkeys/ceremonies';
 import type { DataScope } from '@/server/platform/data-scope';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { recordEvent } from '@/server/platform/outbox/record-events';
+import { subjectPasskeys, takePasskey } from '@/server/verification/methods/passkey/ceremonies';
 import { type PasskeyWire, toPasskeyWire } from './wire';
 
 /** Who manages a team's passkeys: an API key (or a console user) acting in one team and mode. */

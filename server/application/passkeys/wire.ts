@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EXAMPLE_CASE } from '@/server/cases/example-case';
 import { EXAMPLE_PASSKEY_ID } from '@/server/events/wire';
-import type { PasskeyRow } from '@/server/passkeys/ceremonies';
 import { emailAddress } from '@/server/platform/wire-fields';
+import type { PasskeyRow } from '@/server/verification/methods/passkey/ceremonies';
 
 /** `GET /v1/passkeys/`: whose passkeys. */
 export const listPasskeysInput = z.strictObject({

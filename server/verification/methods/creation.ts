@@ -1,6 +1,8 @@
+import type { Queryable } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
 import { AppError } from '@/server/platform/errors';
 import type { AnswerKeeper } from './custom-question/answer';
+import type { CreationSubject } from './method-module';
 import { type ListedModule, METHOD_MODULES } from './modules';
 
 /**
@@ -101,4 +103,21 @@ export function refuseFieldIssues(issues: readonly MethodFieldIssue[]): void {
     'VALIDATION_ERROR',
     issues.map(({ field, message }) => `${field}: ${message}`).join('; '),
   );
+}
+
+/**
+ * Refuses a case whose methods cannot serve its subject (each module's `refuseCreation`: a passkey
+ * asked of a subject who holds none), with the first refusal, before the case's transaction.
+ */
+export async function refuseUnservedMethods(
+  db: Queryable,
+  subject: CreationSubject,
+  methods: readonly VerificationMethod[],
+): Promise<void> {
+  for (const module of METHOD_MODULES) {
+    const refuse = 'refuseCreation' in module ? module.refuseCreation : undefined;
+    if (!refuse || !methods.includes(module.definition.key)) continue;
+    const refusal = await refuse(db, subject);
+    if (refusal) throw refusal;
+  }
 }

@@ -15,7 +15,8 @@ const HOME = 'server/verification/methods/';
 /**
  * Lines where the same word is not a method's key: a validator's format, the
  * field-name guesses of the validation messages, the OpenAPI document's examples, the
- * recipients of mailed links, and the claims an identity provider sends (its `email` claim).
+ * recipients of mailed links, the claims an identity provider sends (its `email` claim), and
+ * the nouns of not-found messages (a passkey, the thing the API manages).
  */
 const NOT_A_METHOD = [
   /format === 'email'/,
@@ -23,6 +24,7 @@ const NOT_A_METHOD = [
   /examples: \[/,
   /mailsLinkTo === 'manager'/,
   /EMAIL_CLAIM = 'email'/,
+  /noun: '/,
 ];
 
 function sourceFiles(dir: string): string[] {

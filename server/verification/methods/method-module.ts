@@ -1,5 +1,10 @@
 import type { z } from 'zod';
+import type { Queryable, Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema/values';
+import type { CaseRecord } from '@/server/cases/case-record';
+import type { AppError } from '@/server/platform/errors';
+import type { JobProducer } from '@/server/platform/jobs/producers';
+import type { TransitionResult } from '@/server/verification/case-state';
 import type { AnswerKeeper } from './custom-question/answer';
 import type { MethodDefinition } from './definition';
 import type { MethodEvidence } from './evidence-reference';
@@ -45,4 +50,26 @@ export interface MethodModule {
    */
   notices: Readonly<Record<string, boolean>>;
   noticeValues: Readonly<Record<string, string | number>>;
+  /**
+   * What refuses a case that asks for it, given who the case is about (the passkey: a subject who
+   * holds none), checked before the case's transaction; absent when nothing does.
+   */
+  refuseCreation?: (db: Queryable, subject: CreationSubject) => Promise<AppError | null>;
+  /**
+   * Test mode's `complete_step`, when completing the step records more than its state (the
+   * passkey: which one stood in); absent, the step is completed as the pages complete it.
+   */
+  simulateCompletion?: (
+    tx: Tx,
+    jobs: JobProducer,
+    record: CaseRecord,
+    now: Date,
+  ) => Promise<TransitionResult>;
+}
+
+/** Who a case being created is about, in which team and mode. */
+export interface CreationSubject {
+  teamId: string;
+  livemode: boolean;
+  subjectEmail: string;
 }

@@ -4,6 +4,7 @@ import { emailModule } from './email/module';
 import { governmentIdModule } from './government-id/module';
 import { managerModule } from './manager/module';
 import type { MethodModule } from './method-module';
+import { passkeyModule } from './passkey/module';
 import { selfieModule } from './selfie/module';
 import { smsModule } from './sms/module';
 
@@ -19,6 +20,7 @@ export const METHOD_MODULES = [
   selfieModule,
   customQuestionModule,
   managerModule,
+  passkeyModule,
 ] as const satisfies readonly MethodModule[];
 
 export type ListedModule = (typeof METHOD_MODULES)[number];

@@ -24,8 +24,9 @@ describe('the method registry', () => {
       'selfie_rejected',
       'custom_question_failed',
       'manager_declined',
+      'passkey_failed',
     ]);
-    expect(ATTEMPT_LIMITS).toEqual({ sms: 5, custom_question: 3 });
+    expect(ATTEMPT_LIMITS).toEqual({ sms: 5, custom_question: 3, passkey: 5 });
     expect(MAILED_METHODS).toEqual(['email', 'manager']);
   });
 

@@ -5,6 +5,7 @@ import type { MethodDefinition } from './definition';
 import { emailMethod } from './email/definition';
 import { governmentIdMethod } from './government-id/definition';
 import { managerMethod } from './manager/definition';
+import { passkeyMethod } from './passkey/definition';
 import { selfieMethod } from './selfie/definition';
 import { smsMethod } from './sms/definition';
 
@@ -20,6 +21,7 @@ export const METHODS = [
   selfieMethod,
   customQuestionMethod,
   managerMethod,
+  passkeyMethod,
 ] as const satisfies readonly MethodDefinition[];
 
 type Declared = (typeof METHODS)[number];

@@ -3,6 +3,7 @@ import { customQuestionRoutes } from './custom-question/routes/question-form';
 import { emailRoutes } from './email/routes/email-link';
 import { governmentIdRoutes } from './government-id/routes/identity';
 import { managerRoutes } from './manager/routes/manager-link';
+import { passkeyRoutes } from './passkey/routes/passkey-ceremony';
 import { smsRoutes } from './sms/routes/sms-form';
 
 /**
@@ -16,4 +17,5 @@ export const METHOD_ROUTES: readonly MethodRoutes[] = [
   governmentIdRoutes,
   customQuestionRoutes,
   managerRoutes,
+  passkeyRoutes,
 ];

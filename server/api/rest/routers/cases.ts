@@ -36,7 +36,7 @@ export const casesRouter = router({
     .meta({
       successStatus: 201,
       idempotent: true,
-      errors: ['TRIAL_EXPIRED', 'INSUFFICIENT_ALLOWANCE'],
+      errors: ['TRIAL_EXPIRED', 'INSUFFICIENT_ALLOWANCE', 'PASSKEY_NOT_ENROLLED'],
       openapi: {
         method: 'POST',
         path: '/cases/',

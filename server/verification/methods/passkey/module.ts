@@ -1,0 +1,28 @@
+import type { MethodModule } from '@/server/verification/methods/method-module';
+import { passkeyMethod } from './definition';
+import { passkeyEvidence } from './evidence';
+import { passkeyOutput } from './output';
+import { passkeyPageSection } from './page-section';
+import { refusePasskeyCreation, simulatePasskeyProof } from './step';
+
+/**
+ * The passkey: a returning subject proves a passkey an earlier closed case of the same team and
+ * mode saved, and the step's evidence leads back to that case's ID check.
+ */
+export const passkeyModule = {
+  definition: passkeyMethod,
+  output: passkeyOutput,
+  evidence: passkeyEvidence,
+  pageSection: passkeyPageSection,
+  createInput: null,
+  linkMail: null,
+  notices: {
+    'passkey-verified': false,
+    'passkey-wrong': true,
+    'passkey-none': true,
+    'passkey-too-many': true,
+  },
+  noticeValues: {},
+  refuseCreation: refusePasskeyCreation,
+  simulateCompletion: simulatePasskeyProof,
+} as const satisfies MethodModule;
