@@ -1,6 +1,6 @@
 /**
  * The plan catalogue and top-up prices as the seed migration writes them
- * (db/migrations/0001_seed-plans.sql), for the help of the commands that take --plan. Help never
+ * (db/migrations/0001_seed-plans.sql, and 0033 for the passkey), for the help of the commands that take --plan. Help never
  * opens a database, so it states the seed, and says that an operator may have edited the
  * catalogue since; test/domain/operator-cli.test.ts holds these to the migrated database's rows.
  * Nothing here loads the service's code (cli/usage.ts imports it).
@@ -20,6 +20,7 @@ export const SEEDED_TOPUP_CENTS = {
   selfie: 50,
   custom_question: 5,
   manager: 20,
+  passkey: 10,
 } as const;
 
 /**

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
 import {
@@ -50,6 +61,10 @@ export const cases = pgTable(
     /** Times the case's links were sent again, and the last time (resend's limits). */
     resendCount: integer('resend_count').notNull().default(0),
     lastResentAt: timestamptz('last_resent_at'),
+    /** Whether the closed case offers its subject to save a passkey for later re-verification. */
+    offerPasskey: boolean('offer_passkey').notNull().default(false),
+    /** When the subject said no to that offer: it is never made again on this case. */
+    passkeyOfferDeclinedAt: timestamptz('passkey_offer_declined_at'),
   },
   (t) => [
     check('cases_status_check', oneOf(t.status, CASE_STATUSES)),

@@ -1,4 +1,4 @@
-import { check, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, livemode, primaryUuid, timestamptz } from './columns';
 import { teams } from './teams';
 import { type Locale, NAME_MATCH_MODES, type NameMatchMode, oneOf, type VerificationMethod } from './values';
@@ -32,6 +32,8 @@ export const verificationTemplates = pgTable(
     locale: text('locale').$type<Locale>(),
     /** Its cases' name_match, unless a case gives its own. */
     nameMatch: text('name_match').$type<NameMatchMode>().notNull().default('enforce'),
+    /** Whether its cases offer a passkey once closed, unless a case says otherwise. */
+    offerPasskey: boolean('offer_passkey').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },

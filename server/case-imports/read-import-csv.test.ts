@@ -38,6 +38,32 @@ describe('readImportCsv', () => {
     });
   });
 
+  it('reads a yes/no column as the body’s boolean, and leaves anything else for the body’s check', () => {
+    const file = readImportCsv('email,offer_passkey\na@corp.test,Yes\nb@corp.test,no\nc@corp.test,maybe\n', [
+      'email',
+    ]);
+    expect(file).toEqual({
+      rows: [
+        {
+          line: 2,
+          body: { subject_email: 'a@corp.test', offer_passkey: true, verification_methods: { email: true } },
+        },
+        {
+          line: 3,
+          body: { subject_email: 'b@corp.test', offer_passkey: false, verification_methods: { email: true } },
+        },
+        {
+          line: 4,
+          body: {
+            subject_email: 'c@corp.test',
+            offer_passkey: 'maybe',
+            verification_methods: { email: true },
+          },
+        },
+      ],
+    });
+  });
+
   it('names a row with more cells than the header has columns', () => {
     const file = readImportCsv('email,name\na@corp.test,A,extra\nb@corp.test,B,\n', ['email']);
     expect(file).toEqual({

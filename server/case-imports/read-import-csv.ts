@@ -26,8 +26,20 @@ const FIELDS = [
   'locale',
   'verification_methods',
   'notes',
+  'offer_passkey',
   ...Object.keys(METHOD_CREATE_FIELDS),
 ];
+
+/** The yes/no columns, and how a spreadsheet says yes and no in them. */
+const YES_NO_FIELDS = new Set(['offer_passkey']);
+const YES = new Set(['yes', 'y', 'true', '1']);
+const NO = new Set(['no', 'n', 'false', '0']);
+
+/** A yes/no cell as the body's boolean; anything else stays as written, for the body's check to name. */
+function yesNo(cell: string): boolean | string {
+  const said = cell.trim().toLowerCase();
+  return YES.has(said) ? true : NO.has(said) ? false : cell;
+}
 
 /** What spreadsheets call the columns people name most (an HR system's export says "Email"). */
 const ALIASES: Record<string, string> = {
@@ -121,7 +133,8 @@ export function readImportCsv(text: string, defaultMethods: readonly Verificatio
         const cell = record[index] ?? '';
         if (column === 'verification_methods') continue;
         // An empty cell is a field left out, except the address, which every row needs.
-        if (cell !== '' || column === 'subject_email') body[column] = cell;
+        if (cell !== '' || column === 'subject_email')
+          body[column] = YES_NO_FIELDS.has(column) ? yesNo(cell) : cell;
       }
       const methodsCell = columns.includes('verification_methods')
         ? (record[columns.indexOf('verification_methods')] ?? '')

@@ -31,6 +31,8 @@ function record(overrides: Partial<CaseRecord>): CaseRecord {
     subjectName: null,
     documentName: null,
     nameMatch: 'enforce',
+    offerPasskey: false,
+    passkeyOfferDeclinedAt: null,
     locale: null,
     notes: '',
     externalRef: null,

@@ -44,6 +44,8 @@ export interface CaseRowWithSteps {
   redacted_at: string | null;
   resend_count: number;
   last_resent_at: string | null;
+  offer_passkey: boolean;
+  passkey_offer_declined_at: string | null;
   steps: Array<{
     case_id: string;
     method: VerificationMethod;
@@ -71,6 +73,8 @@ export function toCaseRecord(row: CaseRowWithSteps): CaseRecord {
     subjectName: row.subject_name,
     documentName: row.document_name,
     nameMatch: row.name_match,
+    offerPasskey: row.offer_passkey,
+    passkeyOfferDeclinedAt: optionalDate(row.passkey_offer_declined_at),
     locale: row.locale,
     notes: row.notes,
     externalRef: row.external_ref,
@@ -222,6 +226,7 @@ export interface NewCaseRow {
   subject_email: string;
   subject_name: string | null;
   name_match: NameMatchMode;
+  offer_passkey: boolean;
   locale: Locale | null;
   notes: string;
   external_ref: string | null;
@@ -244,6 +249,7 @@ export function insertCasesFrom(rows: SQL): SQL {
       cases.subjectEmail,
       cases.subjectName,
       cases.nameMatch,
+      cases.offerPasskey,
       cases.locale,
       cases.notes,
       cases.externalRef,
@@ -252,10 +258,10 @@ export function insertCasesFrom(rows: SQL): SQL {
       cases.expiresAt,
     )})
     select r.id, r.team_id, r.livemode, r.public_id, 'open', r.subject_email, r.subject_name, r.name_match,
-           r.locale, r.notes, r.external_ref, r.created_at, r.created_at, r.expires_at
+           r.offer_passkey, r.locale, r.notes, r.external_ref, r.created_at, r.created_at, r.expires_at
     from jsonb_to_recordset(${rows}) as r(id uuid, team_id uuid, livemode boolean, public_id text, subject_email text,
-      subject_name text, name_match text, locale text, notes text, external_ref text, created_at timestamptz,
-      expires_at timestamptz)
+      subject_name text, name_match text, offer_passkey boolean, locale text, notes text, external_ref text,
+      created_at timestamptz, expires_at timestamptz)
     returning *
   `;
 }

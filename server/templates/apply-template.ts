@@ -15,13 +15,14 @@ interface CaseFields {
   template?: string;
   locale?: string | null;
   name_match?: NameMatchMode;
+  offer_passkey?: boolean;
   [field: string]: unknown;
 }
 
 /**
  * What a case named `template` starts with: the template's methods, its step settings (each
  * method's replaced by the case's own fields where it gives them), its locale unless the case
- * names one, its name_match unless the case gives one, and the manager to mail (the case's, else the template's). Refuses, naming the
+ * names one, its name_match and offer_passkey unless the case gives them, and the manager to mail (the case's, else the template's). Refuses, naming the
  * field, what the case gives for a method the template does not request, a method's fields given
  * in part, and a field the template leaves to each case and this case leaves out.
  */
@@ -52,6 +53,7 @@ export function applyTemplate<Input extends CaseFields>(template: TemplateRecord
       verification_methods: template.methods,
       locale: input.locale ?? template.locale,
       name_match: input.name_match ?? template.nameMatch,
+      offer_passkey: input.offer_passkey ?? template.offerPasskey,
       manager_name: input.manager_name ?? (manager?.manager_name as string | undefined),
       manager_email: input.manager_email ?? (manager?.manager_email as string | undefined),
     },

@@ -11,7 +11,8 @@ export type TemplateRecord = typeof verificationTemplates.$inferSelect;
 
 /**
  * What a template holds: its name, methods, the step settings it gives each case, its locale and
- * what its cases do when a document shows another name (name_match).
+ * what its cases do when a document shows another name (name_match), and whether they offer a
+ * passkey once closed (offer_passkey).
  */
 export interface TemplateValues {
   name: string;
@@ -19,6 +20,8 @@ export interface TemplateValues {
   settings: Partial<Record<VerificationMethod, Record<string, unknown>>>;
   locale: Locale | null;
   nameMatch: NameMatchMode;
+  /** Whether its cases offer a passkey once closed, unless a case says. */
+  offerPasskey: boolean;
 }
 
 /** How many templates a team may keep in each mode: enough for every flow, few enough to list on one page. */

@@ -318,6 +318,7 @@ describe("a case's life", () => {
         settings: {},
         locale: null,
         nameMatch: 'record',
+        offerPasskey: false,
       },
       clock(),
     );

@@ -121,7 +121,7 @@ describe('account and usage', () => {
     });
   });
 
-  it('GET /v1/account/usage/ is exact: all six methods, the billing period, percent_used with two decimals', async () => {
+  it('GET /v1/account/usage/ is exact: every method, the billing period, percent_used with two decimals', async () => {
     const { team, api } = await newTeam('usage', 'three');
     const empty = await api.get<Usage>('/v1/account/usage/');
     expect(empty.status).toBe(200);
@@ -162,6 +162,7 @@ describe('account and usage', () => {
       },
       custom_question: entry(3, 0),
       manager: entry(3, 0),
+      passkey: entry(3, 0),
     });
   });
 

@@ -85,6 +85,7 @@ describe('POST /v1/cases/ success', () => {
         'locale',
         'name_match',
         'notes',
+        'offer_passkey',
         'public_id',
         'redacted_at',
         'status',
@@ -118,7 +119,9 @@ describe('POST /v1/cases/ success', () => {
       selfie: { requested: false, verified: false },
       custom_question: { requested: false, verified: false, question: null },
       manager: { requested: false, verified: false, manager_name: null, manager_email: null },
+      passkey: { requested: false, verified: false, passkey_id: null, enrolling_case_id: null },
     });
+    expect((c as CaseBody & { offer_passkey: boolean }).offer_passkey).toBe(false);
 
     const fetched = await api.get<CaseBody>(`/v1/cases/${c.id}/`);
     expect(fetched.status).toBe(200);
@@ -454,7 +457,7 @@ describe('status codes and error bodies', () => {
     });
     expectError(misspelt, 422, 'VALIDATION_ERROR');
     expect((misspelt.body as { detail: string }).detail).toBe(
-      'verification_methods: unknown method "emial" (did you mean "email"?); the methods are email, sms, government_id, selfie, custom_question, manager',
+      'verification_methods: unknown method "emial" (did you mean "email"?); the methods are email, sms, government_id, selfie, custom_question, manager, passkey',
     );
     const guessed = await api.post('/v1/cases/', {
       subject_email: 'a@example.test',

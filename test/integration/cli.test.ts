@@ -302,7 +302,7 @@ describe('operator CLI', { timeout: 180_000 }, () => {
     expect(result.stdout).toMatch(/^ {2}growth +5,000 units/m);
     expect(result.stdout).toMatch(/^ {2}enterprise +100,000 units/m);
     expect(result.stdout.replaceAll('\n', ' ')).toContain(
-      'email 10, sms 25, government_id 150, selfie 50, custom_question 5, manager 20',
+      'email 10, sms 25, government_id 150, selfie 50, custom_question 5, manager 20, passkey 10',
     );
   });
 

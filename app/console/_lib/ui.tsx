@@ -79,6 +79,22 @@ export function RecordNameMismatch({
   );
 }
 
+/** The offer of a passkey once the case closes (a later case can then ask for the passkey alone). */
+export function OfferPasskey({
+  checked,
+  onChange,
+}: {
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  return (
+    <label className="c-check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} /> Once the case
+      closes, offer the person to save a passkey, so that a later case can verify them by it alone
+    </label>
+  );
+}
+
 export function formatDate(iso: string | null): string {
   if (!iso) return '—';
   const at = new Date(iso).toLocaleString(undefined, {

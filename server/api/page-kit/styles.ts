@@ -28,6 +28,7 @@ label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 .hint{color:var(--muted);font-size:.9375rem;margin:.25rem 0}
 input[type=text],input[type=tel],input:not([type]){width:100%;font:inherit;padding:.625rem;border:2px solid var(--muted);border-radius:6px}
 input[type=file]{font:inherit;max-width:100%}
+[hidden]{display:none!important}
 button,.button{display:inline-block;font:inherit;font-weight:600;margin-top:.75rem;padding:.625rem 1.25rem;border-radius:6px;border:2px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer;text-decoration:none}
 button.secondary{background:#fff;color:var(--accent)}
 button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}

@@ -12,6 +12,7 @@ import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
 import type { VerificationCase } from '@/server/cases/case-repository';
 import { translator } from '@/server/i18n/translator';
 import { Html } from '@/server/platform/html';
+import type { PasskeyOffer } from '@/server/verification/methods/passkey/enrollment';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 import { renderCasePage } from './case-page';
 
@@ -65,6 +66,8 @@ function identityCase(overrides: Partial<CaseRecord>, retentionDays: number | nu
     subjectName: null,
     documentName: null,
     nameMatch: 'enforce',
+    offerPasskey: false,
+    passkeyOfferDeclinedAt: null,
     locale: null,
     notes: '',
     externalRef: null,
@@ -110,10 +113,66 @@ describe('pages in the pseudo-locale', () => {
         standIns: ['identity', 'mail', 'texts'],
         providerFlow: null,
         frame: frame(),
+        passkeyOffer: null,
         csrf: 'token',
         notice: null,
       });
       expectPseudo(page.html, name);
+    }
+  });
+
+  it('the passkey: asked for, proven, failed; the closed page’s offer, and the passkey saved', () => {
+    const variants: Array<[string, VerificationCase, PasskeyOffer]> = [
+      ['asked for', identityCase({ steps: [step('passkey')] }, null), null],
+      [
+        'proven',
+        identityCase({ status: 'closed', steps: [{ ...step('passkey'), state: 'verified' }] }, null),
+        null,
+      ],
+      [
+        'failed',
+        identityCase(
+          {
+            status: 'failed',
+            failureReason: 'passkey_failed',
+            steps: [{ ...step('passkey'), state: 'failed' }],
+          },
+          null,
+        ),
+        null,
+      ],
+      [
+        'offered',
+        identityCase(
+          { status: 'closed', offerPasskey: true, steps: [{ ...step('email'), state: 'verified' }] },
+          null,
+        ),
+        'offer',
+      ],
+      [
+        'saved',
+        identityCase(
+          { status: 'closed', offerPasskey: true, steps: [{ ...step('email'), state: 'verified' }] },
+          null,
+        ),
+        'saved',
+      ],
+    ];
+    for (const [name, found, passkeyOffer] of variants) {
+      const page = renderCasePage({
+        found,
+        now,
+        identityFlow: 'upload',
+        standIns: [],
+        providerFlow: null,
+        passkeyOffer,
+        frame: frame(),
+        csrf: 'token',
+        notice: null,
+      });
+      expectPseudo(page.html, name);
+      if (passkeyOffer === 'offer' || name === 'asked for')
+        expect(page.html, name).toContain('data-passkey=');
     }
   });
 
@@ -145,6 +204,7 @@ describe('pages in the pseudo-locale', () => {
       standIns: [],
       providerFlow: flow,
       frame: frame(),
+      passkeyOffer: null,
       csrf: 'token',
       notice: null,
     });

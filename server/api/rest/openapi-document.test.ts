@@ -76,6 +76,7 @@ describe('the OpenAPI document', () => {
       'IDEMPOTENCY_KEY_REUSED',
       'TRIAL_EXPIRED',
       'INSUFFICIENT_ALLOWANCE',
+      'PASSKEY_NOT_ENROLLED',
     ]);
     expect(create?.responses).not.toHaveProperty('404');
     const simulate = operations.find(({ key }) => key === 'post /v1/cases/{id}/simulate/')?.op as Operation;

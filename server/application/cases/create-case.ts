@@ -184,6 +184,7 @@ export async function writeCases(
         subject_email: input.subject_email,
         subject_name: input.subject_name ?? null,
         name_match: input.name_match ?? 'enforce',
+        offer_passkey: input.offer_passkey ?? false,
         locale: input.locale ? supportedLocale(input.locale) : null,
         notes: input.notes,
         external_ref: externalRef ?? null,

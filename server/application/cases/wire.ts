@@ -64,6 +64,15 @@ export const nameMatchInput = z
     examples: ['record'],
   });
 
+export const offerPasskeyInput = z
+  .boolean()
+  .optional()
+  .meta({
+    description:
+      'Whether the subject is offered, once the case has closed, to save a passkey on its page: a later case of your team can then ask for `passkey` and verify them by it alone, in seconds. Default false; a case naming a template takes the template’s unless it gives its own.',
+    examples: [true],
+  });
+
 /** name_match without government_id: a field of a method the body does not request. */
 export function nameMatchIssue(
   methods: Partial<Record<string, boolean>>,
@@ -88,6 +97,7 @@ export const createCaseInput = z
         examples: ['Jane Doe'],
       }),
     name_match: nameMatchInput,
+    offer_passkey: offerPasskeyInput,
     locale: caseLocale.nullish().meta({
       description: `The language the subject is addressed in, as a BCP 47 tag: one of ${SUPPORTED_LOCALES.join(', ')}, or a tag that falls back to one (\`de-AT\` is \`de\`, \`pt\` is \`pt-BR\`); the Case carries the supported locale it stands for. Optional: without it, the subject's browser language, then your team's default.`,
       examples: ['de'],
@@ -214,6 +224,11 @@ export const caseOutput = z
         'What a document showing another name than expected does to this case: `enforce` fails it with `name_mismatch`, `record` lets it close and records the mismatch (`verification_methods.government_id.name_matched`).',
       examples: ['enforce'],
     }),
+    offer_passkey: z.boolean().meta({
+      description:
+        'Whether the closed case offers its subject to save a passkey for a later re-verification (`passkey`).',
+      examples: [false],
+    }),
     locale: z
       .enum(SUPPORTED_LOCALES)
       .nullable()
@@ -292,6 +307,7 @@ export const EXAMPLE_CASE_WIRE: CaseWire = {
   subject_name: 'Jane Doe',
   document_name: null,
   name_match: 'enforce',
+  offer_passkey: false,
   locale: null,
   created_at: EXAMPLE_CASE.createdAt,
   expires_at: EXAMPLE_CASE.expiresAt,
@@ -332,6 +348,7 @@ export function toCaseWire(record: CaseRecord, { now, pageBase }: WireContext): 
     subject_name: record.subjectName,
     document_name: record.documentName,
     name_match: record.nameMatch,
+    offer_passkey: record.offerPasskey,
     locale: (record.locale as Locale | null) ?? null,
     created_at: record.createdAt.toISOString(),
     expires_at: record.expiresAt.toISOString(),

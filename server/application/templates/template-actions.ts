@@ -69,6 +69,7 @@ export const templateActions = {
       settings: await hashedSettings(ctx, input),
       locale: templateLocale(input.locale),
       nameMatch: input.name_match ?? 'enforce',
+      offerPasskey: input.offer_passkey ?? false,
     };
     return auditedChange(
       ctx,
@@ -81,7 +82,7 @@ export const templateActions = {
   },
 
   update: async (ctx: TemplateActionContext, input: UpdateTemplateInput): Promise<TemplateRecord> => {
-    const { id, name, verification_methods, locale, name_match, ...fields } = input;
+    const { id, name, verification_methods, locale, name_match, offer_passkey, ...fields } = input;
     const given = await hashedSettings(ctx, givenFields(fields));
     return auditedChange(
       ctx,
@@ -115,6 +116,7 @@ export const templateActions = {
             locale: locale === undefined ? current.locale : templateLocale(locale),
             // Without government_id there is no name to compare: back to the default.
             nameMatch: methods.government_id === true ? (name_match ?? current.nameMatch) : 'enforce',
+            offerPasskey: offer_passkey ?? current.offerPasskey,
           },
           ctx.clock(),
         );

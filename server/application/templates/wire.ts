@@ -4,6 +4,7 @@ import {
   caseLocale,
   nameMatchInput,
   nameMatchIssue,
+  offerPasskeyInput,
   verificationMethodsInput,
 } from '@/server/application/cases/wire';
 import { supportedLocale } from '@/server/i18n/locales';
@@ -36,6 +37,7 @@ const templateFields = {
     examples: ['de'],
   }),
   name_match: nameMatchInput,
+  offer_passkey: offerPasskeyInput,
   // The methods' own fields, as a case takes them; a template may leave them to each case.
   ...METHOD_CREATE_FIELDS,
 };
@@ -87,6 +89,7 @@ export const updateTemplateInput = z
     verification_methods: verificationMethodsInput.optional(),
     locale: templateFields.locale,
     name_match: nameMatchInput,
+    offer_passkey: offerPasskeyInput,
     ...Object.fromEntries(
       Object.entries(METHOD_CREATE_FIELDS).map(([field, schema]) => [
         field,
@@ -123,6 +126,11 @@ export const templateOutput = z
       description:
         'Its cases’ `name_match` unless a case gives its own: `enforce` fails a case whose ID document shows another name than expected, `record` lets it close and records the mismatch.',
       examples: ['enforce'],
+    }),
+    offer_passkey: z.boolean().meta({
+      description:
+        'Whether its cases offer a passkey once closed, unless a case gives its own `offer_passkey`.',
+      examples: [false],
     }),
     custom_question_text: z
       .string()
@@ -164,6 +172,7 @@ export const templateListOutput = z.object({
           verification_methods: { email: true, sms: true, government_id: true },
           locale: null,
           name_match: 'enforce',
+          offer_passkey: false,
           custom_question_text: null,
           manager_name: null,
           manager_email: null,
@@ -188,6 +197,7 @@ export function toTemplateWire(template: TemplateRecord): TemplateWire {
     ),
     locale: template.locale,
     name_match: template.nameMatch,
+    offer_passkey: template.offerPasskey,
     custom_question_text: shown.custom_question_text ?? null,
     manager_name: shown.manager_name ?? null,
     manager_email: shown.manager_email ?? null,

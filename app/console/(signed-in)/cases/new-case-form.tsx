@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { type FormEvent, useState } from 'react';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
-import { ErrorNote, RecordNameMismatch } from '@/app/console/_lib/ui';
+import { ErrorNote, OfferPasskey, RecordNameMismatch } from '@/app/console/_lib/ui';
 import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import { type ChosenMethod as Method, NEW_CASE_FORM } from '@/server/api/console/method-vocabulary';
 
@@ -28,6 +28,7 @@ export function NewCaseForm() {
   const [managerEmail, setManagerEmail] = useState('');
   const [notes, setNotes] = useState('');
   const [recordNameMismatch, setRecordNameMismatch] = useState(false);
+  const [offerPasskey, setOfferPasskey] = useState(false);
   const [locale, setLocale] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
@@ -62,6 +63,7 @@ export function NewCaseForm() {
           ? { manager_name: managerName, manager_email: managerEmail.trim() }
           : {}),
         ...(has(NEW_CASE_FORM.comparesNames) && recordNameMismatch ? { name_match: 'record' as const } : {}),
+        ...(offerPasskey ? { offer_passkey: true } : {}),
       });
       router.push(`/console/cases/${created.id}`);
     } catch (err) {
@@ -163,6 +165,7 @@ export function NewCaseForm() {
           expected="the one given here"
         />
       ) : null}
+      {template?.offer_passkey ? null : <OfferPasskey checked={offerPasskey} onChange={setOfferPasskey} />}
       <label htmlFor="case-notes">Notes for your team (optional)</label>
       <textarea id="case-notes" maxLength={2000} value={notes} onChange={(e) => setNotes(e.target.value)} />
       <ErrorNote error={error} />

@@ -4,7 +4,14 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useSession } from '@/app/console/_lib/session';
 import { api, useQueryApi } from '@/app/console/_lib/trpc';
-import { Empty, ErrorNote, formatDate, Loading, RecordNameMismatch } from '@/app/console/_lib/ui';
+import {
+  Empty,
+  ErrorNote,
+  formatDate,
+  Loading,
+  OfferPasskey,
+  RecordNameMismatch,
+} from '@/app/console/_lib/ui';
 import { LOCALE_CHOICES } from '@/server/api/console/locale-vocabulary';
 import {
   type ChosenMethod as Method,
@@ -28,6 +35,7 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
   );
   const [locale, setLocale] = useState(editing?.locale ?? '');
   const [recordNameMismatch, setRecordNameMismatch] = useState(editing?.name_match === 'record');
+  const [offerPasskey, setOfferPasskey] = useState(editing?.offer_passkey ?? false);
   const [question, setQuestion] = useState(editing?.custom_question_text ?? '');
   const [answer, setAnswer] = useState('');
   const [managerName, setManagerName] = useState(editing?.manager_name ?? '');
@@ -49,6 +57,7 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
       ...(has(NEW_CASE_FORM.comparesNames)
         ? { name_match: recordNameMismatch ? ('record' as const) : ('enforce' as const) }
         : {}),
+      offer_passkey: offerPasskey,
       // Left empty: each case gives its own. An unchanged question with no new answer stays as it is.
       ...(has(NEW_CASE_FORM.asksQuestion) && !keepsQuestion
         ? question || answer
@@ -123,6 +132,7 @@ function TemplateForm({ editing, onSaved }: { editing: TemplateWire | null; onSa
           expected="the name a case gives"
         />
       ) : null}
+      <OfferPasskey checked={offerPasskey} onChange={setOfferPasskey} />
       {has(NEW_CASE_FORM.asksQuestion) ? (
         <>
           <p className="c-muted">Leave the question empty for each case to ask its own.</p>

@@ -1,15 +1,22 @@
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { MethodRoutes } from '@/server/api/page-kit/method-routes';
 import { withNotice } from '@/server/api/page-kit/notices';
 import {
   answerCaseStep,
   type CaseRequest,
+  readProtectedForm,
   readProtectedJson,
   scriptAnswer,
 } from '@/server/api/page-kit/page-request';
+import { seeOther } from '@/server/api/page-kit/respond';
 import { appErrorIn } from '@/server/platform/errors';
 import { logger } from '@/server/platform/logger';
 import { relyingPartyOf } from '@/server/verification/methods/passkey/ceremonies';
+import {
+  declinePasskeyOffer,
+  enrollmentOptions,
+  enrollPasskeyOnCase,
+} from '@/server/verification/methods/passkey/enrollment';
 import { passkeyChallenge, provePasskeyStep } from '@/server/verification/methods/passkey/step';
 import { passkeyScript } from './passkey-script';
 
@@ -101,12 +108,62 @@ function postProofAnswer(request: Request, publicId: string): Promise<Response> 
   });
 }
 
+/** POST /v/<id>/passkey/enroll-options: the challenge for the browser's prompt to save a passkey. */
+function postEnrollmentOptions(request: Request, publicId: string): Promise<Response> {
+  return ceremonyRequest(request, publicId, async ({ ctx, found, back }) => {
+    const options = await enrollmentOptions(ctx.db, found.record, relyingPartyOf(ctx.pageBase), ctx.clock());
+    if (options.ok) return scriptAnswer(200, { options: options.value });
+    // Declined, saved already, or the subject holds as many as they may: the page says which.
+    return scriptAnswer(409, { error: options.why, location: back });
+  });
+}
+
+/** POST /v/<id>/passkey/enroll: the browser's new passkey, saved for this case's subject. */
+function postEnrollment(request: Request, publicId: string): Promise<Response> {
+  return ceremonyRequest(request, publicId, async ({ ctx, found, back }, body) => {
+    const response = body.response;
+    if (typeof response !== 'object' || response === null) {
+      return scriptAnswer(400, { error: 'invalid_request', location: back });
+    }
+    const saved = await enrollPasskeyOnCase(
+      ctx.db,
+      ctx.jobs,
+      found.record,
+      response as RegistrationResponseJSON,
+      relyingPartyOf(ctx.pageBase),
+      ctx.clock(),
+    );
+    if (saved.ok) {
+      return scriptAnswer(200, { result: 'saved', location: withNotice(back, 'passkey-saved') });
+    }
+    logger.info('passkey not saved', { case_id: found.record.id, refused: saved.why });
+    return scriptAnswer(200, {
+      result: 'refused',
+      refused: saved.why,
+      location: saved.why === 'not_offered' ? back : withNotice(back, 'passkey-save-failed'),
+    });
+  });
+}
+
+/** POST /v/<id>/passkey/decline: the subject says no; the case never offers again. A plain form. */
+function postDecline(request: Request, publicId: string): Promise<Response> {
+  return answerCaseStep(request, publicId, async (req) => {
+    const form = await readProtectedForm(request, req, req.back);
+    if (form instanceof Response) return form;
+    const declined = await declinePasskeyOffer(req.ctx.db, req.found.record, req.ctx.clock());
+    return seeOther(declined ? withNotice(req.back, 'passkey-declined') : req.back);
+  });
+}
+
 /** The passkey's ceremonies under `/v/<public id>/passkey/…`. */
 export const passkeyRoutes: MethodRoutes = {
   segment: 'passkey',
   paths: {
     options: { POST: (request, { publicId }) => postProofOptions(request, publicId) },
     answer: { POST: (request, { publicId }) => postProofAnswer(request, publicId) },
+    'enroll-options': { POST: (request, { publicId }) => postEnrollmentOptions(request, publicId) },
+    enroll: { POST: (request, { publicId }) => postEnrollment(request, publicId) },
+    decline: { POST: (request, { publicId }) => postDecline(request, publicId) },
   },
   script: passkeyScript,
 };

@@ -1,0 +1,151 @@
+import type { CDPSession, Page } from '@playwright/test';
+import { systemClock } from '../server/platform/clock';
+import { createTeam } from '../server/teams/manage-teams';
+import { apiClient } from '../test/support/api-client';
+import { type CaseWire, expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
+
+/**
+ * Both passkey ceremonies as a subject's phone runs them, with Chromium's own WebAuthn stack
+ * answering through a CDP virtual authenticator (a platform authenticator: internal transport,
+ * resident keys, user verification): a verified case offers a passkey and saves it; a later case
+ * asking for `passkey` closes by that passkey alone. Without JavaScript the page says plainly that
+ * it cannot use one, and the offer can still be declined.
+ */
+type PasskeyCase = CaseWire & {
+  verification_methods: CaseWire['verification_methods'] & {
+    passkey: {
+      requested: boolean;
+      verified: boolean;
+      passkey_id: string | null;
+      enrolling_case_id: string | null;
+    };
+  };
+};
+
+async function platformAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  return { cdp, authenticatorId };
+}
+
+test.describe('a passkey', () => {
+  test('is saved at the end of a verified case, and re-verifies the person alone', async ({
+    page,
+    database,
+    baseUrl,
+  }) => {
+    const { testKey } = await createTeam(
+      database.db,
+      { name: 'Passkey Desk', adminEmail: uniqueEmail('pk-admin') },
+      systemClock,
+    );
+    const api = apiClient(baseUrl, testKey.token);
+    const subject = uniqueEmail('returning');
+    const first = await api.post<PasskeyCase>('/v1/cases/', {
+      subject_email: subject,
+      verification_methods: { email: true },
+      offer_passkey: true,
+    });
+    expect(first.status, first.text).toBe(201);
+    await api.post(`/v1/cases/${first.body.id}/simulate/`, { action: 'complete_step', method: 'email' });
+
+    const { cdp, authenticatorId } = await platformAuthenticator(page);
+    await page.goto(first.body.verification_url);
+    await expect(page.getByRole('heading', { name: 'Save a passkey for next time' })).toBeVisible();
+    await expect(page.getByText('it needs JavaScript and passkey support')).toBeHidden();
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Save a passkey' }).click();
+    await expect(page.locator('#notice')).toHaveText('Your passkey is saved for next time.');
+    await expect(page.locator('.passkey-saved')).toHaveText('A passkey is saved for next time.');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]?.isResidentCredential).toBe(true);
+
+    // The helpdesk's next call: the passkey alone.
+    const again = await api.post<PasskeyCase>('/v1/cases/', {
+      subject_email: subject,
+      verification_methods: { passkey: true },
+    });
+    expect(again.status, again.text).toBe(201);
+    const started = Date.now();
+    await page.goto(again.body.verification_url);
+    await page.getByRole('button', { name: 'Use my passkey' }).click();
+    await expect(page.locator('#notice')).toHaveText('Thank you, your passkey is confirmed.');
+    await expect(page.locator('#case-summary')).toContainText('All steps are done');
+    test.info().annotations.push({ type: 're-verification', description: `${Date.now() - started} ms` });
+    await expectAccessible(page);
+    const closed = await api.get<PasskeyCase>(`/v1/cases/${again.body.id}/`);
+    expect(closed.body.status).toBe('closed');
+    expect(closed.body.verification_methods.passkey).toMatchObject({
+      requested: true,
+      verified: true,
+      enrolling_case_id: first.body.id,
+    });
+    // The authenticator counted the signature the server checked.
+    const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(after.credentials[0]?.signCount).toBeGreaterThan(0);
+  });
+
+  test('a cancelled prompt says so and can be tried again; a page without JavaScript says it cannot', async ({
+    page,
+    browser,
+    database,
+    baseUrl,
+  }) => {
+    const { testKey } = await createTeam(
+      database.db,
+      { name: 'Passkey Desk 2', adminEmail: uniqueEmail('pk-admin2') },
+      systemClock,
+    );
+    const api = apiClient(baseUrl, testKey.token);
+    const subject = uniqueEmail('declines');
+    const offered = await api.post<PasskeyCase>('/v1/cases/', {
+      subject_email: subject,
+      verification_methods: { email: true },
+      offer_passkey: true,
+    });
+    await api.post(`/v1/cases/${offered.body.id}/simulate/`, { action: 'complete_step', method: 'email' });
+
+    // A virtual authenticator that will not verify the user: the browser's prompt fails.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: false,
+        automaticPresenceSimulation: true,
+      },
+    });
+    await page.goto(offered.body.verification_url);
+    await page.getByRole('button', { name: 'Save a passkey' }).click();
+    await expect(page.locator('.passkey-message')).toHaveText('No passkey was saved. You can try again.');
+    await expect(page.getByRole('button', { name: 'Save a passkey' })).toBeEnabled();
+
+    // Without JavaScript: the words instead of the button, and the plain form to say no.
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    const noScript = await plain.newPage();
+    await noScript.goto(offered.body.verification_url);
+    await expect(noScript.getByText('This browser cannot save a passkey here')).toBeVisible();
+    await expect(noScript.getByRole('button', { name: 'Save a passkey' })).toBeHidden();
+    await noScript.getByRole('button', { name: 'No, thanks' }).click();
+    await expect(noScript.locator('#notice')).toHaveText(
+      'No passkey will be saved. You can close this page.',
+    );
+    await noScript.reload();
+    await expect(noScript.getByRole('heading', { name: 'Save a passkey for next time' })).toHaveCount(0);
+    await plain.close();
+  });
+});
