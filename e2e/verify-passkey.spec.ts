@@ -1,8 +1,16 @@
 import type { CDPSession, Page } from '@playwright/test';
+import { and, eq } from 'drizzle-orm';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import * as oidc from 'openid-client';
+import { caseSteps } from '../db/schema';
+import { createClient } from '../server/oidc/oidc-clients';
 import { systemClock } from '../server/platform/clock';
 import { createTeam } from '../server/teams/manage-teams';
 import { apiClient } from '../test/support/api-client';
-import { type CaseWire, expect, expectAccessible, test, uniqueEmail } from './support/fixtures';
+import { type CaseWire, expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
+
+/** Where the relying party (played by openid-client) takes the verdict: intercepted by the page. */
+const REDIRECT = 'http://127.0.0.1:9/idp/identity-verification/callback';
 
 /**
  * Both passkey ceremonies as a subject's phone runs them, with Chromium's own WebAuthn stack
@@ -147,5 +155,131 @@ test.describe('a passkey', () => {
     await noScript.reload();
     await expect(noScript.getByRole('heading', { name: 'Save a passkey for next time' })).toHaveCount(0);
     await plain.close();
+  });
+
+  test('re-verifies a returning employee for Okta: a {passkey: true} template through the OpenID provider', async ({
+    page,
+    database,
+    baseUrl,
+  }) => {
+    const { team, testKey } = await createTeam(
+      database.db,
+      { name: 'Okta Passkeys', adminEmail: uniqueEmail('okta-pk-admin') },
+      systemClock,
+    );
+    const api = apiClient(baseUrl, testKey.token);
+    const email = uniqueEmail('employee');
+    // Onboarding: the document checked on the page, then a passkey saved.
+    const onboarding = await api.post<PasskeyCase>('/v1/cases/', {
+      subject_email: email,
+      subject_name: 'Ada Lovelace',
+      verification_methods: { government_id: true },
+      offer_passkey: true,
+    });
+    expect(onboarding.status, onboarding.text).toBe(201);
+    await platformAuthenticator(page);
+    await page.goto(onboarding.body.verification_url);
+    await page
+      .getByLabel('Photo of your ID document')
+      .setInputFiles(markedPng('passport.png', 'VOUCH-TEST:NAME=Ada Lovelace;'));
+    await page.getByLabel('Selfie', { exact: true }).setInputFiles(markedPng('selfie.png'));
+    await page.getByRole('button', { name: 'Submit for checking' }).click();
+    await page.getByRole('button', { name: 'Save a passkey' }).click();
+    await expect(page.locator('#notice')).toHaveText('Your passkey is saved for next time.');
+    const checked = await api.get<
+      PasskeyCase & { verification_methods: { government_id: { verified: boolean } } }
+    >(`/v1/cases/${onboarding.body.id}/`);
+    expect(checked.body.status).toBe('closed');
+
+    // The recovery flow: Okta pushes its request for the passkey template, the browser follows.
+    const returning = await api.post('/v1/templates/', {
+      name: 'returning',
+      verification_methods: { passkey: true },
+    });
+    expect(returning.status, returning.text).toBe(201);
+    const { client, secret } = await createClient(
+      database.db,
+      team.id,
+      { name: 'Okta', redirectUris: [REDIRECT], defaultTemplate: 'returning', livemode: false },
+      new Date(),
+    );
+    const config = await oidc.discovery(
+      new URL(baseUrl),
+      client.id,
+      undefined,
+      oidc.ClientSecretPost(secret),
+      {
+        execute: [oidc.allowInsecureRequests],
+      },
+    );
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const authorize = await oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile identity_assurance idv_flow_returning',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      login_hint: '00uRETURNING',
+      claims: JSON.stringify({
+        id_token: {
+          verified_claims: [
+            {
+              verification: {
+                trust_framework: { value: 'IDV-DELEGATED', essential: true },
+                assurance_level: { value: 'VERIFIED', essential: true },
+              },
+              claims: {
+                given_name: { value: 'Ada', fuzzy: true },
+                family_name: { value: 'Lovelace', fuzzy: true },
+                email: { value: email },
+              },
+            },
+          ],
+        },
+      }),
+    });
+    let callback: URL | undefined;
+    await page.route(`${REDIRECT}**`, async (route) => {
+      callback = new URL(route.request().url());
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Back at Okta</title>' });
+    });
+    await page.goto(authorize.toString());
+    await expect(page).toHaveURL(/\/v\/[0-9A-Za-z]{16}$/);
+    await page.getByRole('button', { name: 'Use my passkey' }).click();
+    await expect(page).toHaveTitle('Back at Okta');
+    if (!callback) throw new Error('the browser did not come back');
+    expect(callback.searchParams.get('state')).toBe(state);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
+    const { payload } = await jwtVerify(
+      tokens.id_token ?? '',
+      createRemoteJWKSet(new URL(`${baseUrl}/.well-known/jwks.json`)),
+      { issuer: baseUrl, audience: client.id, algorithms: ['RS256'] },
+    );
+    expect(payload).toMatchObject({
+      sub: '00uRETURNING',
+      nonce,
+      amr: ['hwk', 'user'],
+      verified_claims: [
+        {
+          verification: { trust_framework: 'IDV-DELEGATED', assurance_level: 'VERIFIED' },
+          claims: { given_name: 'Ada', family_name: 'Lovelace' },
+        },
+      ],
+    });
+    // The verification's time is the onboarding's document check, not this morning's passkey.
+    const [claims] = payload.verified_claims as Array<{ verification: { time: string } }>;
+    const [idStep] = await database.db
+      .select({ at: caseSteps.verifiedAt })
+      .from(caseSteps)
+      .where(and(eq(caseSteps.caseId, onboarding.body.id), eq(caseSteps.method, 'government_id')));
+    expect(claims?.verification.time).toBe(idStep?.at?.toISOString());
   });
 });

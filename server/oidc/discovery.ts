@@ -36,7 +36,8 @@ export function openidConfiguration(issuer: string) {
     id_token_signing_alg_values_supported: ['RS256'],
     scopes_supported: ['openid', 'profile', 'identity_assurance'],
     claims_parameter_supported: true,
-    claims_supported: ['sub', 'verified_claims', ...CLAIMS_IN_VERIFIED_CLAIMS],
+    // `amr` when a passkey re-verified the person (RFC 8176: hwk, user).
+    claims_supported: ['sub', 'amr', 'verified_claims', ...CLAIMS_IN_VERIFIED_CLAIMS],
     verified_claims_supported: true,
     trust_frameworks_supported: [...TRUST_FRAMEWORKS],
     claims_in_verified_claims_supported: [...CLAIMS_IN_VERIFIED_CLAIMS],

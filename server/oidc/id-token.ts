@@ -50,6 +50,8 @@ export function signIdToken(
     verifiedClaims: unknown;
     /** False for a test-mode client's case (simulated checks): said in the token, never left to guess. */
     livemode: boolean;
+    /** How the person authenticated just now (RFC 8176), when it was more than the document check. */
+    amr?: string[];
   },
 ): Promise<string> {
   const iat = Math.floor(claims.now.getTime() / 1000);
@@ -57,6 +59,7 @@ export function signIdToken(
     ...(claims.nonce !== null ? { nonce: claims.nonce } : {}),
     verified_claims: claims.verifiedClaims,
     vouch_livemode: claims.livemode,
+    ...(claims.amr?.length ? { amr: claims.amr } : {}),
   })
     .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
     .setIssuer(claims.issuer)

@@ -33,8 +33,10 @@ import { keyEncryptionKey, publishedKeys } from '@/server/signing/signing-keys';
 import { createTeam } from '@/server/teams/manage-teams';
 import { completeSteps } from '@/server/verification/case-state';
 import { applyIdentityResult } from '@/server/verification/methods/government-id/step';
+import { ceremonyCase, passkeyChallenge, provePasskeyStep } from '@/server/verification/methods/passkey/step';
 import type { TestDatabase } from '@/test/support/database';
 import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { enrollPasskey, TEST_RELYING_PARTY } from '@/test/support/passkeys';
 import { verifiedClaimsProblems, verifiedClaimsRequestProblems } from '@/test/support/verified-claims-schema';
 
 const ISSUER = 'https://vouch.test';
@@ -366,7 +368,7 @@ describe('POST /oauth2/par, in-process', () => {
       [
         { scope: 'openid idv_flow_no-id' },
         'invalid_request',
-        "The template no-id reads no government ID: an identity provider's flow must, to compare the names it sends with the document's.",
+        "The template no-id reads no government ID (nor a passkey that leads back to one): an identity provider's flow must, to compare the names it sends with the document's.",
       ],
       [
         { scope: 'openid idv_flow_new-hire' },
@@ -1243,6 +1245,50 @@ describe('GET /oauth2/authorize, at its edges', () => {
   });
 });
 
+describe('a returning person, re-verified by passkey through the provider', () => {
+  it('closes a {passkey: true} template’s case by the passkey alone: amr hwk and user, the original check’s time and names', async () => {
+    await freshClient();
+    await templateActions.create(teamContext(false), {
+      name: 'returning',
+      verification_methods: { passkey: true },
+    });
+    // The person's first flow: the document checked, then a passkey saved on that case.
+    const first = await authorize();
+    await passIdentityCheck(first.caseId);
+    const checkedAt = new Date(now);
+    // Its own token says nothing of a passkey.
+    expect(decodeJwt((await redeem(await codeOf(first))).id_token).amr).toBeUndefined();
+    const enrolling = await findCaseById(database.db, first.caseId);
+    if (!enrolling) throw new Error('no case');
+    const { authenticator } = await enrollPasskey(database.db, ceremonyCase(enrolling), clock);
+
+    // A month later, Okta's recovery flow: the template of the passkey alone.
+    now = new Date(now.getTime() + 30 * 86_400_000);
+    const flow = await authorize({ scope: 'openid idv_flow_returning' });
+    const opened = await findCaseById(database.db, flow.caseId);
+    if (!opened) throw new Error('no case');
+    expect(opened.steps.map((step) => step.method)).toEqual(['passkey']);
+    const options = await passkeyChallenge(database.db, opened, TEST_RELYING_PARTY, now);
+    if (!options.ok) throw new Error(options.why);
+    await expect(
+      provePasskeyStep(
+        database.db,
+        inProcess.jobs,
+        opened,
+        authenticator.authenticate(options.value.challenge),
+        TEST_RELYING_PARTY,
+        now,
+      ),
+    ).resolves.toEqual({ result: 'verified' });
+
+    const token = decodeJwt((await redeem(await codeOf(flow))).id_token);
+    expect(token.amr).toEqual(['hwk', 'user']);
+    const [claims] = token.verified_claims as Array<{ verification: { time: string }; claims: object }>;
+    expect(claims?.verification.time).toBe(checkedAt.toISOString());
+    expect(claims?.claims).toEqual({ given_name: 'Ada', family_name: 'Lovelace' });
+  });
+});
+
 describe('the provider’s small parts', () => {
   it('discovery names its endpoints under the issuer, PAR required, S256 and RS256 only: the whole document', () => {
     // toEqual, not toMatchObject: every member is a promise to the relying party, and a member
@@ -1266,7 +1312,7 @@ describe('the provider’s small parts', () => {
       subject_types_supported: ['public'],
       scopes_supported: ['openid', 'profile', 'identity_assurance'],
       claims_parameter_supported: true,
-      claims_supported: ['sub', 'verified_claims', 'given_name', 'family_name', 'email'],
+      claims_supported: ['sub', 'amr', 'verified_claims', 'given_name', 'family_name', 'email'],
       verified_claims_supported: true,
       ui_locales_supported: ['en', 'de', 'fr', 'es', 'pt-BR', 'it', 'nl', 'pl', 'ja', 'ko', 'zh-CN', 'ar'],
     });

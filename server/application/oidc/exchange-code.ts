@@ -5,12 +5,12 @@ import { authenticateClient, spendClientBudget } from '@/server/oidc/client-auth
 import { flowOfCode, pushedRequest, redeemCode } from '@/server/oidc/flows';
 import { signIdToken, TOKEN_SECONDS, verifiedClaims } from '@/server/oidc/id-token';
 import { OAuthError } from '@/server/oidc/oauth-error';
-import { requestedValue } from '@/server/oidc/verified-claims-request';
+import { requestedClaim, type VerifiedClaimsEntry } from '@/server/oidc/verified-claims-request';
 import type { Clock } from '@/server/platform/clock';
 import { randomBase62 } from '@/server/platform/ids';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { currentSigningKey } from '@/server/signing/signing-keys';
-import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
+import { type AssertedCheck, assertedCheck, checkShowsNames } from './asserted-check';
 
 export interface ExchangeDeps {
   db: Db;
@@ -31,9 +31,19 @@ function s256(verifier: string): string {
  * POST /oauth2/token (authorization_code): the client authenticates, the code is redeemed once
  * within its 60 s by the client it was issued to, with the redirect URI and the PKCE verifier of
  * its request; the answer is an opaque short-lived access token (it serves nothing else) and the
- * ID token: RS256, `sub` the login_hint, the nonce, and verified_claims asserting the names that
- * matched the document. At most 60 a minute per client.
+ * ID token: RS256, `sub` the login_hint, the nonce, verified_claims asserting the names that
+ * matched the document (checked by this case, or by the one its passkey leads back to: then `amr`
+ * names the passkey). At most 60 a minute per client.
  */
+/** The requested names the checked document showed, by claim: those the ID token may assert. */
+function shownNames(asked: VerifiedClaimsEntry[], check: AssertedCheck): Record<string, string> {
+  const given = requestedClaim(asked, 'given_name');
+  const family = requestedClaim(asked, 'family_name');
+  if (!given?.value || !family?.value) return {};
+  const names = { given: given.value, family: family.value, fuzzy: given.fuzzy || family.fuzzy };
+  return checkShowsNames(check, names) ? { given_name: given.value, family_name: family.value } : {};
+}
+
 export async function exchangeCode(
   deps: ExchangeDeps,
   input: { params: Record<string, unknown>; authorization: string | null },
@@ -65,8 +75,9 @@ export async function exchangeCode(
     throw new OAuthError('invalid_grant', 'The code_verifier does not match the code_challenge.');
   }
   const record = flow.caseId ? await findCaseById(deps.db, flow.caseId) : null;
-  const decided = record?.steps.find((step) => step.method === governmentIdMethod.key)?.verifiedAt;
-  if (record?.status !== 'closed' || !decided || record.redactedAt) {
+  const check =
+    record?.status === 'closed' && !record.redactedAt ? await assertedCheck(deps.db, record) : null;
+  if (!record || !check) {
     throw new OAuthError(
       'invalid_grant',
       'The verification this code stood for is no longer there to assert.',
@@ -86,12 +97,10 @@ export async function exchangeCode(
     nonce: request.nonce,
     now,
     livemode: record.livemode,
+    amr: check.amr,
     verifiedClaims: verifiedClaims(request.verifiedClaims, {
-      verifiedAt: decided,
-      compared: {
-        given_name: requestedValue(request.verifiedClaims, 'given_name') ?? '',
-        family_name: requestedValue(request.verifiedClaims, 'family_name') ?? '',
-      },
+      verifiedAt: check.checkedAt,
+      compared: shownNames(request.verifiedClaims, check),
     }),
   });
   return {

@@ -84,6 +84,24 @@ function idCheckBehind(enrolling: CaseRecord | null): Record<string, string | nu
   };
 }
 
+/**
+ * The case whose ID check a proven passkey step leads back to (its `id_check_case_id`), with that
+ * check's step, while it is still there (not redacted); null for a step not proven, or a passkey
+ * whose enrolling cases checked no document.
+ */
+export async function idCheckBehindProof(
+  db: Queryable,
+  record: CaseRecord,
+): Promise<{ idCase: CaseRecord; idStep: CaseRecord['steps'][number] } | null> {
+  const step = stepOf(record, passkeyMethod.key);
+  const caseId = step?.state === 'verified' ? step.settings.id_check_case_id : null;
+  if (typeof caseId !== 'string') return null;
+  const idCase = await findCaseById(db, caseId);
+  const idStep = idCase ? stepOf(idCase, governmentIdMethod.key) : undefined;
+  if (!idCase || idCase.redactedAt || idStep?.state !== 'verified') return null;
+  return { idCase, idStep };
+}
+
 /** What the step records of the passkey that passed it: the evidence record's reference. */
 async function proofSettings(db: Queryable, passkey: PasskeyRow): Promise<Record<string, string | null>> {
   return {
