@@ -207,6 +207,14 @@ describe('roles are enforced by the server', () => {
     expect((await viewerA.query('console.members.list')).status).toBe(200);
     expect((await viewerA.query('console.cases.list', {})).status).toBe(200);
     expect((await viewerA.query('console.account.overview')).status).toBe(200);
+    expect(
+      (await viewerA.query('console.passkeys.list', { subject_email: 'someone@acme.test' })).status,
+    ).toBe(200);
+    // An owner's revocation passes the role check (and finds no such passkey); a viewer's does not.
+    const ownerRevoke = await ownerA.mutate('console.passkeys.revoke', {
+      id: '00000000-0000-4000-8000-000000000000',
+    });
+    expect(ownerRevoke.error?.data?.appCode).toBe('NOT_FOUND');
 
     const refusals = [
       await viewerA.mutate('console.keys.create', { name: 'sneaky' }),
@@ -214,6 +222,7 @@ describe('roles are enforced by the server', () => {
       await viewerA.mutate('console.members.invite', { email: 'friend@acme.test', role: 'admin' }),
       await viewerA.mutate('console.members.changeRole', { user_id: 'x', role: 'owner' }),
       await viewerA.mutate('console.members.remove', { user_id: 'x' }),
+      await viewerA.mutate('console.passkeys.revoke', { id: '00000000-0000-4000-8000-000000000000' }),
       // An import's rows carry people's addresses: a viewer neither uploads nor reads them.
       await viewerA.mutate('console.imports.draft', {
         file_name: 'wave.csv',

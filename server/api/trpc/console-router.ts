@@ -4,6 +4,7 @@ import { consoleCasesRouter } from '@/server/api/console/routers/cases';
 import { consoleImportsRouter } from '@/server/api/console/routers/imports';
 import { consoleMailboxRouter } from '@/server/api/console/routers/mailbox';
 import { consoleOidcClientsRouter } from '@/server/api/console/routers/oidc-clients';
+import { consolePasskeysRouter } from '@/server/api/console/routers/passkeys';
 import { consoleAuthRouter } from '@/server/api/console/routers/session';
 import { consoleTeamRouter } from '@/server/api/console/routers/team';
 import { consoleTemplatesRouter } from '@/server/api/console/routers/templates';
@@ -28,4 +29,5 @@ export const consoleRouter = router({
   team: consoleTeamRouter,
   templates: consoleTemplatesRouter,
   oidcClients: consoleOidcClientsRouter,
+  passkeys: consolePasskeysRouter,
 });

@@ -169,6 +169,61 @@ function EvidenceDownloads({ current }: { current: CaseWire }) {
 /** What an ended case's end is called, by its status. */
 const ENDED: Record<string, string> = { closed: 'Closed', failed: 'Failed', expired: 'Expired' };
 
+type PasskeyWire = Awaited<ReturnType<typeof api.passkeys.list.query>>['results'][number];
+
+/**
+ * The subject's passkeys (of this team and mode): which case saved each, when it was last used,
+ * and, for owners and admins, Revoke (audited; no case can verify the person by it afterwards).
+ */
+function SubjectPasskeys({ subjectEmail, canManage }: { subjectEmail: string; canManage: boolean }) {
+  const queries = useQueryApi();
+  const listed = useQuery(queries.passkeys.list.queryOptions({ subject_email: subjectEmail }));
+  const [error, setError] = useState<unknown>();
+  const [done, setDone] = useState('');
+
+  async function revoke(passkey: PasskeyWire) {
+    setError(undefined);
+    setDone('');
+    try {
+      await api.passkeys.revoke.mutate({ id: passkey.id });
+      setDone('The passkey is revoked.');
+      await listed.refetch();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  const passkeys = listed.data?.results ?? [];
+  return (
+    <section aria-labelledby="subject-passkeys">
+      <h2 id="subject-passkeys">Passkeys of this person</h2>
+      <ErrorNote error={listed.error ?? error} />
+      {listed.isPending ? <Loading what="the passkeys" /> : null}
+      {listed.data && passkeys.length === 0 ? <Empty>No passkey saved.</Empty> : null}
+      {passkeys.length > 0 ? (
+        <ul className="c-list">
+          {passkeys.map((passkey) => (
+            <li key={passkey.id}>
+              Saved {formatDate(passkey.created_at)} by{' '}
+              <Link href={`/console/cases/${passkey.enrolling_case_id}`}>its case</Link>
+              {passkey.device_type === 'multi_device' ? ' (synced between devices)' : ' (one device)'}; last
+              used {passkey.last_used_at ? formatDate(passkey.last_used_at) : 'never'}{' '}
+              {canManage ? (
+                <button type="button" className="c-button c-secondary" onClick={() => revoke(passkey)}>
+                  Revoke
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <p role="status" aria-live="polite" className="c-muted">
+        {done}
+      </p>
+    </section>
+  );
+}
+
 export default function CasePage() {
   const { id } = useParams<{ id: string }>();
   const queries = useQueryApi();
@@ -272,6 +327,10 @@ export default function CasePage() {
                 </li>
               ))}
           </ul>
+
+          {data.case.redacted_at ? null : (
+            <SubjectPasskeys subjectEmail={data.case.subject_email} canManage={canManage} />
+          )}
 
           <h2>Timeline</h2>
           {data.events.length === 0 ? <Empty>No events yet.</Empty> : null}
