@@ -43,8 +43,10 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { answerCustomQuestion } from '@/server/verification/methods/custom-question/step';
+import { ceremonyCase } from '@/server/verification/methods/passkey/step';
 import type { TestDatabase } from '@/test/support/database';
-import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { type InProcess, openCase, startInProcess } from '@/test/support/in-process';
+import { enrollPasskey } from '@/test/support/passkeys';
 
 let inProcess: InProcess;
 let database: TestDatabase;
@@ -184,6 +186,32 @@ describe('console CSV import', () => {
     await expect(startCaseImport(context(scope), hopeless.id)).rejects.toMatchObject({
       appCode: 'VALIDATION_ERROR',
     });
+  });
+
+  it('refuses at the check a row asking for a passkey of someone who holds none, and reads offer_passkey', async () => {
+    const scope = await newTeam('Returning');
+    const holder = await openCase(
+      inProcess,
+      scope,
+      { subject_email: 'holder@corp.test', verification_methods: { email: true } },
+      clock,
+    );
+    await enrollPasskey(database.db, ceremonyCase(holder), clock);
+    const preview = await draft(
+      scope,
+      'email,methods,offer_passkey\nholder@corp.test,passkey,no\nnewcomer@corp.test,passkey,no\nhire@corp.test,email,yes\n',
+    );
+    expect(preview).toMatchObject({ total_rows: 3, valid_rows: 2, rejected_rows: 1 });
+    expect(preview.refused).toEqual([{ line: 3, detail: expect.stringMatching(/no passkey/) }]);
+    const rows = await database.db
+      .select()
+      .from(caseImportRows)
+      .where(eq(caseImportRows.importId, preview.id));
+    expect(rows.find((row) => row.line === 3)?.errorCode).toBe('PASSKEY_NOT_ENROLLED');
+    const offered = (line: number) =>
+      (rows.find((row) => row.line === line)?.prepared as { input: { offer_passkey?: boolean } }).input
+        .offer_passkey;
+    expect([offered(2), offered(4)]).toEqual([false, true]);
   });
 
   it('creates each row’s case as a single create would, audited as the uploader’s, with a result line per row', async () => {
