@@ -109,7 +109,7 @@ describe('validation messages', () => {
     );
     // Nothing close and no likely guess: the accepted names, once.
     expect(detailFor(createCaseInput, { ...valid, colour: 'blue', size: 2 })).toBe(
-      'unknown fields "colour", "size"; the fields are subject_email, subject_name, name_match, locale, verification_methods, template, notes, custom_question_text, custom_question_answer, manager_name, manager_email',
+      'unknown fields "colour", "size"; the fields are subject_email, subject_name, name_match, offer_passkey, locale, verification_methods, template, notes, custom_question_text, custom_question_answer, manager_name, manager_email',
     );
   });
 
