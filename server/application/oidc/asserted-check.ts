@@ -1,6 +1,5 @@
 import type { Queryable } from '@/db/client';
-import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
-import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
+import type { CaseRecord } from '@/server/cases/case-record';
 import {
   documentNamesOf,
   documentShowsName,
@@ -8,34 +7,28 @@ import {
   expectedNamesOf,
   namesMatch,
 } from '@/server/verification/methods/government-id/names';
-import { idCheckBehindProof } from '@/server/verification/methods/passkey/step';
-import { stepOf } from '@/server/verification/step-settings';
+import type { DocumentCheck } from '@/server/verification/methods/method-module';
+import { METHOD_MODULES } from '@/server/verification/methods/modules';
+
+/** The methods whose passed step stands on a document check (each module's `documentCheck`). */
+export const DOCUMENT_CHECKING_METHODS = METHOD_MODULES.flatMap((module) =>
+  'documentCheck' in module ? [module.definition.key] : [],
+);
 
 /**
- * The document check an ID token asserts (`verified_claims.verification`): the closed case's own
- * ID check, or, for a re-verification by passkey, the check its passkey leads back to, with
- * the authentication methods just used (RFC 8176 `amr`: the passkey is a hardware-bound key,
- * `hwk`, unlocked by the user's verification, `user`).
+ * The document check an ID token asserts (`verified_claims.verification`) for a closed case: its
+ * own ID check, or the one the passkey that closed it leads back to, with how the person
+ * authenticated just now (`amr`).
  */
-export interface AssertedCheck {
-  /** When the document was checked: the ID token's `verification.time`. */
-  checkedAt: Date;
-  amr: string[];
-  idCase: CaseRecord;
-  idStep: CaseStepRow;
-}
-
-/** RFC 8176's values for a passkey proven with user verification. */
-export const PASSKEY_AMR = ['hwk', 'user'];
-
-export async function assertedCheck(db: Queryable, record: CaseRecord): Promise<AssertedCheck | null> {
-  const own = stepOf(record, governmentIdMethod.key);
-  if (own?.state === 'verified' && own.verifiedAt) {
-    return { checkedAt: own.verifiedAt, amr: [], idCase: record, idStep: own };
+export async function assertedCheck(
+  db: Queryable,
+  record: CaseRecord,
+): Promise<(DocumentCheck & { checkedAt: Date }) | null> {
+  for (const module of METHOD_MODULES) {
+    const check = 'documentCheck' in module ? await module.documentCheck(db, record) : null;
+    if (check?.idStep.verifiedAt) return { ...check, checkedAt: check.idStep.verifiedAt };
   }
-  const behind = await idCheckBehindProof(db, record);
-  if (!behind?.idStep.verifiedAt) return null;
-  return { checkedAt: behind.idStep.verifiedAt, amr: PASSKEY_AMR, ...behind };
+  return null;
 }
 
 /**
@@ -43,7 +36,7 @@ export async function assertedCheck(db: Queryable, record: CaseRecord): Promise<
  * very names (an identity provider's case that passed), else the names it read compared now as the
  * check would (a passkey's check may have been asked for other names, or for none).
  */
-export function checkShowsNames(check: AssertedCheck, asked: ExpectedNames): boolean {
+export function checkShowsNames(check: DocumentCheck, asked: ExpectedNames): boolean {
   const { idStep, idCase } = check;
   const compared = expectedNamesOf(idStep.settings);
   if (compared && compared.given === asked.given && compared.family === asked.family) {

@@ -10,7 +10,8 @@ import type { Clock } from '@/server/platform/clock';
 import { randomBase62 } from '@/server/platform/ids';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { currentSigningKey } from '@/server/signing/signing-keys';
-import { type AssertedCheck, assertedCheck, checkShowsNames } from './asserted-check';
+import type { DocumentCheck } from '@/server/verification/methods/method-module';
+import { assertedCheck, checkShowsNames } from './asserted-check';
 
 export interface ExchangeDeps {
   db: Db;
@@ -36,7 +37,7 @@ function s256(verifier: string): string {
  * names the passkey). At most 60 a minute per client.
  */
 /** The requested names the checked document showed, by claim: those the ID token may assert. */
-function shownNames(asked: VerifiedClaimsEntry[], check: AssertedCheck): Record<string, string> {
+function shownNames(asked: VerifiedClaimsEntry[], check: DocumentCheck): Record<string, string> {
   const given = requestedClaim(asked, 'given_name');
   const family = requestedClaim(asked, 'family_name');
   if (!given?.value || !family?.value) return {};
@@ -97,7 +98,7 @@ export async function exchangeCode(
     nonce: request.nonce,
     now,
     livemode: record.livemode,
-    amr: check.amr,
+    amr: [...check.amr],
     verifiedClaims: verifiedClaims(request.verifiedClaims, {
       verifiedAt: check.checkedAt,
       compared: shownNames(request.verifiedClaims, check),

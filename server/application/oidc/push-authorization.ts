@@ -9,8 +9,7 @@ import type { Clock } from '@/server/platform/clock';
 import type { RateLimiters } from '@/server/rate-limits/limiters';
 import { findTemplateByName, type TemplateRecord } from '@/server/templates/templates';
 import { CREATE_FIELDS_BY_METHOD } from '@/server/verification/methods/creation';
-import { governmentIdMethod } from '@/server/verification/methods/government-id/definition';
-import { passkeyMethod } from '@/server/verification/methods/passkey/definition';
+import { DOCUMENT_CHECKING_METHODS } from './asserted-check';
 
 export interface PushAuthorizationDeps {
   db: Db;
@@ -38,13 +37,6 @@ function required(params: Record<string, unknown>, name: string, max?: number): 
 }
 
 /**
- * The methods whose pass an ID token can assert as a document check: the government ID itself, and
- * a passkey, which leads back to the one that verified its person (server/application/oidc/
- * asserted-check.ts).
- */
-const DOCUMENT_CHECKS = [governmentIdMethod.key, passkeyMethod.key];
-
-/**
  * The template a flow runs: the one its scope names (`idv_flow_<name>`), else the client's
  * default. It must be one an identity provider can fill: with a government ID (the names asked
  * for are compared with the document's) or a passkey (re-verifying a person whose document was
@@ -67,7 +59,8 @@ async function flowTemplate(db: Db, client: OidcClient, scopes: string[]): Promi
       'invalid_scope',
       `The team has no ${client.livemode ? 'live' : 'test'} template named "${name}" (a client names templates of its own mode).`,
     );
-  if (!DOCUMENT_CHECKS.some((method) => template.methods[method] === true)) {
+  // A method whose pass stands on a document check, which the ID token asserts (asserted-check.ts).
+  if (!DOCUMENT_CHECKING_METHODS.some((method) => template.methods[method] === true)) {
     throw new OAuthError(
       'invalid_request',
       `The template ${name} reads no government ID (nor a passkey that leads back to one): an identity provider's flow must, to compare the names it sends with the document's.`,

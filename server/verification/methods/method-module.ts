@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema/values';
-import type { CaseRecord } from '@/server/cases/case-record';
+import type { CaseRecord, CaseStepRow } from '@/server/cases/case-record';
 import type { AppError } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import type { TransitionResult } from '@/server/verification/case-state';
@@ -65,6 +65,21 @@ export interface MethodModule {
     record: CaseRecord,
     now: Date,
   ) => Promise<TransitionResult>;
+  /**
+   * The document check its passed step stands on, which an identity provider's ID token asserts:
+   * the government ID's own, a passkey's the one it leads back to. Absent for a method that checks
+   * no document; an identity provider's flow runs only templates with such a method.
+   */
+  documentCheck?: (db: Queryable, record: CaseRecord) => Promise<DocumentCheck | null>;
+}
+
+/** A passed document check, as an ID token asserts it. */
+export interface DocumentCheck {
+  /** The case whose ID check it was, and that check's step. */
+  idCase: CaseRecord;
+  idStep: CaseStepRow;
+  /** How the person authenticated just now besides (RFC 8176 `amr`; none for the check itself). */
+  amr: readonly string[];
 }
 
 /** Who a case being created is about, in which team and mode. */

@@ -1,4 +1,5 @@
 import type { MethodModule } from '@/server/verification/methods/method-module';
+import { stepOf } from '@/server/verification/step-settings';
 import { governmentIdMethod } from './definition';
 import { governmentIdEvidence } from './evidence';
 import { governmentIdOutput } from './output';
@@ -22,4 +23,8 @@ export const governmentIdModule = {
     'identity-unavailable': true,
   },
   noticeValues: { megabytes: MAX_IMAGE_BYTES / (1024 * 1024) },
+  documentCheck: async (_db, record) => {
+    const idStep = stepOf(record, governmentIdMethod.key);
+    return idStep?.state === 'verified' ? { idCase: record, idStep, amr: [] } : null;
+  },
 } as const satisfies MethodModule;

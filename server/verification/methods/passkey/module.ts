@@ -3,7 +3,7 @@ import { passkeyMethod } from './definition';
 import { passkeyEvidence } from './evidence';
 import { passkeyOutput } from './output';
 import { passkeyPageSection } from './page-section';
-import { refusePasskeyCreation, simulatePasskeyProof } from './step';
+import { idCheckBehindProof, refusePasskeyCreation, simulatePasskeyProof } from './step';
 
 /**
  * The passkey: a returning subject proves a passkey an earlier closed case of the same team and
@@ -28,4 +28,9 @@ export const passkeyModule = {
   noticeValues: {},
   refuseCreation: refusePasskeyCreation,
   simulateCompletion: simulatePasskeyProof,
+  documentCheck: async (db, record) => {
+    const behind = await idCheckBehindProof(db, record);
+    // RFC 8176: a hardware-bound key (hwk), unlocked by the person's verification (user).
+    return behind ? { ...behind, amr: ['hwk', 'user'] } : null;
+  },
 } as const satisfies MethodModule;
