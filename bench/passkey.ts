@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import { defaultWebProcesses } from '@/processes/launcher-settings';
+import { addPlatformAuthenticator } from '@/test/support/virtual-authenticator';
 import { benchDatabase } from './bench-database';
 import { buildIfNeeded } from './build';
 import { childNamed, treeCpuMs } from './process-cpu';
@@ -185,18 +186,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < BROWSER_RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 412, height: 915 }, isMobile: true });
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    const { cdp, authenticatorId } = await addPlatformAuthenticator(page);
     // The person's passkey lives in this phone's authenticator: saved on their first case's page.
     const email = `phone-${i}@bench-passkey.test`;
     const first = await api.post<{ id: string; verification_url: string }>('/v1/cases/', {

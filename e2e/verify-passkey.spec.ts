@@ -1,4 +1,3 @@
-import type { CDPSession, Page } from '@playwright/test';
 import { and, eq } from 'drizzle-orm';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -7,6 +6,7 @@ import { createClient } from '../server/oidc/oidc-clients';
 import { systemClock } from '../server/platform/clock';
 import { createTeam } from '../server/teams/manage-teams';
 import { apiClient } from '../test/support/api-client';
+import { addPlatformAuthenticator } from '../test/support/virtual-authenticator';
 import { type CaseWire, expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
 
 /** Where the relying party (played by openid-client) takes the verdict: intercepted by the page. */
@@ -30,22 +30,6 @@ type PasskeyCase = CaseWire & {
   };
 };
 
-async function platformAuthenticator(page: Page): Promise<{ cdp: CDPSession; authenticatorId: string }> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { cdp, authenticatorId };
-}
-
 test.describe('a passkey', () => {
   test('is saved at the end of a verified case, and re-verifies the person alone', async ({
     page,
@@ -67,7 +51,7 @@ test.describe('a passkey', () => {
     expect(first.status, first.text).toBe(201);
     await api.post(`/v1/cases/${first.body.id}/simulate/`, { action: 'complete_step', method: 'email' });
 
-    const { cdp, authenticatorId } = await platformAuthenticator(page);
+    const { cdp, authenticatorId } = await addPlatformAuthenticator(page);
     await page.goto(first.body.verification_url);
     await expect(page.getByRole('heading', { name: 'Save a passkey for next time' })).toBeVisible();
     await expect(page.getByText('it needs JavaScript and passkey support')).toBeHidden();
@@ -125,18 +109,7 @@ test.describe('a passkey', () => {
     await api.post(`/v1/cases/${offered.body.id}/simulate/`, { action: 'complete_step', method: 'email' });
 
     // A virtual authenticator that will not verify the user: the browser's prompt fails.
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: false,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addPlatformAuthenticator(page, { userVerified: false });
     await page.goto(offered.body.verification_url);
     await page.getByRole('button', { name: 'Save a passkey' }).click();
     await expect(page.locator('.passkey-message')).toHaveText('No passkey was saved. You can try again.');
@@ -177,7 +150,7 @@ test.describe('a passkey', () => {
       offer_passkey: true,
     });
     expect(onboarding.status, onboarding.text).toBe(201);
-    await platformAuthenticator(page);
+    await addPlatformAuthenticator(page);
     await page.goto(onboarding.body.verification_url);
     await page
       .getByLabel('Photo of your ID document')

@@ -209,8 +209,8 @@ describe('console CSV import', () => {
       .where(eq(caseImportRows.importId, preview.id));
     expect(rows.find((row) => row.line === 3)?.errorCode).toBe('PASSKEY_NOT_ENROLLED');
     const offered = (line: number) =>
-      (rows.find((row) => row.line === line)?.prepared as { input: { offer_passkey?: boolean } }).input
-        .offer_passkey;
+      (rows.find((row) => row.line === line)?.prepared as { input: { offer_passkey?: boolean } } | undefined)
+        ?.input.offer_passkey;
     expect([offered(2), offered(4)]).toEqual([false, true]);
   });
 
