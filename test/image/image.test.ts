@@ -186,8 +186,9 @@ describe(`the image (${IMAGE})`, () => {
     )
       .split('\n')
       .filter((line) => line !== '');
+    // server/: the page scripts that live with their method, read by path (the passkey's).
     expect(shipped.sort()).toEqual(
-      ['db', 'dist', 'docs', 'next.config.mjs', 'node_modules', 'package.json', 'public'].sort(),
+      ['db', 'dist', 'docs', 'next.config.mjs', 'node_modules', 'package.json', 'public', 'server'].sort(),
     );
   });
 
