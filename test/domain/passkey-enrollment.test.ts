@@ -129,6 +129,31 @@ describe('the offer of a passkey', () => {
     await expect(declinePasskeyOffer(database.db, declined, now)).resolves.toBe(false);
   });
 
+  it('checks the offer again when the answer comes: options taken before a decline or a save are no use after', async () => {
+    const record = await aCase('racer@offers.test');
+    const answerTo = async () => {
+      const options = await enrollmentOptions(database.db, record, party, now);
+      if (!options.ok) throw new Error(options.why);
+      return new SoftwareAuthenticator(party.origin).register(options.value.challenge);
+    };
+    const [first, second] = [await answerTo(), await answerTo()];
+    const saved = await enrollPasskeyOnCase(database.db, inProcess.jobs, record, first, party, now);
+    expect(saved.ok).toBe(true);
+    // The second prompt, answered after the first was saved: the case saves one.
+    await expect(
+      enrollPasskeyOnCase(database.db, inProcess.jobs, record, second, party, now),
+    ).resolves.toEqual({ ok: false, why: 'not_offered' });
+
+    const declining = await aCase('changed-mind@offers.test');
+    const options = await enrollmentOptions(database.db, declining, party, now);
+    if (!options.ok) throw new Error(options.why);
+    await declinePasskeyOffer(database.db, declining, now);
+    const late = new SoftwareAuthenticator(party.origin).register(options.value.challenge);
+    await expect(
+      enrollPasskeyOnCase(database.db, inProcess.jobs, await reload(declining), late, party, now),
+    ).resolves.toEqual({ ok: false, why: 'not_offered' });
+  });
+
   it('lets two saves at once take a subject to the limit and no further', async () => {
     const email = 'many@offers.test';
     const first = await aCase(email, { offer: false });
