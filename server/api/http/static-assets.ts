@@ -7,7 +7,7 @@ import { brotliCompress, constants, gzip } from 'node:zlib';
 import fresh from 'fresh';
 import { contentType } from 'mime-types';
 import Negotiator from 'negotiator';
-import { METHOD_ROUTES } from '@/server/verification/methods/routes';
+import { PAGE_SCRIPTS } from '@/server/verification/methods/page-scripts';
 import { DOCS_ASSETS, docsAssetBody } from './docs-page';
 
 type Encoding = 'br' | 'gzip' | 'identity';
@@ -130,9 +130,8 @@ export function staticAssets(options: {
     });
   }
   // The methods' page scripts (the passkey's), revalidated like public/'s files.
-  for (const { script } of METHOD_ROUTES) {
-    if (script)
-      sources.set(script.path, { load: script.load, cacheControl: REVALIDATE, type: typeOf(script.path) });
+  for (const script of PAGE_SCRIPTS) {
+    sources.set(script.path, { load: script.load, cacheControl: REVALIDATE, type: typeOf(script.path) });
   }
   if (!options.dev) {
     const built = path.join(options.distDir, 'static');

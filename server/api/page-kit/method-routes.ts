@@ -19,11 +19,12 @@ export interface MethodRoutes {
    * `':token'` for one segment that is a mailed link's token.
    */
   paths: Readonly<Record<string, Partial<Record<'GET' | 'POST', StepHandler>>>>;
-  /** The script its pages load (served by the web process with the static files), if any. */
-  script?: PageScript;
 }
 
-/** A page script: where the pages load it from, and its body (read once per process). */
+/**
+ * A method's page script (in its `routes/`, listed in `methods/page-scripts.ts`): where the pages
+ * load it from, and its body (read once per process).
+ */
 export interface PageScript {
   path: string;
   load: () => Buffer;

@@ -43,8 +43,8 @@ export async function refusePasskeyCreation(
   db: Queryable,
   subject: PasskeySubject,
 ): Promise<AppError | null> {
-  const held = await subjectPasskeys(db, subject);
-  return held.length > 0 ? null : new AppError('PASSKEY_NOT_ENROLLED');
+  const [held] = await subjectPasskeys(db, subject).limit(1);
+  return held ? null : new AppError('PASSKEY_NOT_ENROLLED');
 }
 
 /**

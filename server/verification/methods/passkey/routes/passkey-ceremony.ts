@@ -18,7 +18,6 @@ import {
   enrollPasskeyOnCase,
 } from '@/server/verification/methods/passkey/enrollment';
 import { passkeyChallenge, provePasskeyStep } from '@/server/verification/methods/passkey/step';
-import { passkeyScript } from './passkey-script';
 
 /**
  * The largest answer a ceremony takes. A registration's attestation (`none`: no certificate chain)
@@ -165,5 +164,4 @@ export const passkeyRoutes: MethodRoutes = {
     enroll: { POST: (request, { publicId }) => postEnrollment(request, publicId) },
     decline: { POST: (request, { publicId }) => postDecline(request, publicId) },
   },
-  script: passkeyScript,
 };

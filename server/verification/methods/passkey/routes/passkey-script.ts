@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { PageScript } from '@/server/api/page-kit/method-routes';
 import { PASSKEY_SCRIPT_PATH } from '@/server/verification/methods/passkey/page-script';
 
 /**
@@ -20,7 +21,7 @@ const FILES = [
   path.join(process.cwd(), 'server', 'verification', 'methods', 'passkey', 'routes', 'passkey-page.js'),
 ];
 
-export const passkeyScript = {
+export const passkeyScript: PageScript = {
   path: PASSKEY_SCRIPT_PATH,
   load: (): Buffer => Buffer.concat(FILES.flatMap((file) => [readFileSync(file), Buffer.from('\n')])),
 };
