@@ -50,8 +50,10 @@ it('keeps serving when its stdout and stderr are closed, without spinning', asyn
     child.stdout.destroy();
     child.stderr.destroy();
 
+    // A generous wait: on a loaded machine a fresh process's first answers can take seconds, and
+    // a process that spins on its broken pipe never answers at all (nor idles, checked below).
     const ping = () =>
-      fetch(`http://127.0.0.1:${port}/v1/ping`, { signal: AbortSignal.timeout(2_000) }).then(
+      fetch(`http://127.0.0.1:${port}/v1/ping`, { signal: AbortSignal.timeout(15_000) }).then(
         (res) => res.status,
       );
     for (let i = 0; i < 20; i++) expect(await ping()).toBe(200);
