@@ -254,3 +254,29 @@ export function chargeRows(charged: ReadonlyArray<{ locked: LockedTeam; priced: 
     balance: balanceCents === team.topupBalanceCents ? [] : [{ team_id: team.id, cents: balanceCents }],
   };
 }
+
+/**
+ * The usage rows of cases charged wholly from the plan's allowance, one unit per method, as a
+ * statement that checks the allowance itself under the team's lock writes them
+ * (`teamLockedForAllowance`, `allowanceChargeStands`): what priceCasesInOrder and chargeRows make
+ * of the same cases while the allowance lasts. The period is the one `billingAnchor` gives at
+ * `now`; the statement refuses the charge if the team's anchor is no longer that.
+ */
+export function allowanceChargeRows(
+  teamId: string,
+  billingAnchor: Date,
+  methodsOfEach: ReadonlyArray<readonly VerificationMethod[]>,
+  now: Date,
+): UsageChargeRow[] {
+  const periodStart = billingPeriodAt(billingAnchor, now).start.toISOString();
+  const units = new Map<VerificationMethod, number>();
+  for (const method of methodsOfEach.flat()) units.set(method, (units.get(method) ?? 0) + 1);
+  return [...units].map(([method, included]) => ({
+    team_id: teamId,
+    period_start: periodStart,
+    method,
+    included,
+    topup_used: 0,
+    topup_cents: 0,
+  }));
+}

@@ -3,6 +3,7 @@ import type { Queryable } from '@/db/client';
 import { reusableQuery } from '@/db/reusable-query';
 import { methodPrices, plans, teams, usageCounters } from '@/db/schema';
 import { name, names } from '@/db/sql-names';
+import { refuseStatement } from '@/db/statement-refusal';
 
 /**
  * The billing domain's hot statements (every case creation runs them), each built once per process
@@ -67,8 +68,11 @@ export const recentUsage = reusableQuery((db) =>
 /**
  * Charges counted into their methods' rows of the period, as one CTE body of a creation's writes
  * (server/application/cases/write-cases-statement.ts). `rows` is a JSON array of `UsageChargeRow`.
+ * Each row counted comes back with its method's new total (`included_used`, what the rows hold
+ * once this charge is in). `after` names a CTE (`teamLockedForAllowance`) whose row must be had
+ * first: joined, its lock is taken before any count is added.
  */
-export function addUsageFrom(rows: SQL): SQL {
+export function addUsageFrom(rows: SQL, after: SQL): SQL {
   return sql`
     insert into ${usageCounters} (${names(
       usageCounters.teamId,
@@ -80,11 +84,51 @@ export function addUsageFrom(rows: SQL): SQL {
     )})
     select u.team_id, u.period_start, u.method, u.included, u.topup_used, u.topup_cents
     from jsonb_to_recordset(${rows}) as u(team_id uuid, period_start timestamptz, method text, included integer, topup_used integer, topup_cents bigint)
+    left join ${after} on true
     on conflict (${names(usageCounters.teamId, usageCounters.periodStart, usageCounters.method)}) do update set
       ${name(usageCounters.includedUsed)} = ${usageCounters.includedUsed} + excluded.${name(usageCounters.includedUsed)},
       ${name(usageCounters.topupUsed)} = ${usageCounters.topupUsed} + excluded.${name(usageCounters.topupUsed)},
       ${name(usageCounters.topupCostCents)} = ${usageCounters.topupCostCents} + excluded.${name(usageCounters.topupCostCents)}
+    returning ${name(usageCounters.includedUsed)} as included_used
   `;
+}
+
+/**
+ * A charge from the plan's allowance decided in the statement that writes it (a single API
+ * creation's fast way: `chargeFromAllowance`), as the CTE body that takes the team's lock first:
+ * the row as `lockTeamWithCatalogue` locks it, when `charge` is true (none otherwise, and no lock),
+ * with its plan's allowance and whether the team may be charged as the case was priced: the same
+ * billing anchor (so the same period), and a subscription that lets it create cases at `now`
+ * (what `assertMayCreateCases` asks, no less strictly).
+ */
+export function teamLockedForAllowance(params: { teamId: SQL; charge: SQL; now: SQL; anchor: SQL }): SQL {
+  return sql`
+    select (select ${plans.includedUnits} from ${plans} where ${plans.code} = ${teams.planCode}) as included_units,
+      ${teams.billingAnchor} = ${params.anchor}::timestamptz
+        and ${teams.subscriptionStatus} <> 'canceled'
+        and not (${teams.subscriptionStatus} = 'trialing' and ${teams.trialEndsAt} is not null
+                 and ${teams.trialEndsAt} <= ${params.now}::timestamptz) as may_charge
+    from ${teams}
+    where ${teams.id} = ${params.teamId}::uuid and ${params.charge}::boolean
+    for no key update of ${teams}
+  `;
+}
+
+/**
+ * Whether the charge `teamLockedForAllowance` allowed stands once counted (`usage`: addUsageFrom's
+ * new totals): no method past the plan's allowance. It refuses the statement otherwise, and with it
+ * every write beside it (the caller charges the case the long way). Null when the statement did
+ * not charge in this way.
+ */
+export function allowanceChargeStands(team: SQL, usage: SQL): SQL {
+  return sql`(
+    select case
+      when t.may_charge and t.included_units is not null
+        and not exists (select 1 from ${usage} u where u.included_used > t.included_units) then true
+      else ${refuseStatement('the allowance does not cover the charge')}
+    end
+    from ${team} t
+  )`;
 }
 
 /** A method's charges of one period, summed: what `addUsageFrom` adds to its row. */

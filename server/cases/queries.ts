@@ -13,6 +13,8 @@ import {
   type VerificationMethod,
 } from '@/db/schema';
 import { name, names, tableAs } from '@/db/sql-names';
+import type { DataScope } from '@/server/platform/data-scope';
+import { attemptsAtOnce } from '@/server/platform/outbox/delivery-state';
 import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 
@@ -215,6 +217,46 @@ export async function readTeamPresentation(db: Queryable, teamId: string): Promi
   const [team] = await teamBrandById(db).execute({ teamId });
   if (!team) throw new Error(`team ${teamId} not found`);
   return presentationOf(team);
+}
+
+/**
+ * What a single creation charged in its own statement (createCaseAtOnce) reads first: how the
+ * team appears (its mails carry it), the anchor of its billing periods (the charge's period), and
+ * whether `case.created` in this mode has an active endpoint to deliver to (then the creation
+ * needs a transaction, for the delivery's job). Read without a lock: the statement checks under
+ * the lock what it relies on.
+ */
+const teamForCreation = reusableQuery((db) =>
+  db
+    .select({
+      ...TEAM_BRAND_COLUMNS,
+      billingAnchor: teams.billingAnchor,
+      attemptsAtOnce: sql<boolean>`${attemptsAtOnce({
+        teamId: sql`${teams.id}`,
+        livemode: sql`${sql.placeholder('livemode')}::boolean`,
+        type: sql`'case.created'`,
+      })}`,
+    })
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder('teamId')))
+    .prepare('team_for_creation'),
+);
+
+export interface TeamForCreation {
+  presentation: TeamPresentation;
+  billingAnchor: Date;
+  /** Whether `case.created` would be delivered to an active endpoint (whose job must commit with it). */
+  attemptsAtOnce: boolean;
+}
+
+export async function readTeamForCreation(db: Queryable, scope: DataScope): Promise<TeamForCreation> {
+  const [team] = await teamForCreation(db).execute({ teamId: scope.teamId, livemode: scope.livemode });
+  if (!team) throw new Error(`team ${scope.teamId} not found`);
+  return {
+    presentation: presentationOf(team),
+    billingAnchor: team.billingAnchor,
+    attemptsAtOnce: team.attemptsAtOnce,
+  };
 }
 
 /** A new case's row as `insertCasesFrom` reads it (JSON: dates as ISO strings). */

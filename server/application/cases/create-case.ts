@@ -1,7 +1,9 @@
-import type { Queryable, Tx } from '@/db/client';
+import type { Db, Queryable, Tx } from '@/db/client';
 import type { VerificationMethod } from '@/db/schema';
+import { isStatementRefusal } from '@/db/statement-refusal';
 import { type AuditActor, auditRows } from '@/server/audit/record-audit';
 import {
+  allowanceChargeRows,
   assertMayCreateCases,
   chargeRows,
   type LockedTeam,
@@ -9,9 +11,10 @@ import {
   type MethodCharges,
   priceCasesInOrder,
 } from '@/server/billing/charge-case-methods';
+import type { BalanceRow, UsageChargeRow } from '@/server/billing/queries';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { readTeamPresentation, toCaseRecord } from '@/server/cases/queries';
+import { readTeamForCreation, readTeamPresentation, toCaseRecord } from '@/server/cases/queries';
 import { supportedLocale } from '@/server/i18n/locales';
 import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
@@ -20,7 +23,12 @@ import type { AppError } from '@/server/platform/errors';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { mailRows } from '@/server/platform/outbox/enqueue-mail';
-import { countCreations, plannedEvents, queueAttempts } from '@/server/platform/outbox/record-events';
+import {
+  countCreations,
+  plannedEvents,
+  queueAttempts,
+  type RecordedEvent,
+} from '@/server/platform/outbox/record-events';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import { applyTemplate, namedTemplate, type TemplateLookup } from '@/server/templates/apply-template';
 import { teamTemplates } from '@/server/templates/templates';
@@ -126,10 +134,93 @@ export async function writeCases(
   deps: CreateCaseDeps,
 ): Promise<CaseRecord[]> {
   if (items.length === 0) return [];
+  const charges = chargeRows(items.flatMap(({ charge }) => (charge ? [charge] : [])));
+  const written = await sendCaseWrites(
+    tx,
+    scope,
+    items.map(({ prepared }) => prepared),
+    { ...decided, charges },
+    deps,
+  );
+  await queueAttempts(tx, deps.jobs, written.activeDeliveries);
+  countCreations(tx, written.recorded);
+  return written.records;
+}
+
+/**
+ * A single case created in as few round trips as its guarantees allow (the API's creation without
+ * an Idempotency-Key): a read of how the team appears, then one statement that takes the team's
+ * lock, charges the case from the plan's allowance, checks under the lock that the allowance
+ * covered it, and writes everything a creation writes (writeCasesStatement's `chargeInStatement`).
+ * Outside any transaction when no active endpoint awaits `case.created` (the statement is its own
+ * commit, and holds the lock only while PostgreSQL runs it), else in a transaction with the
+ * deliveries' jobs. Whatever the statement cannot settle (the allowance used up, so cents are
+ * due or the case is refused; the subscription over; the plan or the endpoints changed
+ * meanwhile) it refuses, writing nothing, and the case is created the long way (createCase: the
+ * lock, then the charge priced, then the writes), which decides and words it exactly.
+ */
+export async function createCaseAtOnce(
+  db: Db,
+  scope: DataScope,
+  prepared: PreparedCase,
+  deps: CreateCaseDeps,
+): Promise<CaseRecord> {
+  const now = deps.clock();
+  const team = await readTeamForCreation(db, scope);
+  const charges = {
+    usage: scope.livemode
+      ? allowanceChargeRows(scope.teamId, team.billingAnchor, [prepared.methods], now)
+      : [],
+    balance: [],
+  };
+  const decided = { team: team.presentation, now, charges, billingAnchor: team.billingAnchor };
+  try {
+    if (!team.attemptsAtOnce) {
+      const written = await sendCaseWrites(db, scope, [prepared], { ...decided, alone: true }, deps);
+      countCreations(db, written.recorded);
+      return firstRecord(written.records);
+    }
+    return await db.transaction(async (tx) => {
+      const written = await sendCaseWrites(tx, scope, [prepared], decided, deps);
+      await queueAttempts(tx, deps.jobs, written.activeDeliveries);
+      countCreations(tx, written.recorded);
+      return firstRecord(written.records);
+    });
+  } catch (error) {
+    if (!isStatementRefusal(error)) throw error;
+  }
+  return db.transaction((tx) => createCase(tx, scope, prepared, deps));
+}
+
+function firstRecord(records: CaseRecord[]): CaseRecord {
+  const [record] = records;
+  if (!record) throw new Error('case insert returned nothing');
+  return record;
+}
+
+/**
+ * The one statement of a run of creations (writeCasesStatement), its rows planned here: charged as
+ * `decided.charges` says, under the caller's lock, or (with `billingAnchor`) from the allowance by
+ * the statement under the lock it takes; `alone` outside a transaction. Returns the records in the
+ * order given, the deliveries whose jobs the caller queues, and the events for the count.
+ */
+async function sendCaseWrites(
+  db: Queryable,
+  scope: DataScope,
+  items: readonly PreparedCase[],
+  decided: {
+    team: TeamPresentation;
+    now: Date;
+    charges: { usage: UsageChargeRow[]; balance: BalanceRow[] };
+    billingAnchor?: Date;
+    alone?: boolean;
+  },
+  deps: CreateCaseDeps,
+): Promise<{ records: CaseRecord[]; activeDeliveries: Array<{ id: string }>; recorded: RecordedEvent[] }> {
   const { teamId, livemode } = scope;
-  const { team, now } = decided;
+  const { team, now, charges } = decided;
   const { auditedAs } = deps;
-  const planned = items.map(({ prepared }) => ({
+  const planned = items.map((prepared) => ({
     prepared,
     id: newRowId(),
     publicId: newPublicId(),
@@ -137,7 +228,6 @@ export async function writeCases(
     links: issueVerificationLinks(prepared.methods),
   }));
   const createdAt = now.toISOString();
-  const charges = chargeRows(items.flatMap(({ charge }) => (charge ? [charge] : [])));
   const events = plannedEvents(
     planned.map(({ prepared: { input }, id, publicId }) => ({
       scope,
@@ -172,7 +262,12 @@ export async function writeCases(
       links,
     ),
   );
-  const [written] = await writeCasesStatement(tx).execute({
+  const [written] = await writeCasesStatement(db).execute({
+    teamId,
+    chargeInStatement: livemode && decided.billingAnchor !== undefined,
+    now: createdAt,
+    billingAnchor: (decided.billingAnchor ?? now).toISOString(),
+    alone: decided.alone ?? false,
     usage: JSON.stringify(charges.usage),
     balance: JSON.stringify(charges.balance),
     cases: JSON.stringify(
@@ -220,14 +315,16 @@ export async function writeCases(
     ),
   });
   if (!written) throw new Error("the cases' writes returned nothing");
-  await queueAttempts(tx, deps.jobs, written.active_deliveries);
-  countCreations(tx, events.recorded);
   const byId = new Map(written.cases.map((row) => [row.id, toCaseRecord(row)]));
-  return planned.map(({ id }) => {
-    const record = byId.get(id);
-    if (!record) throw new Error(`case ${id} was not inserted`);
-    return record;
-  });
+  return {
+    records: planned.map(({ id }) => {
+      const record = byId.get(id);
+      if (!record) throw new Error(`case ${id} was not inserted`);
+      return record;
+    }),
+    activeDeliveries: written.active_deliveries,
+    recorded: events.recorded,
+  };
 }
 
 export interface PreparedCase {

@@ -10,7 +10,7 @@ import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { DataScope } from '@/server/platform/data-scope';
 import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { caseAudit } from './audit-entries';
-import { createCase, type PreparedCase, prepareCase, teamCaseSources } from './create-case';
+import { createCase, createCaseAtOnce, type PreparedCase, prepareCase, teamCaseSources } from './create-case';
 import { type CaseWire, type CreateCaseInput, toCaseWire } from './wire';
 
 /** Who creates cases, in which team and mode, and with the operator's case settings. */
@@ -90,6 +90,12 @@ export async function openIdempotentCase(
   ctx: CaseOpeningContext & { idempotencyKey: string | null },
   input: CreateCaseInput,
 ): Promise<{ body: CaseWire; replayed: boolean }> {
+  const deps = { ...creationDeps(ctx), auditedAs: ctx.actor };
+  if (ctx.idempotencyKey === null) {
+    // Nothing to remember: the creation's fewest round trips (audited with the case's own writes).
+    const record = await createCaseAtOnce(ctx.db, ctx.scope, await prepareBody(ctx, input), deps);
+    return { body: toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase }), replayed: false };
+  }
   const result = await runIdempotent<CaseWire, PreparedCase>(
     ctx.db,
     {
@@ -105,10 +111,7 @@ export async function openIdempotentCase(
       prepare: () => prepareBody(ctx, input),
       commit: async (tx, prepared) => {
         // Audited with the case's own writes, in their round trip.
-        const record = await createCase(tx, ctx.scope, prepared, {
-          ...creationDeps(ctx),
-          auditedAs: ctx.actor,
-        });
+        const record = await createCase(tx, ctx.scope, prepared, deps);
         return toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase });
       },
     },

@@ -1,7 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
+import { refuseStatement } from '@/db/statement-refusal';
 import { insertAuditEntriesFrom } from '@/server/audit/record-audit';
-import { addUsageFrom, setBalanceFrom } from '@/server/billing/queries';
+import {
+  addUsageFrom,
+  allowanceChargeStands,
+  setBalanceFrom,
+  teamLockedForAllowance,
+} from '@/server/billing/queries';
 import {
   type CaseRowWithSteps,
   insertCasesFrom,
@@ -27,12 +33,26 @@ import { insertEventsFrom, insertMailsFrom } from '@/server/platform/outbox/quer
  *
  * Returns the cases with their steps (as the API's reads return them, in no particular order) and
  * the deliveries that need their first attempt's job (those of active endpoints).
+ *
+ * Charges come priced (`usage`, `balance`) by a caller that holds the team's lock, or, with
+ * `chargeInStatement`, as units of the allowance the statement itself checks under the lock it
+ * takes first (`teamLockedForAllowance`, `allowanceChargeStands`): one statement then decides and
+ * writes the whole creation, and holds the team's lock only while PostgreSQL runs it. `alone`
+ * says it runs outside a transaction, so it refuses itself when a delivery it fans out needs a
+ * job (queued in the same commit by the caller's transaction otherwise). A refusal aborts every
+ * write of the statement (`isStatementRefusal`).
  */
 export const writeCasesStatement = reusableQuery((db) =>
   prepareSql<{ cases: CaseRowWithSteps[]; active_deliveries: Array<{ id: string }> }>(
     db,
     sql`
-      with usage as (${addUsageFrom(sql`${sql.placeholder('usage')}::jsonb`)}),
+      with team as (${teamLockedForAllowance({
+        teamId: sql`${sql.placeholder('teamId')}`,
+        charge: sql`${sql.placeholder('chargeInStatement')}`,
+        now: sql`${sql.placeholder('now')}`,
+        anchor: sql`${sql.placeholder('billingAnchor')}`,
+      })}),
+           usage as (${addUsageFrom(sql`${sql.placeholder('usage')}::jsonb`, sql`team`)}),
            balance as (${setBalanceFrom(sql`${sql.placeholder('balance')}::jsonb`)}),
            new_cases as (${insertCasesFrom(sql`${sql.placeholder('cases')}::jsonb`)}),
            new_steps as (${insertStepsFrom(sql`${sql.placeholder('steps')}::jsonb`)}),
@@ -41,7 +61,10 @@ export const writeCasesStatement = reusableQuery((db) =>
            mails as (${insertMailsFrom(sql`${sql.placeholder('mails')}::jsonb`)}),
            audit as (${insertAuditEntriesFrom(sql`${sql.placeholder('audit')}::jsonb`)})
       select ${newCaseRecordsFrom(sql`new_cases`, sql`new_steps`)} as cases,
-             coalesce((select json_agg(active) from (${activeDeliveriesOf(sql`deliveries`)}) active), '[]') as active_deliveries
+             coalesce((select json_agg(active) from (${activeDeliveriesOf(sql`deliveries`)}) active), '[]') as active_deliveries,
+             ${allowanceChargeStands(sql`team`, sql`usage`)} as charged,
+             case when ${sql.placeholder('alone')}::boolean and exists (${activeDeliveriesOf(sql`deliveries`)})
+               then ${refuseStatement('a delivery needs its job in the same commit')} end as alone
     `,
     'write_cases',
   ),

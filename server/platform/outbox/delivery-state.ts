@@ -70,6 +70,19 @@ export function fanOutFrom(events: SQL): SQL {
   `;
 }
 
+/**
+ * Whether an event of `type` in the team's mode would get a delivery to attempt at once (an active
+ * endpoint subscribed to it), as `fanOutFrom` and `activeDeliveriesOf` would decide it: such a
+ * delivery needs its job in the event's commit.
+ */
+export function attemptsAtOnce(params: { teamId: SQL; livemode: SQL; type: SQL }): SQL {
+  return sql`exists (
+    select 1 from ${tableAs(webhookEndpoints, endpoint)}
+    where ${endpoint.teamId} = ${params.teamId} and ${endpoint.livemode} = ${params.livemode}
+      and ${params.type} = any(${endpoint.events}) and ${endpoint.isActive}
+  )`;
+}
+
 /** An event as `fanOutFrom` reads it. */
 export interface FanOutRow {
   event_id: string;

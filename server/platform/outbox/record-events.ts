@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterCommit } from '@/db/after-commit';
-import type { Tx } from '@/db/client';
+import type { Queryable, Tx } from '@/db/client';
 import { pipelined } from '@/db/pipeline';
 import type { DataScope } from '@/server/platform/data-scope';
 import { eventWireId, newRowId } from '@/server/platform/ids';
@@ -191,10 +191,11 @@ export function plannedEvents(inputs: EventInput[]): {
  * Every case's creation records its `case.created` through the outbox, so this is where creations
  * are counted, once they have committed.
  */
-export function countCreations(tx: Tx, recorded: readonly RecordedEvent[]): void {
+export function countCreations(db: Queryable, recorded: readonly RecordedEvent[]): void {
   const created = recorded.filter((event) => event.envelope.type === 'case.created');
   if (created.length === 0) return;
-  afterCommit(tx, () => {
+  // In a transaction, once it commits; a statement of its own has committed already.
+  afterCommit(db, () => {
     const live = created.filter((event) => event.envelope.livemode).length;
     if (live > 0) recordCasesCreated(true, live);
     if (created.length > live) recordCasesCreated(false, created.length - live);

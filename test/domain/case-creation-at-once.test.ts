@@ -1,0 +1,263 @@
+/**
+ * The API's single creation in one statement (createCaseAtOnce): the statement takes the team's
+ * lock, charges the case from the plan's allowance, and refuses itself (writing nothing) when what
+ * it was planned on no longer holds once the lock is had; the case is then created the long way.
+ * Each race is played for real: the test holds the team's lock in a transaction of its own, lets
+ * the creation's statement queue behind it (seen waiting in pg_stat_activity), changes what the
+ * statement relies on, and commits.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  cases,
+  mailOutbox,
+  plans,
+  teams,
+  usageCounters,
+  webhookDeliveries,
+  webhookEndpoints,
+} from '@/db/schema';
+import { createCaseAtOnce, prepareCase, teamCaseSources } from '@/server/application/cases/create-case';
+import { createCaseInput } from '@/server/application/cases/wire';
+import { billingPeriodAt } from '@/server/billing/billing-period';
+import type { Clock } from '@/server/platform/clock';
+import type { DataScope } from '@/server/platform/data-scope';
+import { QUEUES } from '@/server/platform/jobs/catalog';
+import { createTeam } from '@/server/teams/manage-teams';
+import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
+import { createEndpoint } from '@/server/webhooks/manage-endpoints';
+import type { TestDatabase } from '@/test/support/database';
+import { eventually } from '@/test/support/https-receiver';
+import { type InProcess, startInProcess } from '@/test/support/in-process';
+import { jobsOf } from '@/test/support/jobs';
+
+let inProcess: InProcess;
+let database: TestDatabase;
+const now = new Date('2026-11-20T10:00:00Z');
+const clock: Clock = () => new Date(now);
+/** Two units of each method a period: the edge is two creations away. */
+const ALLOWANCE = 2;
+const EMAIL_PRICE_CENTS = 10;
+
+beforeAll(async () => {
+  inProcess = await startInProcess();
+  database = inProcess.database;
+  await database.db.insert(plans).values({ code: 'two-units', name: 'Two units', includedUnits: ALLOWANCE });
+});
+
+afterAll(async () => {
+  await inProcess?.close();
+});
+
+let live: DataScope;
+beforeEach(async () => {
+  const { team } = await createTeam(
+    database.db,
+    { name: 'At Once Co', adminEmail: `owner-${crypto.randomUUID()}@once.test`, planCode: 'two-units' },
+    clock,
+  );
+  live = { teamId: team.id, livemode: true };
+});
+
+async function create(scope: DataScope, subjectEmail: string) {
+  const prepared = await prepareCase(
+    createCaseInput.parse({ subject_email: subjectEmail, verification_methods: { email: true } }),
+    teamCaseSources(database.db, scope),
+    hashingAnswers((task) => task()),
+  );
+  return createCaseAtOnce(database.db, scope, prepared, {
+    clock,
+    jobs: inProcess.jobs,
+    caseTtlSeconds: 3600,
+    pageBase: 'https://vouch.test',
+    defaultLocale: 'en',
+  });
+}
+
+async function emailUsage(teamId: string) {
+  return database.db
+    .select({
+      periodStart: usageCounters.periodStart,
+      included: usageCounters.includedUsed,
+      topup: usageCounters.topupUsed,
+    })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.teamId, teamId), eq(usageCounters.method, 'email')));
+}
+
+async function balanceOf(teamId: string) {
+  const [team] = await database.db.select().from(teams).where(eq(teams.id, teamId));
+  return team?.topupBalanceCents;
+}
+
+async function casesOf(subjectEmail: string) {
+  return database.db.select({ id: cases.id }).from(cases).where(eq(cases.subjectEmail, subjectEmail));
+}
+
+type LockTx = Parameters<Parameters<typeof database.db.transaction>[0]>[0];
+
+/**
+ * Runs `creation` while the test holds `lock` in a transaction of its own: once the creation's
+ * statement waits for it (the statement that writes the case, not the long way's lock of the
+ * team), `meanwhile` changes what it relies on, and the lock's transaction commits.
+ */
+async function whileBlocked<T>(
+  lock: ReturnType<typeof sql>,
+  creation: () => Promise<T>,
+  meanwhile: (tx: LockTx) => Promise<void>,
+): Promise<T> {
+  let started: Promise<T> | undefined;
+  await database.db.transaction(async (tx) => {
+    await tx.execute(lock);
+    started = creation();
+    started.catch(() => {});
+    const waiting = await eventually(async () => {
+      const rows = await database.db.execute<{ query: string }>(
+        sql`select query from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+      );
+      return rows[0];
+    }, 10_000);
+    expect(waiting.query).toContain('jsonb_to_recordset');
+    await meanwhile(tx);
+  });
+  return started as Promise<T>;
+}
+
+/** The team's row as every charge locks it: the creation's statement waits for it after its snapshot. */
+const teamLock = (teamId: string) =>
+  sql`select 1 from ${teams} where ${teams.id} = ${teamId} for no key update`;
+
+describe('a single creation in one statement', () => {
+  it("charges the allowance in its own statement, waiting for the team's lock like any charge", async () => {
+    const record = await whileBlocked(
+      teamLock(live.teamId),
+      () => create(live, 'first@once.test'),
+      async () => {},
+    );
+    expect(record.status).toBe('open');
+    expect(await emailUsage(live.teamId)).toEqual([
+      { periodStart: billingPeriodAt(now, now).start, included: 1, topup: 0 },
+    ]);
+    expect(await casesOf('first@once.test')).toHaveLength(1);
+  });
+
+  it('refuses its charge when the last unit was spent while it waited: the case is paid from the balance, once', async () => {
+    await database.db.update(teams).set({ topupBalanceCents: 25 }).where(eq(teams.id, live.teamId));
+    await create(live, 'one@once.test');
+    const record = await whileBlocked(
+      teamLock(live.teamId),
+      () => create(live, 'late@once.test'),
+      async (tx) => {
+        // Another charge took the last unit meanwhile.
+        await tx
+          .update(usageCounters)
+          .set({ includedUsed: ALLOWANCE })
+          .where(and(eq(usageCounters.teamId, live.teamId), eq(usageCounters.method, 'email')));
+      },
+    );
+    expect(record.status).toBe('open');
+    expect(await emailUsage(live.teamId)).toEqual([
+      { periodStart: billingPeriodAt(now, now).start, included: ALLOWANCE, topup: 1 },
+    ]);
+    expect(await balanceOf(live.teamId)).toBe(25 - EMAIL_PRICE_CENTS);
+    // The refused statement wrote nothing: one case, not two.
+    expect(await casesOf('late@once.test')).toHaveLength(1);
+  });
+
+  it('refuses it when the allowance is used up and the balance is short: INSUFFICIENT_ALLOWANCE, nothing written', async () => {
+    await create(live, 'a@once.test');
+    await create(live, 'b@once.test');
+    await expect(create(live, 'c@once.test')).rejects.toMatchObject({ appCode: 'INSUFFICIENT_ALLOWANCE' });
+    expect(await casesOf('c@once.test')).toEqual([]);
+    expect((await emailUsage(live.teamId))[0]?.included).toBe(ALLOWANCE);
+  });
+
+  it('refuses it when the subscription ended while it waited: TRIAL_EXPIRED, nothing written', async () => {
+    const creation = whileBlocked(
+      teamLock(live.teamId),
+      () => create(live, 'ended@once.test'),
+      async (tx) => {
+        await tx.update(teams).set({ subscriptionStatus: 'canceled' }).where(eq(teams.id, live.teamId));
+      },
+    );
+    await expect(creation).rejects.toMatchObject({ appCode: 'TRIAL_EXPIRED' });
+    expect(await casesOf('ended@once.test')).toEqual([]);
+    expect(await emailUsage(live.teamId)).toEqual([]);
+  });
+
+  it("refuses it when the team's billing periods moved while it waited: the unit counts in the new period", async () => {
+    const movedAnchor = new Date('2026-11-15T00:00:00Z');
+    await whileBlocked(
+      teamLock(live.teamId),
+      () => create(live, 'moved@once.test'),
+      async (tx) => {
+        await tx.update(teams).set({ billingAnchor: movedAnchor }).where(eq(teams.id, live.teamId));
+      },
+    );
+    expect(await emailUsage(live.teamId)).toEqual([
+      { periodStart: billingPeriodAt(movedAnchor, now).start, included: 1, topup: 0 },
+    ]);
+    expect(billingPeriodAt(movedAnchor, now).start).not.toEqual(billingPeriodAt(now, now).start);
+  });
+
+  it("with an active endpoint, the delivery's job commits with the case", async () => {
+    const endpoint = await createEndpoint(
+      database.db,
+      live,
+      { url: 'https://receiver.example.com/once', events: ['case.created'] },
+      { clock, allowPrivateNetworks: false },
+    );
+    const record = await create(live, 'delivered@once.test');
+    const [delivery] = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpoint.id));
+    expect(delivery?.body).toContain(record.publicId);
+    const queued = await jobsOf(database, QUEUES.webhookDeliver);
+    expect(queued.map((job) => job.data?.deliveryId)).toContain(delivery?.id);
+  });
+
+  it('refuses to run alone when an endpoint was switched on after the team was read: the job still commits with the case', async () => {
+    const endpoint = await createEndpoint(
+      database.db,
+      live,
+      { url: 'https://receiver.example.com/late', events: ['case.created'] },
+      { clock, allowPrivateNetworks: false },
+    );
+    // Off when the creation reads the team, on by the time its statement starts: the statement
+    // waits (before its snapshot) for a table it writes, while the endpoint is switched on.
+    await database.db
+      .update(webhookEndpoints)
+      .set({ isActive: false })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const record = await whileBlocked(
+      sql`lock table ${mailOutbox} in access exclusive mode`,
+      () => create(live, 'switched@once.test'),
+      async () => {
+        await database.db
+          .update(webhookEndpoints)
+          .set({ isActive: true })
+          .where(eq(webhookEndpoints.id, endpoint.id));
+      },
+    );
+    const deliveries = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpoint.id));
+    expect(deliveries.map((delivery) => delivery.body.includes(record.publicId))).toEqual([true]);
+    const queued = await jobsOf(database, QUEUES.webhookDeliver);
+    expect(queued.map((job) => job.data?.deliveryId)).toContain(deliveries[0]?.id);
+    expect(await casesOf('switched@once.test')).toHaveLength(1);
+  });
+
+  it('in test mode charges nothing and takes no lock', async () => {
+    const test = { teamId: live.teamId, livemode: false };
+    let record: Awaited<ReturnType<typeof create>> | undefined;
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1 from ${teams} where ${teams.id} = ${live.teamId} for no key update`);
+      record = await create(test, 'test-mode@once.test');
+    });
+    expect(record?.livemode).toBe(false);
+    expect(await emailUsage(live.teamId)).toEqual([]);
+  });
+});
