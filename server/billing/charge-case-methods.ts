@@ -69,7 +69,7 @@ export async function readTeamForForecast(db: Queryable, teamId: string, now: Da
  * The earliest start of a usage row that may be the current period's. A placeholder compared with
  * a column is passed as it is, not through the column's encoder: hence the ISO string.
  */
-function usageSince(now: Date): string {
+export function usageSince(now: Date): string {
   return subDays(now, LONGEST_PERIOD_DAYS, { in: utc }).toISOString();
 }
 
@@ -110,6 +110,11 @@ export function assertMayCreateCases(team: Team, now: Date): void {
   }
 }
 
+/** Whether a unit of `method` comes from the plan's allowance: the one rule every charge applies. */
+function allowanceLeft(used: ReadonlyMap<string, number>, includedUnits: number, method: string): boolean {
+  return (used.get(method) ?? 0) < includedUnits;
+}
+
 export interface MethodCharges {
   charges: Array<{ method: VerificationMethod; included: number; topupCents: number }>;
   /** The top-up balance once the charges are paid. */
@@ -127,7 +132,7 @@ function priceCaseMethods(locked: LockedTeam, methods: VerificationMethod[]): Me
   const charges: MethodCharges['charges'] = [];
   const unpaid: VerificationMethod[] = [];
   for (const method of methods) {
-    if ((used.get(method) ?? 0) < includedUnits) {
+    if (allowanceLeft(used, includedUnits, method)) {
       charges.push({ method, included: 1, topupCents: 0 });
       continue;
     }
@@ -279,4 +284,35 @@ export function allowanceChargeRows(
     topup_used: 0,
     topup_cents: 0,
   }));
+}
+
+/**
+ * Whether the plan's allowance will pay for every method of a case, foreseen from the team as read
+ * without a lock (its billing anchor, its plan's units, its recent usage: allowanceColumns), by the
+ * rule priceCasesInOrder applies. A creation then lets the statement that writes the case charge
+ * it (`teamLockedForAllowance`, which checks it again under the lock); otherwise cents are due or
+ * the case is refused, and the creation prices it under the lock from the start.
+ */
+export function allowanceCovers(
+  team: {
+    billingAnchor: Date;
+    includedUnits: number | null;
+    recentUsage: ReadonlyArray<{ method: string; period_start: string; included_used: number }>;
+  },
+  methods: readonly VerificationMethod[],
+  now: Date,
+): boolean {
+  const { includedUnits } = team;
+  if (includedUnits === null) return false;
+  const periodStart = billingPeriodAt(team.billingAnchor, now).start.getTime();
+  const used = new Map(
+    team.recentUsage
+      .filter((row) => new Date(row.period_start).getTime() === periodStart)
+      .map((row) => [row.method, row.included_used]),
+  );
+  for (const method of methods) {
+    if (!allowanceLeft(used, includedUnits, method)) return false;
+    used.set(method, (used.get(method) ?? 0) + 1);
+  }
+  return true;
 }

@@ -94,17 +94,36 @@ export function addUsageFrom(rows: SQL, after: SQL): SQL {
 }
 
 /**
+ * What a creation reads, without a lock, to foresee whether the plan's allowance will cover its
+ * case (`allowanceCovers`), as columns of its read of the team: the plan's units a period, and the
+ * team's usage rows since `since` (`recentUsage`'s, as JSON; dates as text).
+ */
+export function allowanceColumns(since: SQL) {
+  return {
+    includedUnits: sql<
+      number | null
+    >`(select ${plans.includedUnits} from ${plans} where ${plans.code} = ${teams.planCode})`,
+    recentUsage: sql<Array<{ method: string; period_start: string; included_used: number }>>`(
+      select coalesce(json_agg(json_build_object('method', u.${name(usageCounters.method)},
+        'period_start', u.${name(usageCounters.periodStart)}, 'included_used', u.${name(usageCounters.includedUsed)})), '[]'::json)
+      from ${usageCounters} u where u.${name(usageCounters.teamId)} = ${teams.id} and u.${name(usageCounters.periodStart)} > ${since}
+    )`,
+  };
+}
+
+/**
  * A charge from the plan's allowance decided in the statement that writes it (a single API
  * creation's fast way: `chargeFromAllowance`), as the CTE body that takes the team's lock first:
  * the row as `lockTeamWithCatalogue` locks it, when `charge` is true (none otherwise, and no lock),
  * with its plan's allowance and whether the team may be charged as the case was priced: the same
- * billing anchor (so the same period), and a subscription that lets it create cases at `now`
+ * billing anchor (so the same period; compared as a JavaScript date holds it, to the millisecond),
+ * and a subscription that lets it create cases at `now`
  * (what `assertMayCreateCases` asks, no less strictly).
  */
 export function teamLockedForAllowance(params: { teamId: SQL; charge: SQL; now: SQL; anchor: SQL }): SQL {
   return sql`
     select (select ${plans.includedUnits} from ${plans} where ${plans.code} = ${teams.planCode}) as included_units,
-      ${teams.billingAnchor} = ${params.anchor}::timestamptz
+      date_trunc('milliseconds', ${teams.billingAnchor}) = ${params.anchor}::timestamptz
         and ${teams.subscriptionStatus} <> 'canceled'
         and not (${teams.subscriptionStatus} = 'trialing' and ${teams.trialEndsAt} is not null
                  and ${teams.trialEndsAt} <= ${params.now}::timestamptz) as may_charge

@@ -13,6 +13,7 @@ import {
   type VerificationMethod,
 } from '@/db/schema';
 import { name, names, tableAs } from '@/db/sql-names';
+import { allowanceColumns } from '@/server/billing/queries';
 import type { DataScope } from '@/server/platform/data-scope';
 import { attemptsAtOnce } from '@/server/platform/outbox/delivery-state';
 import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from '@/server/teams/presentation';
@@ -221,7 +222,8 @@ export async function readTeamPresentation(db: Queryable, teamId: string): Promi
 
 /**
  * What a single creation charged in its own statement (createCaseAtOnce) reads first: how the
- * team appears (its mails carry it), the anchor of its billing periods (the charge's period), and
+ * team appears (its mails carry it), the anchor of its billing periods (the charge's period), what
+ * foresees whether its allowance covers the case (its plan's units and recent usage), and
  * whether `case.created` in this mode has an active endpoint to deliver to (then the creation
  * needs a transaction, for the delivery's job). Read without a lock: the statement checks under
  * the lock what it relies on.
@@ -231,6 +233,7 @@ const teamForCreation = reusableQuery((db) =>
     .select({
       ...TEAM_BRAND_COLUMNS,
       billingAnchor: teams.billingAnchor,
+      ...allowanceColumns(sql`${sql.placeholder('usageSince')}::timestamptz`),
       attemptsAtOnce: sql<boolean>`${attemptsAtOnce({
         teamId: sql`${teams.id}`,
         livemode: sql`${sql.placeholder('livemode')}::boolean`,
@@ -245,16 +248,29 @@ const teamForCreation = reusableQuery((db) =>
 export interface TeamForCreation {
   presentation: TeamPresentation;
   billingAnchor: Date;
+  /** What foresees whether the allowance covers a case (`allowanceCovers`). */
+  includedUnits: number | null;
+  recentUsage: Array<{ method: string; period_start: string; included_used: number }>;
   /** Whether `case.created` would be delivered to an active endpoint (whose job must commit with it). */
   attemptsAtOnce: boolean;
 }
 
-export async function readTeamForCreation(db: Queryable, scope: DataScope): Promise<TeamForCreation> {
-  const [team] = await teamForCreation(db).execute({ teamId: scope.teamId, livemode: scope.livemode });
+export async function readTeamForCreation(
+  db: Queryable,
+  scope: DataScope,
+  usageSince: string,
+): Promise<TeamForCreation> {
+  const [team] = await teamForCreation(db).execute({
+    teamId: scope.teamId,
+    livemode: scope.livemode,
+    usageSince,
+  });
   if (!team) throw new Error(`team ${scope.teamId} not found`);
   return {
     presentation: presentationOf(team),
     billingAnchor: team.billingAnchor,
+    includedUnits: team.includedUnits,
+    recentUsage: team.recentUsage,
     attemptsAtOnce: team.attemptsAtOnce,
   };
 }

@@ -129,12 +129,13 @@ const teamLock = (teamId: string) =>
 
 describe('a single creation in one statement', () => {
   it("charges the allowance in its own statement, waiting for the team's lock like any charge", async () => {
-    const record = await whileBlocked(
+    const { record, chargedInStatement } = await whileBlocked(
       teamLock(live.teamId),
       () => create(live, 'first@once.test'),
       async () => {},
     );
     expect(record.status).toBe('open');
+    expect(chargedInStatement).toBe(true);
     expect(await emailUsage(live.teamId)).toEqual([
       { periodStart: billingPeriodAt(now, now).start, included: 1, topup: 0 },
     ]);
@@ -144,7 +145,7 @@ describe('a single creation in one statement', () => {
   it('refuses its charge when the last unit was spent while it waited: the case is paid from the balance, once', async () => {
     await database.db.update(teams).set({ topupBalanceCents: 25 }).where(eq(teams.id, live.teamId));
     await create(live, 'one@once.test');
-    const record = await whileBlocked(
+    const { record, chargedInStatement } = await whileBlocked(
       teamLock(live.teamId),
       () => create(live, 'late@once.test'),
       async (tx) => {
@@ -156,6 +157,7 @@ describe('a single creation in one statement', () => {
       },
     );
     expect(record.status).toBe('open');
+    expect(chargedInStatement).toBe(false);
     expect(await emailUsage(live.teamId)).toEqual([
       { periodStart: billingPeriodAt(now, now).start, included: ALLOWANCE, topup: 1 },
     ]);
@@ -164,9 +166,9 @@ describe('a single creation in one statement', () => {
     expect(await casesOf('late@once.test')).toHaveLength(1);
   });
 
-  it('refuses it when the allowance is used up and the balance is short: INSUFFICIENT_ALLOWANCE, nothing written', async () => {
-    await create(live, 'a@once.test');
-    await create(live, 'b@once.test');
+  it('takes the long way when the allowance is seen used up: INSUFFICIENT_ALLOWANCE with a short balance, nothing written', async () => {
+    expect((await create(live, 'a@once.test')).chargedInStatement).toBe(true);
+    expect((await create(live, 'b@once.test')).chargedInStatement).toBe(true);
     await expect(create(live, 'c@once.test')).rejects.toMatchObject({ appCode: 'INSUFFICIENT_ALLOWANCE' });
     expect(await casesOf('c@once.test')).toEqual([]);
     expect((await emailUsage(live.teamId))[0]?.included).toBe(ALLOWANCE);
@@ -187,7 +189,7 @@ describe('a single creation in one statement', () => {
 
   it("refuses it when the team's billing periods moved while it waited: the unit counts in the new period", async () => {
     const movedAnchor = new Date('2026-11-15T00:00:00Z');
-    await whileBlocked(
+    const { chargedInStatement } = await whileBlocked(
       teamLock(live.teamId),
       () => create(live, 'moved@once.test'),
       async (tx) => {
@@ -198,6 +200,7 @@ describe('a single creation in one statement', () => {
       { periodStart: billingPeriodAt(movedAnchor, now).start, included: 1, topup: 0 },
     ]);
     expect(billingPeriodAt(movedAnchor, now).start).not.toEqual(billingPeriodAt(now, now).start);
+    expect(chargedInStatement).toBe(false);
   });
 
   it("with an active endpoint, the delivery's job commits with the case", async () => {
@@ -207,7 +210,8 @@ describe('a single creation in one statement', () => {
       { url: 'https://receiver.example.com/once', events: ['case.created'] },
       { clock, allowPrivateNetworks: false },
     );
-    const record = await create(live, 'delivered@once.test');
+    const { record, chargedInStatement } = await create(live, 'delivered@once.test');
+    expect(chargedInStatement).toBe(true);
     const [delivery] = await database.db
       .select()
       .from(webhookDeliveries)
@@ -230,7 +234,7 @@ describe('a single creation in one statement', () => {
       .update(webhookEndpoints)
       .set({ isActive: false })
       .where(eq(webhookEndpoints.id, endpoint.id));
-    const record = await whileBlocked(
+    const { record, chargedInStatement } = await whileBlocked(
       sql`lock table ${mailOutbox} in access exclusive mode`,
       () => create(live, 'switched@once.test'),
       async () => {
@@ -248,16 +252,29 @@ describe('a single creation in one statement', () => {
     const queued = await jobsOf(database, QUEUES.webhookDeliver);
     expect(queued.map((job) => job.data?.deliveryId)).toContain(deliveries[0]?.id);
     expect(await casesOf('switched@once.test')).toHaveLength(1);
+    expect(chargedInStatement).toBe(false);
+  });
+
+  it('compares the billing anchor to the millisecond a date holds (one set in SQL has microseconds)', async () => {
+    await database.db.execute(
+      sql`update ${teams} set billing_anchor = '2026-11-01 08:00:00.123456+00' where ${teams.id} = ${live.teamId}`,
+    );
+    const { chargedInStatement } = await create(live, 'micro@once.test');
+    expect(chargedInStatement).toBe(true);
+    expect(await emailUsage(live.teamId)).toEqual([
+      { periodStart: new Date('2026-11-01T08:00:00.123Z'), included: 1, topup: 0 },
+    ]);
   });
 
   it('in test mode charges nothing and takes no lock', async () => {
     const test = { teamId: live.teamId, livemode: false };
-    let record: Awaited<ReturnType<typeof create>> | undefined;
+    let created: Awaited<ReturnType<typeof create>> | undefined;
     await database.db.transaction(async (tx) => {
-      await tx.execute(sql`select 1 from ${teams} where ${teams.id} = ${live.teamId} for no key update`);
-      record = await create(test, 'test-mode@once.test');
+      await tx.execute(teamLock(live.teamId));
+      created = await create(test, 'test-mode@once.test');
     });
-    expect(record?.livemode).toBe(false);
+    expect(created?.record.livemode).toBe(false);
+    expect(created?.chargedInStatement).toBe(true);
     expect(await emailUsage(live.teamId)).toEqual([]);
   });
 });

@@ -4,12 +4,14 @@ import { isStatementRefusal } from '@/db/statement-refusal';
 import { type AuditActor, auditRows } from '@/server/audit/record-audit';
 import {
   allowanceChargeRows,
+  allowanceCovers,
   assertMayCreateCases,
   chargeRows,
   type LockedTeam,
   lockTeamForCharges,
   type MethodCharges,
   priceCasesInOrder,
+  usageSince,
 } from '@/server/billing/charge-case-methods';
 import type { BalanceRow, UsageChargeRow } from '@/server/billing/queries';
 import { caseEventData } from '@/server/cases/case-event-data';
@@ -149,47 +151,52 @@ export async function writeCases(
 
 /**
  * A single case created in as few round trips as its guarantees allow (the API's creation without
- * an Idempotency-Key): a read of how the team appears, then one statement that takes the team's
- * lock, charges the case from the plan's allowance, checks under the lock that the allowance
- * covered it, and writes everything a creation writes (writeCasesStatement's `chargeInStatement`).
- * Outside any transaction when no active endpoint awaits `case.created` (the statement is its own
- * commit, and holds the lock only while PostgreSQL runs it), else in a transaction with the
- * deliveries' jobs. Whatever the statement cannot settle (the allowance used up, so cents are
- * due or the case is refused; the subscription over; the plan or the endpoints changed
- * meanwhile) it refuses, writing nothing, and the case is created the long way (createCase: the
- * lock, then the charge priced, then the writes), which decides and words it exactly.
+ * an Idempotency-Key): a read of the team (how it appears, its billing anchor, whether its
+ * allowance covers the case as far as can be seen without the lock), then, when it does, one
+ * statement that takes the team's lock, charges the case from the allowance, checks under the lock
+ * that the allowance still covers it, and writes everything a creation writes
+ * (writeCasesStatement's `chargeInStatement`). Outside any transaction when no active endpoint
+ * awaits `case.created` (the statement is its own commit, and holds the lock only while PostgreSQL
+ * runs it), else in a transaction with the deliveries' jobs. What the statement cannot settle (the
+ * allowance spent meanwhile, the subscription over, the plan or the endpoints changed) it refuses,
+ * writing nothing. A case the allowance does not cover, or that the statement refused, is created
+ * the long way (createCase: the lock, the charge priced, then the writes), which decides and words
+ * it exactly. `chargedInStatement` says which way it went.
  */
 export async function createCaseAtOnce(
   db: Db,
   scope: DataScope,
   prepared: PreparedCase,
   deps: CreateCaseDeps,
-): Promise<CaseRecord> {
+): Promise<{ record: CaseRecord; chargedInStatement: boolean }> {
   const now = deps.clock();
-  const team = await readTeamForCreation(db, scope);
-  const charges = {
-    usage: scope.livemode
-      ? allowanceChargeRows(scope.teamId, team.billingAnchor, [prepared.methods], now)
-      : [],
-    balance: [],
-  };
-  const decided = { team: team.presentation, now, charges, billingAnchor: team.billingAnchor };
-  try {
-    if (!team.attemptsAtOnce) {
-      const written = await sendCaseWrites(db, scope, [prepared], { ...decided, alone: true }, deps);
-      countCreations(db, written.recorded);
-      return firstRecord(written.records);
+  const team = await readTeamForCreation(db, scope, usageSince(now));
+  if (!scope.livemode || allowanceCovers(team, prepared.methods, now)) {
+    const charges = {
+      usage: scope.livemode
+        ? allowanceChargeRows(scope.teamId, team.billingAnchor, [prepared.methods], now)
+        : [],
+      balance: [],
+    };
+    const decided = { team: team.presentation, now, charges, billingAnchor: team.billingAnchor };
+    try {
+      if (!team.attemptsAtOnce) {
+        const written = await sendCaseWrites(db, scope, [prepared], { ...decided, alone: true }, deps);
+        countCreations(db, written.recorded);
+        return { record: firstRecord(written.records), chargedInStatement: true };
+      }
+      return await db.transaction(async (tx) => {
+        const written = await sendCaseWrites(tx, scope, [prepared], decided, deps);
+        await queueAttempts(tx, deps.jobs, written.activeDeliveries);
+        countCreations(tx, written.recorded);
+        return { record: firstRecord(written.records), chargedInStatement: true };
+      });
+    } catch (error) {
+      if (!isStatementRefusal(error)) throw error;
     }
-    return await db.transaction(async (tx) => {
-      const written = await sendCaseWrites(tx, scope, [prepared], decided, deps);
-      await queueAttempts(tx, deps.jobs, written.activeDeliveries);
-      countCreations(tx, written.recorded);
-      return firstRecord(written.records);
-    });
-  } catch (error) {
-    if (!isStatementRefusal(error)) throw error;
   }
-  return db.transaction((tx) => createCase(tx, scope, prepared, deps));
+  const record = await db.transaction((tx) => createCase(tx, scope, prepared, deps));
+  return { record, chargedInStatement: false };
 }
 
 function firstRecord(records: CaseRecord[]): CaseRecord {

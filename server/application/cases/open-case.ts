@@ -93,7 +93,7 @@ export async function openIdempotentCase(
   const deps = { ...creationDeps(ctx), auditedAs: ctx.actor };
   if (ctx.idempotencyKey === null) {
     // Nothing to remember: the creation's fewest round trips (audited with the case's own writes).
-    const record = await createCaseAtOnce(ctx.db, ctx.scope, await prepareBody(ctx, input), deps);
+    const { record } = await createCaseAtOnce(ctx.db, ctx.scope, await prepareBody(ctx, input), deps);
     return { body: toCaseWire(record, { now: ctx.clock(), pageBase: ctx.pageBase }), replayed: false };
   }
   const result = await runIdempotent<CaseWire, PreparedCase>(
