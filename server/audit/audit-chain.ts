@@ -3,6 +3,7 @@ import { and, asc, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { JWK } from 'jose';
 import type { Db, Queryable } from '@/db/client';
 import { auditChainHeads, auditLog } from '@/db/schema';
+import { name } from '@/db/sql-names';
 import { isRedactionPlaceholder } from '@/server/platform/redaction-placeholders';
 import { verifiedClaims } from '@/server/signing/sign';
 import { teamEvidenceKey } from '@/server/teams/team-secrets';
@@ -50,6 +51,15 @@ export function sealedForm(row: AuditRow, key: Buffer): Record<string, unknown> 
   };
 }
 
+/** An entry's place in its team's chain, as the sealing statement reads it. */
+interface SealRow {
+  id: string;
+  chain_seq: number;
+  sealed: Record<string, unknown>;
+  prev_hash: string | null;
+  hash: string;
+}
+
 /** How many entries one transaction seals. */
 const SEAL_BATCH = 500;
 
@@ -75,18 +85,24 @@ export async function sealTeamChain(db: Db, teamId: string): Promise<number> {
       .limit(SEAL_BATCH)
       .for('update');
     let { seq, hash: prev } = head;
+    const seals: SealRow[] = [];
     for (const row of rows) {
       seq += 1;
       const sealed = sealedForm(row, key);
       const hash = chainHash(seq, prev, sealed);
-      await tx
-        .update(auditLog)
-        .set({ chainSeq: seq, sealed, prevHash: prev, hash })
-        .where(eq(auditLog.id, row.id));
+      seals.push({ id: row.id, chain_seq: seq, sealed, prev_hash: prev, hash });
       prev = hash;
     }
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; with no row sealed the head would be set to the values it holds, and the guard only saves that statement.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent; with no row sealed the head would be set to the values it holds, and the guard only saves these statements.
     if (rows.length > 0) {
+      // Every entry's seal in one statement (one per entry cost the worker a round trip and a
+      // statement built each time), beside the head's new place.
+      await tx.execute(sql`
+        update ${auditLog} set ${name(auditLog.chainSeq)} = s.chain_seq, ${name(auditLog.sealed)} = s.sealed,
+          ${name(auditLog.prevHash)} = s.prev_hash, ${name(auditLog.hash)} = s.hash
+        from jsonb_to_recordset(${JSON.stringify(seals)}::jsonb)
+          as s(id uuid, chain_seq bigint, sealed jsonb, prev_hash text, hash text)
+        where ${auditLog.id} = s.id`);
       await tx.update(auditChainHeads).set({ seq, hash: prev }).where(eq(auditChainHeads.teamId, teamId));
     }
     return rows.length;
