@@ -16,7 +16,12 @@ import { name, names, tableAs } from '@/db/sql-names';
 import { allowanceColumns } from '@/server/billing/queries';
 import type { DataScope } from '@/server/platform/data-scope';
 import { attemptsAtOnce } from '@/server/platform/outbox/delivery-state';
-import { presentationOf, TEAM_BRAND_COLUMNS, type TeamPresentation } from '@/server/teams/presentation';
+import {
+  brandSeen,
+  presentationOf,
+  TEAM_BRAND_COLUMNS,
+  type TeamPresentation,
+} from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
 
 /**
@@ -247,6 +252,8 @@ const teamForCreation = reusableQuery((db) =>
 
 export interface TeamForCreation {
   presentation: TeamPresentation;
+  /** The brand the presentation was drawn from, as a statement compares it (`brandSeen`). */
+  brandSeen: string;
   billingAnchor: Date;
   /** What foresees whether the allowance covers a case (`allowanceCovers`). */
   includedUnits: number | null;
@@ -268,6 +275,7 @@ export async function readTeamForCreation(
   if (!team) throw new Error(`team ${scope.teamId} not found`);
   return {
     presentation: presentationOf(team),
+    brandSeen: brandSeen(team),
     billingAnchor: team.billingAnchor,
     includedUnits: team.includedUnits,
     recentUsage: team.recentUsage,

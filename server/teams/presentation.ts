@@ -1,3 +1,4 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { teams } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 
@@ -64,4 +65,25 @@ export function presentationOf(team: BrandColumns): TeamPresentation {
     supportLine: team.supportLine,
     logoPath: team.logoDigest ? logoPath(team.id, team.logoDigest) : null,
   };
+}
+
+/**
+ * The brand columns as one JSON array, in `brandAsJson`'s order: what a creation that rendered
+ * its mails from a team read earlier (createCaseAtOnce) tells its statement it saw, so the
+ * statement can refuse itself if the brand has changed since.
+ */
+export function brandSeen(team: BrandColumns): string {
+  return JSON.stringify([
+    team.name,
+    team.displayName,
+    team.defaultLocale,
+    team.brandColor,
+    team.supportLine,
+    team.logoDigest,
+  ]);
+}
+
+/** The team row's brand columns as a jsonb array, comparable with `brandSeen`'s. */
+export function brandAsJson(): SQL {
+  return sql`jsonb_build_array(${teams.name}, ${teams.displayName}, ${teams.defaultLocale}, ${teams.brandColor}, ${teams.supportLine}, ${teams.logoDigest})`;
 }

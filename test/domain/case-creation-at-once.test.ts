@@ -117,7 +117,7 @@ async function whileBlocked<T>(
       );
       return rows[0];
     }, 10_000);
-    expect(waiting.query).toContain('jsonb_to_recordset');
+    expect(waiting.query).toMatch(/^\s*with team as \(/);
     await meanwhile(tx);
   });
   return started as Promise<T>;
@@ -264,6 +264,21 @@ describe('a single creation in one statement', () => {
     expect(await emailUsage(live.teamId)).toEqual([
       { periodStart: new Date('2026-11-01T08:00:00.123Z'), included: 1, topup: 0 },
     ]);
+  });
+
+  it('remembers the team a few seconds, and the statement refuses a brand changed since: the mails carry the new one', async () => {
+    // An allowance that lasts: only the brand can refuse these.
+    await database.db.update(teams).set({ planCode: 'enterprise' }).where(eq(teams.id, live.teamId));
+    expect((await create(live, 'before@once.test')).chargedInStatement).toBe(true);
+    expect((await create(live, 'remembered@once.test')).chargedInStatement).toBe(true);
+    await database.db.update(teams).set({ displayName: 'Renamed Co' }).where(eq(teams.id, live.teamId));
+    const { chargedInStatement } = await create(live, 'after@once.test');
+    expect(chargedInStatement).toBe(false);
+    const [mail] = await database.db.select().from(mailOutbox).where(eq(mailOutbox.to, 'after@once.test'));
+    expect(mail?.text).toContain('Renamed Co');
+    expect(await casesOf('after@once.test')).toHaveLength(1);
+    // Read again after the refusal: the next one goes in one statement, with the new brand.
+    expect((await create(live, 'next@once.test')).chargedInStatement).toBe(true);
   });
 
   it('in test mode charges nothing and takes no lock', async () => {

@@ -11,12 +11,11 @@ import {
   lockTeamForCharges,
   type MethodCharges,
   priceCasesInOrder,
-  usageSince,
 } from '@/server/billing/charge-case-methods';
 import type { BalanceRow, UsageChargeRow } from '@/server/billing/queries';
 import { caseEventData } from '@/server/cases/case-event-data';
 import type { CaseRecord } from '@/server/cases/case-record';
-import { readTeamForCreation, readTeamPresentation, toCaseRecord } from '@/server/cases/queries';
+import { readTeamPresentation, toCaseRecord } from '@/server/cases/queries';
 import { supportedLocale } from '@/server/i18n/locales';
 import type { MessageLocale } from '@/server/i18n/translator';
 import type { Clock } from '@/server/platform/clock';
@@ -39,6 +38,7 @@ import type { AnswerKeeper } from '@/server/verification/methods/custom-question
 import { expandRequestedMethods } from '@/server/verification/methods/registry';
 import { issueVerificationLinks, verificationMails } from '@/server/verification/start-verification';
 import { caseAudit } from './audit-entries';
+import { forgetTeamForCreation, teamForCreation } from './team-for-creation-memo';
 import type { CreateCaseInput } from './wire';
 import { writeCasesStatement } from './write-cases-statement';
 
@@ -151,15 +151,16 @@ export async function writeCases(
 
 /**
  * A single case created in as few round trips as its guarantees allow (the API's creation without
- * an Idempotency-Key): a read of the team (how it appears, its billing anchor, whether its
- * allowance covers the case as far as can be seen without the lock), then, when it does, one
+ * an Idempotency-Key): the team as each process remembers it for a few seconds
+ * (teamForCreation: how it appears, its billing anchor, whether its allowance covers the case as
+ * far as can be seen without the lock), then, when it does, one
  * statement that takes the team's lock, charges the case from the allowance, checks under the lock
  * that the allowance still covers it, and writes everything a creation writes
  * (writeCasesStatement's `chargeInStatement`). Outside any transaction when no active endpoint
  * awaits `case.created` (the statement is its own commit, and holds the lock only while PostgreSQL
  * runs it), else in a transaction with the deliveries' jobs. What the statement cannot settle (the
- * allowance spent meanwhile, the subscription over, the plan or the endpoints changed) it refuses,
- * writing nothing. A case the allowance does not cover, or that the statement refused, is created
+ * allowance spent meanwhile, the subscription over, the plan, the brand or the endpoints changed)
+ * it refuses, writing nothing, and the team is read afresh next time. A case the allowance does not cover, or that the statement refused, is created
  * the long way (createCase: the lock, the charge priced, then the writes), which decides and words
  * it exactly. `chargedInStatement` says which way it went.
  */
@@ -170,7 +171,7 @@ export async function createCaseAtOnce(
   deps: CreateCaseDeps,
 ): Promise<{ record: CaseRecord; chargedInStatement: boolean }> {
   const now = deps.clock();
-  const team = await readTeamForCreation(db, scope, usageSince(now));
+  const team = await teamForCreation(db, scope, now);
   if (!scope.livemode || allowanceCovers(team, prepared.methods, now)) {
     const charges = {
       usage: scope.livemode
@@ -178,7 +179,13 @@ export async function createCaseAtOnce(
         : [],
       balance: [],
     };
-    const decided = { team: team.presentation, now, charges, billingAnchor: team.billingAnchor };
+    const decided = {
+      team: team.presentation,
+      now,
+      charges,
+      billingAnchor: team.billingAnchor,
+      brandSeen: team.brandSeen,
+    };
     try {
       if (!team.attemptsAtOnce) {
         const written = await sendCaseWrites(db, scope, [prepared], { ...decided, alone: true }, deps);
@@ -193,6 +200,7 @@ export async function createCaseAtOnce(
       });
     } catch (error) {
       if (!isStatementRefusal(error)) throw error;
+      forgetTeamForCreation(scope);
     }
   }
   const record = await db.transaction((tx) => createCase(tx, scope, prepared, deps));
@@ -221,6 +229,8 @@ async function sendCaseWrites(
     charges: { usage: UsageChargeRow[]; balance: BalanceRow[] };
     billingAnchor?: Date;
     alone?: boolean;
+    /** The brand the mails are rendered with, when it was read before the statement. */
+    brandSeen?: string;
   },
   deps: CreateCaseDeps,
 ): Promise<{ records: CaseRecord[]; activeDeliveries: Array<{ id: string }>; recorded: RecordedEvent[] }> {
@@ -275,6 +285,7 @@ async function sendCaseWrites(
     now: createdAt,
     billingAnchor: (decided.billingAnchor ?? now).toISOString(),
     alone: decided.alone ?? false,
+    brandSeen: decided.brandSeen ?? null,
     usage: JSON.stringify(charges.usage),
     balance: JSON.stringify(charges.balance),
     cases: JSON.stringify(

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { prepareSql, reusableQuery } from '@/db/reusable-query';
+import { teams } from '@/db/schema';
 import { refuseStatement } from '@/db/statement-refusal';
 import { insertAuditEntriesFrom } from '@/server/audit/record-audit';
 import {
@@ -16,6 +17,7 @@ import {
 } from '@/server/cases/queries';
 import { activeDeliveriesOf, fanOutFrom } from '@/server/platform/outbox/delivery-state';
 import { insertEventsFrom, insertMailsFrom } from '@/server/platform/outbox/queries';
+import { brandAsJson } from '@/server/teams/presentation';
 
 /**
  * Every write of a run of creations (one case, a batch, an import's slice) as one statement: the
@@ -39,8 +41,9 @@ import { insertEventsFrom, insertMailsFrom } from '@/server/platform/outbox/quer
  * takes first (`teamLockedForAllowance`, `allowanceChargeStands`): one statement then decides and
  * writes the whole creation, and holds the team's lock only while PostgreSQL runs it. `alone`
  * says it runs outside a transaction, so it refuses itself when a delivery it fans out needs a
- * job (queued in the same commit by the caller's transaction otherwise). A refusal aborts every
- * write of the statement (`isStatementRefusal`).
+ * job (queued in the same commit by the caller's transaction otherwise), and `brandSeen` (the
+ * brand the mails were rendered with, when it was read earlier) refuses it if the team's brand is
+ * no longer that. A refusal aborts every write of the statement (`isStatementRefusal`).
  */
 export const writeCasesStatement = reusableQuery((db) =>
   prepareSql<{ cases: CaseRowWithSteps[]; active_deliveries: Array<{ id: string }> }>(
@@ -52,6 +55,7 @@ export const writeCasesStatement = reusableQuery((db) =>
         now: sql`${sql.placeholder('now')}`,
         anchor: sql`${sql.placeholder('billingAnchor')}`,
       })}),
+           shown as (select ${brandAsJson()} = ${sql.placeholder('brandSeen')}::jsonb as same from ${teams} where ${teams.id} = ${sql.placeholder('teamId')}::uuid and ${sql.placeholder('brandSeen')}::jsonb is not null),
            usage as (${addUsageFrom(sql`${sql.placeholder('usage')}::jsonb`, sql`team`)}),
            balance as (${setBalanceFrom(sql`${sql.placeholder('balance')}::jsonb`)}),
            new_cases as (${insertCasesFrom(sql`${sql.placeholder('cases')}::jsonb`)}),
@@ -63,6 +67,7 @@ export const writeCasesStatement = reusableQuery((db) =>
       select ${newCaseRecordsFrom(sql`new_cases`, sql`new_steps`)} as cases,
              coalesce((select json_agg(active) from (${activeDeliveriesOf(sql`deliveries`)}) active), '[]') as active_deliveries,
              ${allowanceChargeStands(sql`team`, sql`usage`)} as charged,
+             (select case when same then true else ${refuseStatement('the team brand changed')} end from shown) as brand,
              case when ${sql.placeholder('alone')}::boolean and exists (${activeDeliveriesOf(sql`deliveries`)})
                then ${refuseStatement('a delivery needs its job in the same commit')} end as alone
     `,
