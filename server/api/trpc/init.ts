@@ -41,6 +41,45 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
+/** What an application error or a lost database means on the wire; anything else as it is. */
+function onTheWire(error: unknown): unknown {
+  const appError = appErrorIn(error);
+  if (appError) return toTrpcError(appError);
+  if (isDatabaseUnavailable(error)) return toTrpcError(databaseUnavailableError());
+  return error;
+}
+
+/**
+ * Runs a procedure's middlewares and resolver (`run`) in a span of its own (tracing on), under the
+ * request's: `rpc.method` is its path. A failure leaves as its wire error (onTheWire), whether a
+ * later middleware returned it or `run` threw it.
+ */
+async function traced<Outcome extends { ok: boolean; error?: unknown }>(
+  path: string,
+  type: string,
+  run: () => Promise<Outcome>,
+): Promise<Outcome> {
+  const result = await inSpan(
+    `trpc ${path}`,
+    { attributes: { 'rpc.system.name': 'trpc', 'rpc.method': path, 'vouch.trpc.type': type } },
+    async (span) => {
+      let outcome: Outcome;
+      try {
+        outcome = await run();
+      } catch (error) {
+        if (span) spanFailed(span, error);
+        throw onTheWire(error);
+      }
+      if (span && !outcome.ok) spanFailed(span, outcome.error);
+      return outcome;
+    },
+  );
+  if (result.ok) return result;
+  const wire = onTheWire(result.error);
+  if (wire !== result.error) throw wire;
+  return result;
+}
+
 /**
  * The base of every procedure, where the app's errors become tRPC's: an AppError (thrown by a
  * middleware below, a procedure or domain code) goes out with its table's code, so the console
@@ -48,38 +87,20 @@ export const createCallerFactory = t.createCallerFactory;
  * rate-limit count, a key lookup, the procedure's own statements) is answered 503 with
  * Retry-After, over REST and to the console alike, instead of a 500.
  */
-const procedure = t.procedure.use(async ({ next, path, type }) => {
-  // Each procedure in a span of its own (tracing on), under the request's: `rpc.method` is its path.
-  const result = await inSpan(
-    `trpc ${path}`,
-    { attributes: { 'rpc.system.name': 'trpc', 'rpc.method': path, 'vouch.trpc.type': type } },
-    async (span) => {
-      const outcome = await next();
-      if (span && !outcome.ok) spanFailed(span, outcome.error);
-      return outcome;
-    },
-  );
-  if (result.ok) return result;
-  const appError = appErrorIn(result.error);
-  if (appError) throw toTrpcError(appError);
-  if (isDatabaseUnavailable(result.error)) throw toTrpcError(databaseUnavailableError());
-  return result;
-});
+const procedure = t.procedure.use(({ next, path, type }) => traced(path, type, next));
 
-/**
- * Every procedure's raw input (REST body, query and path, or the console's call) is refused before
- * any schema or query sees it when it nests too deep (400 INVALID_REQUEST) or carries a control
- * character or a lone surrogate (422 VALIDATION_ERROR naming where). It runs after
- * authentication, so an unauthenticated caller still learns only that it is one.
- */
-const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
-  const problem = jsonInputProblem(await getRawInput());
+function refuseControlCharactersIn(input: unknown): void {
+  const problem = jsonInputProblem(input);
   if (problem) {
     throw new AppError(
       problem.kind === 'too_deep' ? 'INVALID_REQUEST' : 'VALIDATION_ERROR',
       describeJsonInputProblem(problem),
     );
   }
+}
+
+const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
+  refuseControlCharactersIn(await getRawInput());
   return next();
 });
 
@@ -104,8 +125,13 @@ const UNAUTHORIZED_HEADERS = { 'WWW-Authenticate': 'Bearer realm="vouch"' };
  * use `ctx.teamId`. Reads and writes draw on separate budgets shared by all of the team's keys of
  * that mode.
  */
-export const apiKeyProcedure = procedure
-  .use(async ({ ctx, next, type }) => {
+/**
+ * An API key's procedures: one middleware (tRPC copies its options at every layer, and every
+ * `/v1` request passes here) that traces, authenticates the key spending its team's budget, and
+ * refuses control characters in the input, before the procedure's own input checks.
+ */
+export const apiKeyProcedure = t.procedure.use(({ ctx, next, path, type, getRawInput }) =>
+  traced(path, type, async () => {
     const token = bearerToken(ctx.requestHeaders.get('authorization'));
     const bucket = type === 'query' ? 'read' : 'write';
     // The key's look-up spends its team's budget in the same round trip; the limiter judges it.
@@ -130,6 +156,7 @@ export const apiKeyProcedure = procedure
     );
     applyHeaders(ctx, limit.headers);
     if (ctx.clientGone.aborted) throw new ClientGoneError();
+    refuseControlCharactersIn(await getRawInput());
     // What the key changes is audited like a console user's changes, the key named as the actor.
     const actor: AuditActor = {
       userId: null,
@@ -138,10 +165,9 @@ export const apiKeyProcedure = procedure
       userAgent: ctx.requestHeaders.get('user-agent'),
     };
     return next({ ctx: { teamId: key.scope.teamId, scope: key.scope, apiKeyId: key.keyId, actor } });
-  })
-  .use(refuseControlCharacters);
+  }),
+);
 
-/** The console's team picker stores the chosen team here; membership is still checked on every call. */
 export const CONSOLE_TEAM_COOKIE = 'vouch_team';
 /** The console's live/test switch: `test` shows and makes test-mode data; anything else is live. */
 export const CONSOLE_MODE_COOKIE = 'vouch_mode';
