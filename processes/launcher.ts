@@ -68,13 +68,14 @@ const webProcesses =
 
 /**
  * The node arguments a child runs with: the serve script's memory settings and the entry, built
- * beside this launcher (scripts/build-processes.mjs writes them all to dist/processes).
+ * beside this launcher (scripts/build-processes.mjs writes them all to dist/processes). Without
+ * Node's source maps, which cost a web process some 60 MB: its logger maps the frames of an error
+ * it logs (server/platform/stack-sources.ts).
  */
 function childArguments(entry: string): string[] {
   return [
     '--max-old-space-size=512',
     '--max-semi-space-size=16',
-    '--enable-source-maps',
     path.join(BUILT_PROCESSES, `${entry}.mjs`),
     '--launched',
   ];

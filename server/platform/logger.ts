@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import { pino } from 'pino';
 import { currentRequestScope } from './request-scope';
+import { sourceMappedFrames } from './stack-sources';
 import { activeTraceIds } from './tracing';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -100,7 +101,7 @@ function isFailedQuery(error: Error): boolean {
 /** The frames of a stack, without its message (which may span lines, and quote a statement). */
 function stackFrames(stack: string | undefined): string | undefined {
   const frames = stack?.split('\n').filter((line) => /^\s+at /.test(line));
-  return frames?.length ? frames.join('\n') : undefined;
+  return frames?.length ? sourceMappedFrames(frames.join('\n')) : undefined;
 }
 
 /** An error as log fields: its message, its SQLSTATE when the database raised it, and where. */

@@ -151,16 +151,16 @@ export async function writeCases(
 
 /**
  * A single case created in as few round trips as its guarantees allow (the API's creation without
- * an Idempotency-Key): the team as each process remembers it for a few seconds
- * (teamForCreation: how it appears, its billing anchor, whether its allowance covers the case as
- * far as can be seen without the lock), then, when it does, one
- * statement that takes the team's lock, charges the case from the allowance, checks under the lock
- * that the allowance still covers it, and writes everything a creation writes
- * (writeCasesStatement's `chargeInStatement`). Outside any transaction when no active endpoint
- * awaits `case.created` (the statement is its own commit, and holds the lock only while PostgreSQL
- * runs it), else in a transaction with the deliveries' jobs. What the statement cannot settle (the
- * allowance spent meanwhile, the subscription over, the plan, the brand or the endpoints changed)
- * it refuses, writing nothing, and the team is read afresh next time. A case the allowance does not cover, or that the statement refused, is created
+ * an Idempotency-Key). The team as each process remembers it for a few seconds (teamForCreation:
+ * how it appears, its billing anchor, whether its allowance covers the case as far as can be seen
+ * without the lock); then, when the allowance covers it, one statement that takes the team's lock,
+ * charges the case from the allowance, checks under the lock that the allowance still covers it,
+ * and writes everything a creation writes (writeCasesStatement's `chargeInStatement`). Outside any
+ * transaction when no active endpoint awaits `case.created` (the statement is its own commit, and
+ * holds the lock only while PostgreSQL runs it), else in a transaction with the deliveries' jobs.
+ * What the statement cannot settle (the allowance spent meanwhile, the subscription over, the
+ * plan, the brand or the endpoints changed) it refuses, writing nothing, and the team is read
+ * afresh next time. A case the allowance does not cover, or that the statement refused, is created
  * the long way (createCase: the lock, the charge priced, then the writes), which decides and words
  * it exactly. `chargedInStatement` says which way it went.
  */
