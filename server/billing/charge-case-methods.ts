@@ -287,7 +287,8 @@ export function allowanceChargeRows(
 }
 
 /**
- * Whether the plan's allowance will pay for every method of a case, foreseen from the team as read
+ * Whether the plan's allowance will pay for every unit of `methods` (a case's methods, or every
+ * case's of a batch), foreseen from the team as read
  * without a lock (its billing anchor, its plan's units, its recent usage: allowanceColumns), by the
  * rule priceCasesInOrder applies. A creation then lets the statement that writes the case charge
  * it (`teamLockedForAllowance`, which checks it again under the lock); otherwise cents are due or

@@ -17,7 +17,12 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '@/db/schema';
-import { createCaseAtOnce, prepareCase, teamCaseSources } from '@/server/application/cases/create-case';
+import {
+  createCaseAtOnce,
+  createCasesAtOnce,
+  prepareCase,
+  teamCaseSources,
+} from '@/server/application/cases/create-case';
 import { createCaseInput } from '@/server/application/cases/wire';
 import { billingPeriodAt } from '@/server/billing/billing-period';
 import type { Clock } from '@/server/platform/clock';
@@ -59,19 +64,24 @@ beforeEach(async () => {
   live = { teamId: team.id, livemode: true };
 });
 
-async function create(scope: DataScope, subjectEmail: string) {
-  const prepared = await prepareCase(
+const deps = () => ({
+  clock,
+  jobs: inProcess.jobs,
+  caseTtlSeconds: 3600,
+  pageBase: 'https://vouch.test',
+  defaultLocale: 'en' as const,
+});
+
+function prepared(scope: DataScope, subjectEmail: string) {
+  return prepareCase(
     createCaseInput.parse({ subject_email: subjectEmail, verification_methods: { email: true } }),
     teamCaseSources(database.db, scope),
     hashingAnswers((task) => task()),
   );
-  return createCaseAtOnce(database.db, scope, prepared, {
-    clock,
-    jobs: inProcess.jobs,
-    caseTtlSeconds: 3600,
-    pageBase: 'https://vouch.test',
-    defaultLocale: 'en',
-  });
+}
+
+async function create(scope: DataScope, subjectEmail: string) {
+  return createCaseAtOnce(database.db, scope, await prepared(scope, subjectEmail), deps());
 }
 
 async function emailUsage(teamId: string) {
@@ -291,5 +301,22 @@ describe('a single creation in one statement', () => {
     expect(created?.record.livemode).toBe(false);
     expect(created?.chargedInStatement).toBe(true);
     expect(await emailUsage(live.teamId)).toEqual([]);
+  });
+});
+
+describe('a batch in one statement', () => {
+  it('writes a batch the allowance covers in one statement, in order; one it no longer covers, nowhere', async () => {
+    const batch = await Promise.all(['b1@once.test', 'b2@once.test'].map((email) => prepared(live, email)));
+    const records = await createCasesAtOnce(database.db, live, batch, deps());
+    expect(records?.map((record) => record.subjectEmail)).toEqual(['b1@once.test', 'b2@once.test']);
+    expect(await emailUsage(live.teamId)).toEqual([
+      { periodStart: billingPeriodAt(now, now).start, included: ALLOWANCE, topup: 0 },
+    ]);
+    // The team as remembered still shows the allowance unspent: the statement refuses under the
+    // lock, and nothing of the batch is written (the long way then prices it item by item).
+    const late = await Promise.all(['b3@once.test', 'b4@once.test'].map((email) => prepared(live, email)));
+    expect(await createCasesAtOnce(database.db, live, late, deps())).toBeNull();
+    expect(await casesOf('b3@once.test')).toEqual([]);
+    expect((await emailUsage(live.teamId))[0]?.included).toBe(ALLOWANCE);
   });
 });

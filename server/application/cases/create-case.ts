@@ -151,18 +151,9 @@ export async function writeCases(
 
 /**
  * A single case created in as few round trips as its guarantees allow (the API's creation without
- * an Idempotency-Key). The team as each process remembers it for a few seconds (teamForCreation:
- * how it appears, its billing anchor, whether its allowance covers the case as far as can be seen
- * without the lock); then, when the allowance covers it, one statement that takes the team's lock,
- * charges the case from the allowance, checks under the lock that the allowance still covers it,
- * and writes everything a creation writes (writeCasesStatement's `chargeInStatement`). Outside any
- * transaction when no active endpoint awaits `case.created` (the statement is its own commit, and
- * holds the lock only while PostgreSQL runs it), else in a transaction with the deliveries' jobs.
- * What the statement cannot settle (the allowance spent meanwhile, the subscription over, the
- * plan, the brand or the endpoints changed) it refuses, writing nothing, and the team is read
- * afresh next time. A case the allowance does not cover, or that the statement refused, is created
- * the long way (createCase: the lock, the charge priced, then the writes), which decides and words
- * it exactly. `chargedInStatement` says which way it went.
+ * an Idempotency-Key): in one statement when the allowance covers it (createCasesAtOnce), else the
+ * long way (createCase: the lock, the charge priced, then the writes), which decides and words it
+ * exactly. `chargedInStatement` says which way it went.
  */
 export async function createCaseAtOnce(
   db: Db,
@@ -170,41 +161,64 @@ export async function createCaseAtOnce(
   prepared: PreparedCase,
   deps: CreateCaseDeps,
 ): Promise<{ record: CaseRecord; chargedInStatement: boolean }> {
-  const now = deps.clock();
-  const team = await teamForCreation(db, scope, now);
-  if (!scope.livemode || allowanceCovers(team, prepared.methods, now)) {
-    const charges = {
-      usage: scope.livemode
-        ? allowanceChargeRows(scope.teamId, team.billingAnchor, [prepared.methods], now)
-        : [],
-      balance: [],
-    };
-    const decided = {
-      team: team.presentation,
-      now,
-      charges,
-      billingAnchor: team.billingAnchor,
-      brandSeen: team.brandSeen,
-    };
-    try {
-      if (!team.attemptsAtOnce) {
-        const written = await sendCaseWrites(db, scope, [prepared], { ...decided, alone: true }, deps);
-        countCreations(db, written.recorded);
-        return { record: firstRecord(written.records), chargedInStatement: true };
-      }
-      return await db.transaction(async (tx) => {
-        const written = await sendCaseWrites(tx, scope, [prepared], decided, deps);
-        await queueAttempts(tx, deps.jobs, written.activeDeliveries);
-        countCreations(tx, written.recorded);
-        return { record: firstRecord(written.records), chargedInStatement: true };
-      });
-    } catch (error) {
-      if (!isStatementRefusal(error)) throw error;
-      forgetTeamForCreation(scope);
-    }
-  }
+  const records = await createCasesAtOnce(db, scope, [prepared], deps);
+  if (records) return { record: firstRecord(records), chargedInStatement: true };
   const record = await db.transaction((tx) => createCase(tx, scope, prepared, deps));
   return { record, chargedInStatement: false };
+}
+
+/**
+ * Cases of one team (one, or a batch's valid items) created by one statement when the plan's
+ * allowance covers them all. The team as each process remembers it for a few seconds
+ * (teamForCreation: how it appears, its billing anchor, whether its allowance covers the cases
+ * as far as can be seen without the lock); then one statement that takes the team's lock, charges
+ * the cases from the allowance, checks under the lock that the allowance still covers them, and
+ * writes everything a creation writes (writeCasesStatement's `chargeInStatement`). Outside any
+ * transaction when no active endpoint awaits `case.created` (the statement is its own commit, and
+ * holds the lock only while PostgreSQL runs it), else in a transaction with the deliveries' jobs.
+ * What the statement cannot settle (the allowance spent meanwhile, the subscription over, the
+ * plan, the brand or the endpoints changed) it refuses, writing nothing, and the team is read
+ * afresh next time. Returns the records in the order given, or null when the cases must be
+ * created the long way (not covered, or refused), which prices each and words its refusal.
+ */
+export async function createCasesAtOnce(
+  db: Db,
+  scope: DataScope,
+  prepared: readonly PreparedCase[],
+  deps: CreateCaseDeps,
+): Promise<CaseRecord[] | null> {
+  const now = deps.clock();
+  const team = await teamForCreation(db, scope, now);
+  const methodsOfEach = prepared.map((item) => item.methods);
+  if (scope.livemode && !allowanceCovers(team, methodsOfEach.flat(), now)) return null;
+  const charges = {
+    usage: scope.livemode ? allowanceChargeRows(scope.teamId, team.billingAnchor, methodsOfEach, now) : [],
+    balance: [],
+  };
+  const decided = {
+    team: team.presentation,
+    now,
+    charges,
+    billingAnchor: team.billingAnchor,
+    brandSeen: team.brandSeen,
+  };
+  try {
+    if (!team.attemptsAtOnce) {
+      const written = await sendCaseWrites(db, scope, prepared, { ...decided, alone: true }, deps);
+      countCreations(db, written.recorded);
+      return written.records;
+    }
+    return await db.transaction(async (tx) => {
+      const written = await sendCaseWrites(tx, scope, prepared, decided, deps);
+      await queueAttempts(tx, deps.jobs, written.activeDeliveries);
+      countCreations(tx, written.recorded);
+      return written.records;
+    });
+  } catch (error) {
+    if (!isStatementRefusal(error)) throw error;
+    forgetTeamForCreation(scope);
+    return null;
+  }
 }
 
 function firstRecord(records: CaseRecord[]): CaseRecord {

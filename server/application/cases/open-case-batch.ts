@@ -3,7 +3,12 @@ import { runIdempotent } from '@/server/idempotency/run-idempotent';
 import type { AnswerKeeper } from '@/server/verification/methods/custom-question/answer';
 import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
 import { prepareCase, teamCaseSources } from './create-case';
-import { type CaseItem, createCasesTogether } from './create-cases-together';
+import {
+  type CaseItem,
+  type CaseItemOutcome,
+  createCasesInFewestTrips,
+  createCasesTogether,
+} from './create-cases-together';
 import type { CaseOpeningContext } from './open-case';
 import { type CaseBatchInput, type CaseBatchResult, createCaseInput, toCaseWire } from './wire';
 
@@ -26,13 +31,24 @@ export interface CaseBatchContext extends CaseOpeningContext {
  * or fails alone: an invalid body is refused before the transaction, an unpaid one when the
  * batch is priced under the team's lock, in order, before anything is written. The one
  * transaction takes the lock once and commits once for the whole batch, where single creates
- * queue on the lock one commit at a time. A failure that is not an item's (the database gone)
- * fails the request, and nothing of the batch stays. An Idempotency-Key covers the batch.
+ * queue on the lock one commit at a time; without an Idempotency-Key, a batch the plan's
+ * allowance covers is one statement, holding the lock only while PostgreSQL runs it
+ * (createCasesInFewestTrips). A failure that is not an item's (the database gone) fails the
+ * request, and nothing of the batch stays. An Idempotency-Key covers the batch.
  */
 export async function openCaseBatch(
   ctx: CaseBatchContext,
   input: CaseBatchInput,
 ): Promise<{ body: { results: CaseBatchResult[] }; replayed: boolean }> {
+  const isItemFailure = (error: unknown) => ctx.itemError(error) !== null;
+  if (ctx.idempotencyKey === null) {
+    // Nothing to remember: the batch's fewest round trips. Its items' own failures are told from
+    // the service's before anything is written (the writes may be their own commit).
+    const items = await prepareBatch(ctx, input);
+    for (const item of items) if ('failed' in item) failedItem(ctx, item.failed);
+    const outcomes = await createCasesInFewestTrips(ctx.db, ctx, items, isItemFailure);
+    return { body: { results: resultsOf(ctx, outcomes) }, replayed: false };
+  }
   const result = await runIdempotent<{ results: CaseBatchResult[] }, CaseItem[]>(
     ctx.db,
     {
@@ -47,31 +63,39 @@ export async function openCaseBatch(
     },
     ctx.clock,
     {
-      // Parsing and hashing (custom questions' answers) happen before the transaction, as a
-      // single create's do (slow work never runs while the team row is locked), and only once
-      // the key is this request's: a replay hashes nothing.
-      prepare: () =>
-        withAnswerHashing(
-          ctx.rateLimiters,
-          ctx.teamId,
-          input.cases.reduce<number>((total, item) => total + customAnswersIn(item), 0),
-          (keepAnswer) => prepareItems(ctx, input, keepAnswer),
-        ),
-      commit: async (tx, items) => {
-        const outcomes = await createCasesTogether(tx, ctx, items, (error) => ctx.itemError(error) !== null);
-        const at = { now: ctx.clock(), pageBase: ctx.pageBase };
-        const results = outcomes.map(
-          (outcome): CaseBatchResult =>
-            'failed' in outcome ? failedItem(ctx, outcome.failed) : { case: toCaseWire(outcome.record, at) },
-        );
-        return { results };
-      },
+      prepare: () => prepareBatch(ctx, input),
+      commit: async (tx, items) => ({
+        results: resultsOf(ctx, await createCasesTogether(tx, ctx, items, isItemFailure)),
+      }),
     },
   );
   // A batch's record keeps its answer (a redaction scrubs one person's values from it instead
   // of erasing it), so a repeat always has a body to replay.
   if (!result.body) throw new Error('a batch was replayed without its stored answer');
   return { body: result.body, replayed: result.replayed };
+}
+
+/**
+ * Parsing and hashing (custom questions' answers) happen before any transaction, as a single
+ * create's do (slow work never runs while the team row is locked), and only once the key is this
+ * request's: a replay hashes nothing.
+ */
+function prepareBatch(ctx: CaseBatchContext, input: CaseBatchInput): Promise<CaseItem[]> {
+  return withAnswerHashing(
+    ctx.rateLimiters,
+    ctx.teamId,
+    input.cases.reduce<number>((total, item) => total + customAnswersIn(item), 0),
+    (keepAnswer) => prepareItems(ctx, input, keepAnswer),
+  );
+}
+
+/** Each item's outcome as the API answers it, in order. */
+function resultsOf(ctx: CaseBatchContext, outcomes: readonly CaseItemOutcome[]): CaseBatchResult[] {
+  const at = { now: ctx.clock(), pageBase: ctx.pageBase };
+  return outcomes.map(
+    (outcome): CaseBatchResult =>
+      'failed' in outcome ? failedItem(ctx, outcome.failed) : { case: toCaseWire(outcome.record, at) },
+  );
 }
 
 /** Each item parsed and prepared alone: an invalid one fails as its own item. */
