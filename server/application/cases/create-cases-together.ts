@@ -32,7 +32,7 @@ export async function createCasesTogether(
   isItemFailure: (error: unknown) => boolean,
 ): Promise<CaseItemOutcome[]> {
   const now = ctx.clock();
-  const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+  const valid = preparedOf(items);
   const { team, charges } = await chargeCases(tx, ctx.scope, valid, now).catch((error: unknown) => {
     if (!isItemFailure(error)) throw error;
     return { team: null, charges: valid.map(() => ({ refused: error })) };
@@ -54,13 +54,7 @@ export async function createCasesTogether(
   const records = team
     ? await writeCases(tx, ctx.scope, writes, { team, now }, { ...ctx, auditedAs: ctx.actor })
     : [];
-  let written = 0;
-  return decided.map((item) => {
-    if ('failed' in item) return item;
-    const record = records[written++];
-    if (!record) throw new Error('a case of the batch was not written');
-    return { record };
-  });
+  return outcomesInOrder(decided, records);
 }
 
 /**
@@ -74,13 +68,25 @@ export async function createCasesInFewestTrips(
   items: readonly CaseItem[],
   isItemFailure: (error: unknown) => boolean,
 ): Promise<CaseItemOutcome[]> {
-  const valid = items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+  const valid = preparedOf(items);
   const records =
     valid.length > 0 ? await createCasesAtOnce(db, ctx.scope, valid, { ...ctx, auditedAs: ctx.actor }) : null;
   if (!records) return db.transaction((tx) => createCasesTogether(tx, ctx, items, isItemFailure));
+  return outcomesInOrder(items, records);
+}
+
+function preparedOf(items: readonly CaseItem[]): PreparedCase[] {
+  return items.flatMap((item) => ('prepared' in item ? [item.prepared] : []));
+}
+
+/** Each item's outcome in order: its failure, or the next of the records written for the others. */
+function outcomesInOrder(
+  items: ReadonlyArray<{ failed: unknown } | object>,
+  records: readonly CaseRecord[],
+): CaseItemOutcome[] {
   let written = 0;
   return items.map((item) => {
-    if ('failed' in item) return item;
+    if ('failed' in item) return { failed: item.failed };
     const record = records[written++];
     if (!record) throw new Error('a case of the batch was not written');
     return { record };
