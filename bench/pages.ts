@@ -11,7 +11,7 @@
  * default 20), BENCH_REBUILD=1 (rebuild even if a build exists in .next-bench-pages).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,6 +20,7 @@ import { chromium } from '@playwright/test';
 import postgres from 'postgres';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
 import { openLoop } from './load';
+import { treeCpuMs } from './process-cpu';
 
 const DIST_DIR = '.next-bench-pages';
 process.env.NEXT_DIST_DIR = DIST_DIR;
@@ -68,30 +69,6 @@ async function startDatabaseServer(): Promise<string> {
       }
     });
   });
-}
-
-/** CPU milliseconds (user + system) used so far by a process and all its descendants, from /proc. */
-function treeCpuMs(root: number): number {
-  const parent = new Map<number, number>();
-  const cpu = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(entry), Number(fields[1]));
-      cpu.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const [pid, ms] of cpu) {
-    let p: number | undefined = pid;
-    while (p !== undefined && p > 1 && p !== root) p = parent.get(p);
-    if (p === root) total += ms;
-  }
-  return total;
 }
 
 function percentile(sorted: number[], p: number): number {
