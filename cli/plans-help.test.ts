@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SEEDED_PLANS, SEEDED_TOPUP_CENTS } from './plans-help';
+import { VERIFICATION_METHODS } from '@/db/schema/values';
+import { SEEDED_PLANS, seededTopupCents } from './plans-help';
 import { parseInvocation } from './usage';
 
 /** The help text `args` print. */
@@ -23,11 +24,16 @@ describe('the help of the commands that take --plan', () => {
       }
       expect(text).toMatch(/^ {2}trial +50 units of each method per billing period, for 14 days/m);
       expect(text.replaceAll('\n', ' ')).toContain(
-        `in cents per unit: ${Object.entries(SEEDED_TOPUP_CENTS)
+        `in cents per unit: ${Object.entries(seededTopupCents())
           .map(([method, cents]) => `${method} ${cents}`)
           .join(', ')}.`,
       );
     }
+  });
+
+  it('reads every method’s seeded price from the migrations, a later insert after an earlier one', () => {
+    expect(Object.keys(seededTopupCents()).sort()).toEqual([...VERIFICATION_METHODS].sort());
+    expect(seededTopupCents()).toMatchObject({ email: 10, government_id: 150, passkey: 10 });
   });
 
   it('keeps the lists of several commands short: the plans are in the commands’ own help only', () => {

@@ -5,7 +5,7 @@
  */
 import { asc } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEEDED_PLANS, SEEDED_TOPUP_CENTS } from '@/cli/plans-help';
+import { SEEDED_PLANS, seededTopupCents } from '@/cli/plans-help';
 import { methodPrices, plans } from '@/db/schema';
 import { createTeam, listTeams, updateTeam } from '@/server/teams/manage-teams';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
@@ -28,7 +28,7 @@ describe('the operator CLI', () => {
     ).toEqual(SEEDED_PLANS);
     const prices = await database.db.select().from(methodPrices);
     expect(Object.fromEntries(prices.map((price) => [price.method, price.topupPriceCents]))).toEqual(
-      SEEDED_TOPUP_CENTS,
+      seededTopupCents(),
     );
   });
 
