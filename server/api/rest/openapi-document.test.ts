@@ -1,5 +1,6 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
+import { VERIFICATION_METHODS } from '@/db/schema/values';
 import { EVENT_TYPES } from '@/server/events/wire';
 import { buildOpenApiDocument } from './openapi-document';
 
@@ -139,6 +140,24 @@ describe('the OpenAPI document', () => {
     visit(document.components?.schemas, '#/components/schemas');
     return missing;
   }
+
+  it("describes every method a case's or a template's body can request", () => {
+    const requestable = (path: string) => {
+      const body = (document.paths?.[path] as { post?: { requestBody?: unknown } } | undefined)?.post
+        ?.requestBody as
+        | { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } }
+        | undefined;
+      const methods = body?.content['application/json'].schema.properties.verification_methods as {
+        description?: string;
+        propertyNames?: { enum?: string[] };
+      };
+      return methods?.description ?? '';
+    };
+    for (const path of ['/v1/cases/', '/v1/templates/']) {
+      const description = requestable(path);
+      for (const method of VERIFICATION_METHODS) expect(description, path).toContain(`\`${method}\`: `);
+    }
+  });
 
   it('describes every request and response property and every parameter, each with an example', () => {
     expect(undocumented()).toEqual([]);

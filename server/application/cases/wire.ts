@@ -7,7 +7,11 @@ import { type Locale, SUPPORTED_LOCALES } from '@/server/i18n/supported-locales'
 import { cursorInput, pageLinks } from '@/server/platform/pagination';
 import { createdRange, emailAddress, jsonBoolean, requiredText } from '@/server/platform/wire-fields';
 import { templateNameInput } from '@/server/templates/template-name';
-import { METHOD_CREATE_FIELDS, methodFieldIssues } from '@/server/verification/methods/creation';
+import {
+  METHOD_CREATE_FIELDS,
+  methodFieldIssues,
+  requestableMethodsDescription,
+} from '@/server/verification/methods/creation';
 import {
   EXAMPLE_VERIFICATION_METHODS,
   verificationMethodsOutput,
@@ -46,8 +50,7 @@ export const verificationMethodsInput = z
     when: (payload) => payload.issues.length === 0,
   })
   .meta({
-    description:
-      'The steps the subject completes, each set to `true` to request it (at least one; each uses one unit of your plan): `email`, the link mailed to subject_email; `sms`, a code texted to the phone number the subject types on the page, so no number is sent here; `government_id`, an ID document checked by the identity provider, which adds `selfie`; `selfie`, matched against the document; `custom_question`, a question the subject answers on the page (send custom_question_text and custom_question_answer); `manager`, a manager who confirms the subject by mail (send manager_name and manager_email). Or name a `template` instead.',
+    description: `The steps the subject completes, each set to \`true\` to request it (at least one; each uses one unit of your plan). ${requestableMethodsDescription()} Or name a \`template\` instead.`,
     examples: [{ email: true, sms: true }],
   });
 

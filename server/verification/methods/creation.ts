@@ -34,6 +34,20 @@ export const CREATE_FIELDS_BY_METHOD = CREATION_INPUT.map(
 );
 
 /**
+ * What each method a create body (or a template's) can request is, for the OpenAPI document:
+ * every module's own description of its step, with the create fields it takes, so a new method is
+ * described by its module and never missing from a hand-written list.
+ */
+export function requestableMethodsDescription(): string {
+  const fieldsOf = new Map<VerificationMethod, readonly string[]>(CREATE_FIELDS_BY_METHOD);
+  return METHOD_MODULES.map(({ definition, output }) => {
+    const fields = fieldsOf.get(definition.key);
+    const send = fields ? ` Send ${fields.join(' and ')} with it.` : '';
+    return `\`${definition.key}\`: ${output.description}${send}`;
+  }).join(' ');
+}
+
+/**
  * The steps' settings a new case starts with, from its create body (slow work, such as hashing an
  * answer, happens here: before the case's transaction, never while the team's row is locked). A
  * custom answer is kept as `keepAnswer` says.
