@@ -5,6 +5,7 @@ import {
   methodFieldIssues,
   refuseFieldIssues,
 } from '@/server/verification/methods/creation';
+import { comparesNames, NAME_MATCH_WITHOUT_COMPARISON } from '@/server/verification/methods/registry';
 import type { TemplateRecord } from './templates';
 
 /** Finds a team's template by name (memoised per request by `templateLookup`). */
@@ -39,10 +40,10 @@ export function applyTemplate<Input extends CaseFields>(template: TemplateRecord
       }
     }
   }
-  if (input.name_match !== undefined && template.methods.government_id !== true) {
+  if (input.name_match !== undefined && !comparesNames(template.methods)) {
     issues.push({
       field: 'name_match',
-      message: `only accepted when government_id is requested (the template ${template.name} does not)`,
+      message: `${NAME_MATCH_WITHOUT_COMPARISON} (the template ${template.name} does not)`,
     });
   }
   refuseFieldIssues(issues);

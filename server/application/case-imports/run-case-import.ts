@@ -19,7 +19,7 @@ import type { Clock } from '@/server/platform/clock';
 import { AppError, appErrorIn } from '@/server/platform/errors';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { slowHashQueue } from '@/server/platform/slow-hash-queue';
-import { hashingAnswers, type SlowWork } from '@/server/verification/methods/custom-question/answer';
+import { type SlowWork, withSealedAnswersHashed } from '@/server/verification/methods/custom-question/answer';
 
 /** Rows per transaction: the API batch's size, whose speed the benchmark measures. */
 export const IMPORT_CHUNK_ROWS = 100;
@@ -79,17 +79,15 @@ async function withAnswerHashed(
   unseal: (sealed: string) => string,
   run: SlowWork,
 ): Promise<PreparedCase> {
-  const question = prepared.settings.custom_question;
-  if (typeof question?.answer_sealed !== 'string') return prepared;
-  const { answer_sealed: sealed, ...rest } = question;
-  let answer: string;
-  try {
-    answer = unseal(sealed);
-  } catch {
-    throw UNREADABLE_ANSWER;
-  }
-  const kept = await hashingAnswers(run)(answer);
-  return { ...prepared, settings: { ...prepared.settings, custom_question: { ...rest, ...kept } } };
+  const opened = (sealed: string) => {
+    try {
+      return unseal(sealed);
+    } catch {
+      throw UNREADABLE_ANSWER;
+    }
+  };
+  const settings = await withSealedAnswersHashed(prepared.settings, opened, run);
+  return settings === prepared.settings ? prepared : { ...prepared, settings };
 }
 
 /**

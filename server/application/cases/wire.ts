@@ -17,6 +17,7 @@ import {
   verificationMethodsOutput,
   verificationMethodsWire,
 } from '@/server/verification/methods/outputs';
+import { comparesNames, NAME_MATCH_WITHOUT_COMPARISON } from '@/server/verification/methods/registry';
 
 /** The `{id}` of every case route. */
 export const caseIdInput = z.object({
@@ -76,13 +77,13 @@ export const offerPasskeyInput = z
     examples: [true],
   });
 
-/** name_match without government_id: a field of a method the body does not request. */
+/** name_match without a method that compares names: a field of a method the body does not request. */
 export function nameMatchIssue(
   methods: Partial<Record<string, boolean>>,
   nameMatch: unknown,
 ): { field: string; message: string } | null {
-  if (nameMatch === undefined || methods.government_id === true) return null;
-  return { field: 'name_match', message: 'only accepted when government_id is requested' };
+  if (nameMatch === undefined || comparesNames(methods)) return null;
+  return { field: 'name_match', message: NAME_MATCH_WITHOUT_COMPARISON };
 }
 
 export const createCaseInput = z

@@ -20,6 +20,7 @@ import {
   settingsAtCreation,
 } from '@/server/verification/methods/creation';
 import { customAnswersIn } from '@/server/verification/methods/custom-question/create-input';
+import { comparesNames } from '@/server/verification/methods/registry';
 import { type CreateTemplateInput, templateLocale, type UpdateTemplateInput } from './wire';
 
 /** How a change to a template reads in the audit log. */
@@ -114,8 +115,8 @@ export const templateActions = {
             methods,
             settings,
             locale: locale === undefined ? current.locale : templateLocale(locale),
-            // Without government_id there is no name to compare: back to the default.
-            nameMatch: methods.government_id === true ? (name_match ?? current.nameMatch) : 'enforce',
+            // Without a method that compares names there is none to compare: back to the default.
+            nameMatch: comparesNames(methods) ? (name_match ?? current.nameMatch) : 'enforce',
             offerPasskey: offer_passkey ?? current.offerPasskey,
           },
           ctx.clock(),

@@ -53,6 +53,22 @@ export const MAILED_METHODS = METHODS.flatMap((m) => (m.mailsLinkTo ? [m.key] : 
   ...MailedMethod[],
 ];
 
+/**
+ * The methods that compare the names a document shows with the names a case expects (those that
+ * can fail with `name_mismatch`): a case's or template's `name_match` applies only with one of them.
+ */
+export const NAME_COMPARING_METHODS = METHODS.flatMap((m) =>
+  (m.otherFailureReasons as readonly string[]).includes('name_mismatch') ? [m.key] : [],
+) as VerificationMethod[];
+
+/** Whether `methods` requests a method that compares names (see NAME_COMPARING_METHODS). */
+export function comparesNames(methods: Partial<Record<string, boolean>>): boolean {
+  return NAME_COMPARING_METHODS.some((method) => methods[method] === true);
+}
+
+/** `name_match`'s refusal when no method that compares names is requested. */
+export const NAME_MATCH_WITHOUT_COMPARISON = `only accepted when ${NAME_COMPARING_METHODS.join(' or ')} is requested`;
+
 /** The outside services these steps rely on, each once. */
 export function vendorsOf(methods: readonly VerificationMethod[]): Vendor[] {
   return [...new Set(methods.flatMap((method) => METHOD_BY_KEY[method].vendor ?? []))];

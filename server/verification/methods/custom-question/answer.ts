@@ -49,3 +49,21 @@ export async function answerMatches(
   const expected = Buffer.from(stored.hash, 'base64');
   return expected.length === candidate.length && timingSafeEqual(candidate, expected);
 }
+
+/**
+ * Steps' settings with each answer a draft sealed (`answer_sealed`, see KeptAnswer) hashed now,
+ * each hash in its turn of `run`; the same object when none was sealed. `unseal` opens a sealed
+ * answer, and what it throws is thrown.
+ */
+export async function withSealedAnswersHashed<
+  Settings extends Partial<Record<string, Record<string, unknown>>>,
+>(settings: Settings, unseal: (sealed: string) => string, run: SlowWork): Promise<Settings> {
+  let hashed: Settings | null = null;
+  for (const [step, kept] of Object.entries(settings)) {
+    if (typeof kept?.answer_sealed !== 'string') continue;
+    const { answer_sealed: sealed, ...rest } = kept;
+    const answer = await hashingAnswers(run)(unseal(sealed));
+    hashed = { ...(hashed ?? settings), [step]: { ...rest, ...answer } };
+  }
+  return hashed ?? settings;
+}
