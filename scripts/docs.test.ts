@@ -332,6 +332,14 @@ describe('the README and docs/', () => {
     expect(readmeProblems(read('README.md'))).toEqual([]);
   });
 
+  it("say that npm install's EBADENGINE warnings are expected on a machine whose own Node is older", () => {
+    // The dependencies (and package.json's engines) ask for Node 24, which the `node` package
+    // brings; npm still weighs the machine's own Node and warns.
+    const engines = JSON.parse(read('package.json')) as { engines?: { node?: string } };
+    expect(engines.engines?.node).toMatch(/24/);
+    expect(read('README.md').replaceAll('\n', ' ')).toMatch(/`EBADENGINE` warnings .*expected and harmless/);
+  });
+
   it('say what the trial plan allows and what each unit past it costs, as the migrations seed them', () => {
     const trial = SEEDED_PLANS.find((plan) => plan.code === 'trial');
     const readme = read('README.md').replaceAll('\n', ' ');

@@ -97,3 +97,30 @@ test('an owner imports a CSV: the rows are checked first, the import runs with a
     expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(0);
   }
 });
+
+test('in test mode the import says what a test import does: nothing charged, no mail out, every row a test case', async ({
+  page,
+  world,
+}) => {
+  const team = await world.createTeamQuickly('Test importer');
+  await signInAsNewOwner(page, world.app.baseUrl, team, 'importer-password-e2e-2');
+  await page.getByRole('link', { name: 'Cases' }).click();
+  await page.getByLabel('Test data').check();
+  await page.getByRole('link', { name: 'Import from CSV' }).click();
+  await expect(page.getByRole('heading', { name: 'Import cases from a CSV file' })).toBeVisible();
+  const main = page.locator('main');
+  await expect(main).toContainText('opened in test mode');
+  await expect(main).toContainText('test mode charges nothing and counts no usage');
+  await expect(main).toContainText('never to the subject or a manager');
+  await expect(main).not.toContainText('unit of your plan');
+  await page.getByLabel('CSV file').setInputFiles({
+    name: 'rehearsal.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('Email,Methods\r\nana@rehearsal.test,email\r\nbo@rehearsal.test,email sms\r\n'),
+  });
+  await page.getByRole('button', { name: 'Check the rows' }).click();
+  await expect(page.getByRole('region', { name: 'What starting it will do' })).toContainText(
+    'Test mode charges nothing: all 2 rows can become test cases.',
+  );
+  await expect(page.getByRole('region', { name: 'What starting it will do' })).not.toContainText('units');
+});

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
 import { createTeam } from '@/server/teams/manage-teams';
@@ -79,5 +80,42 @@ describe('the /docs quick start', () => {
     expect(run.stdout).toMatch(
       /created [0-9a-f-]{36}\n422 VALIDATION_ERROR: subject_email: must be an e-mail/,
     );
+  });
+});
+
+/**
+ * The other pages' shell blocks that run as written on this machine: test mode's two calls (with
+ * the reader's VOUCH_URL and test key set, as the page's reader has them) and the operator CLI's
+ * help lines. Blocks with a placeholder to fill in (a file, a team id), or that need what a test
+ * cannot have here (a cluster, a registry, Compose), are only checked for their commands
+ * (scripts/docs.test.ts).
+ */
+describe("the guides' other runnable blocks", () => {
+  const blocksOf = (file: string) => shellBlocks(readFileSync(file, 'utf8'));
+
+  it("test mode's page closes a test case in two calls", { timeout: 60_000 }, async () => {
+    const [block] = blocksOf('docs/integrators/test-mode.md');
+    expect(block).toContain('/simulate/');
+    const run = await newcomerBash(`set -e\n${block}\nprintf '\\nCASE=%s\\n' "$CASE"`, {
+      VOUCH_URL: app.baseUrl,
+      VOUCH_TEST_KEY: testKey,
+    });
+    expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
+    const caseId = /\nCASE=(\S+)\n$/.exec(run.stdout)?.[1] ?? '';
+    const read = await apiClient(app.baseUrl, testKey).get<{ status: string }>(`/v1/cases/${caseId}/`);
+    expect(read.body.status).toBe('closed');
+  });
+
+  it("the command-line page's help lines answer with the usage they promise", {
+    timeout: 60_000,
+  }, async () => {
+    const [block] = blocksOf('docs/operators/command-line.md');
+    const lines = (block ?? '').split('\n').filter((line) => line.includes('--help'));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) {
+      const run = await newcomerBash(line.replace(/\s+#.*$/, ''));
+      expect(run.code, `${line}\n${run.stderr}`).toBe(0);
+      expect(run.stdout, line).toMatch(/^usage: npm run --silent cli -- /);
+    }
   });
 });

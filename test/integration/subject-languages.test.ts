@@ -127,6 +127,11 @@ describe('which language each reader gets', () => {
     const managerPage = await page(managerUrl, { 'Accept-Language': 'ja-JP,ja;q=0.9,de;q=0.5' });
     expect(managerPage.html).toContain('<html lang="ja" dir="ltr">');
     expect(managerPage.html).toContain(CATALOGUES.ja['managerPage.heading'].replace('{team}', TEAM));
+    // Whom it is about and who asks are isolated, so a right-to-left page keeps them whole.
+    expect(managerPage.html).toMatch(
+      new RegExp(`<dd><bdi>${SUBJECT}[^<]*de\\.subject@globex\\.test[^<]*</bdi></dd>`),
+    );
+    expect(managerPage.html).toContain(`<dd><bdi>${TEAM}</bdi></dd>`);
   });
 
   it('without a case locale: the browser’s language, then the team’s default; the team’s default writes the mails', async () => {
