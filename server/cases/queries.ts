@@ -15,7 +15,7 @@ import {
 import { name, names, tableAs } from '@/db/sql-names';
 import { allowanceColumns } from '@/server/billing/queries';
 import type { DataScope } from '@/server/platform/data-scope';
-import { attemptsAtOnce } from '@/server/platform/outbox/delivery-state';
+import { endpointsAwaiting } from '@/server/platform/outbox/delivery-state';
 import {
   brandSeen,
   presentationOf,
@@ -229,9 +229,9 @@ export async function readTeamPresentation(db: Queryable, teamId: string): Promi
  * What a single creation charged in its own statement (createCaseAtOnce) reads first: how the
  * team appears (its mails carry it), the anchor of its billing periods (the charge's period), what
  * foresees whether its allowance covers the case (its plan's units and recent usage), and
- * whether `case.created` in this mode has an active endpoint to deliver to (then the creation
- * needs a transaction, for the delivery's job). Read without a lock: the statement checks under
- * the lock what it relies on.
+ * the active endpoints `case.created` in this mode is delivered to (then the creation needs a
+ * transaction, for the deliveries' jobs). Read without a lock: the statement checks under the
+ * lock what it relies on.
  */
 const teamForCreation = reusableQuery((db) =>
   db
@@ -239,7 +239,7 @@ const teamForCreation = reusableQuery((db) =>
       ...TEAM_BRAND_COLUMNS,
       billingAnchor: teams.billingAnchor,
       ...allowanceColumns(sql`${sql.placeholder('usageSince')}::timestamptz`),
-      attemptsAtOnce: sql<boolean>`${attemptsAtOnce({
+      endpointsAwaiting: sql<string[]>`${endpointsAwaiting({
         teamId: sql`${teams.id}`,
         livemode: sql`${sql.placeholder('livemode')}::boolean`,
         type: sql`'case.created'`,
@@ -258,8 +258,8 @@ export interface TeamForCreation {
   /** What foresees whether the allowance covers a case (`allowanceCovers`). */
   includedUnits: number | null;
   recentUsage: Array<{ method: string; period_start: string; included_used: number }>;
-  /** Whether `case.created` would be delivered to an active endpoint (whose job must commit with it). */
-  attemptsAtOnce: boolean;
+  /** The active endpoints `case.created` would be delivered to (each delivery's job commits with it). */
+  endpointsAwaiting: string[];
 }
 
 export async function readTeamForCreation(
@@ -279,7 +279,7 @@ export async function readTeamForCreation(
     billingAnchor: team.billingAnchor,
     includedUnits: team.includedUnits,
     recentUsage: team.recentUsage,
-    attemptsAtOnce: team.attemptsAtOnce,
+    endpointsAwaiting: team.endpointsAwaiting,
   };
 }
 

@@ -30,6 +30,7 @@ import type { DataScope } from '@/server/platform/data-scope';
 import { QUEUES } from '@/server/platform/jobs/catalog';
 import { createTeam } from '@/server/teams/manage-teams';
 import { hashingAnswers } from '@/server/verification/methods/custom-question/answer';
+import { attemptDeliveries } from '@/server/webhooks/attempt-delivery';
 import { createEndpoint } from '@/server/webhooks/manage-endpoints';
 import type { TestDatabase } from '@/test/support/database';
 import { eventually } from '@/test/support/https-receiver';
@@ -263,6 +264,83 @@ describe('a single creation in one statement', () => {
     expect(queued.map((job) => job.data?.deliveryId)).toContain(deliveries[0]?.id);
     expect(await casesOf('switched@once.test')).toHaveLength(1);
     expect(chargedInStatement).toBe(false);
+  });
+
+  it("refuses when a second endpoint was switched on after the team was read: the deliveries' jobs it queued first roll back, and the long way queues one for each", async () => {
+    const endpoint = (path: string) =>
+      createEndpoint(
+        database.db,
+        live,
+        { url: `https://receiver.example.com/${path}`, events: ['case.created'] },
+        { clock, allowPrivateNetworks: false },
+      );
+    const first = await endpoint('first');
+    const second = await endpoint('second');
+    await database.db
+      .update(webhookEndpoints)
+      .set({ isActive: false })
+      .where(eq(webhookEndpoints.id, second.id));
+    const { record, chargedInStatement } = await whileBlocked(
+      sql`lock table ${mailOutbox} in access exclusive mode`,
+      () => create(live, 'second@once.test'),
+      async () => {
+        await database.db
+          .update(webhookEndpoints)
+          .set({ isActive: true })
+          .where(eq(webhookEndpoints.id, second.id));
+      },
+    );
+    expect(chargedInStatement).toBe(false);
+    const deliveries = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.teamId, live.teamId));
+    expect(deliveries.map((delivery) => delivery.endpointId).sort()).toEqual([first.id, second.id].sort());
+    expect(deliveries.every((delivery) => delivery.body.includes(record.publicId))).toBe(true);
+    // Exactly one job per delivery, and none for the refused statement's planned ids.
+    const delivered = new Set(deliveries.map((delivery) => delivery.id));
+    const queued = (await jobsOf(database, QUEUES.webhookDeliver))
+      .map((job) => job.data?.deliveryId as string)
+      .filter((id) => delivered.has(id) || !id.startsWith('0'));
+    expect(queued.filter((id) => delivered.has(id)).sort()).toEqual([...delivered].sort());
+  });
+
+  it('an endpoint switched off after the team was read gets no delivery; the job queued first for it finds none and does nothing', async () => {
+    const endpoint = await createEndpoint(
+      database.db,
+      live,
+      { url: 'https://receiver.example.com/gone', events: ['case.created'] },
+      { clock, allowPrivateNetworks: false },
+    );
+    await create(live, 'remembered@once.test'); // the team is remembered with its endpoint
+    const jobsBefore = new Set((await jobsOf(database, QUEUES.webhookDeliver)).map((job) => job.id));
+    await database.db
+      .update(webhookEndpoints)
+      .set({ isActive: false })
+      .where(eq(webhookEndpoints.id, endpoint.id));
+    const { chargedInStatement } = await create(live, 'switched-off@once.test');
+    expect(chargedInStatement).toBe(true);
+    const deliveries = await database.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpoint.id));
+    expect(deliveries).toHaveLength(1); // the first case's only
+    const planned = (await jobsOf(database, QUEUES.webhookDeliver)).filter((job) => !jobsBefore.has(job.id));
+    expect(planned).toHaveLength(1);
+    const plannedId = planned[0]?.data?.deliveryId as string;
+    expect(deliveries.map((delivery) => delivery.id)).not.toContain(plannedId);
+    const unwritten = await attemptDeliveries(
+      {
+        db: database.db,
+        clock,
+        jobs: inProcess.jobs,
+        retrySchedule: [1],
+        timeoutMs: 1000,
+        allowPrivateNetworks: false,
+      },
+      [plannedId],
+    );
+    expect(unwritten.size).toBe(0);
   });
 
   it('compares the billing anchor to the millisecond a date holds (one set in SQL has microseconds)', async () => {

@@ -23,6 +23,7 @@ import type { DataScope } from '@/server/platform/data-scope';
 import type { AppError } from '@/server/platform/errors';
 import { newPublicId, newRowId } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
+import type { PlannedDelivery } from '@/server/platform/outbox/delivery-state';
 import { mailRows } from '@/server/platform/outbox/enqueue-mail';
 import {
   countCreations,
@@ -203,14 +204,22 @@ export async function createCasesAtOnce(
     brandSeen: team.brandSeen,
   };
   try {
-    if (!team.attemptsAtOnce) {
+    if (team.endpointsAwaiting.length === 0) {
       const written = await sendCaseWrites(db, scope, prepared, { ...decided, alone: true }, deps);
       countCreations(db, written.recorded);
       return written.records;
     }
+    // The deliveries' jobs go first, for ids chosen here, and the statement, which takes the
+    // team's lock, last: the lock is held for the statement and the commit, not also for the
+    // round trip that would queue the jobs of the deliveries it returned.
     return await db.transaction(async (tx) => {
-      const written = await sendCaseWrites(tx, scope, prepared, decided, deps);
-      await queueAttempts(tx, deps.jobs, written.activeDeliveries);
+      const written = await sendCaseWrites(
+        tx,
+        scope,
+        prepared,
+        { ...decided, alone: true, jobsFirst: { endpoints: team.endpointsAwaiting, tx } },
+        deps,
+      );
       countCreations(tx, written.recorded);
       return written.records;
     });
@@ -245,6 +254,12 @@ async function sendCaseWrites(
     alone?: boolean;
     /** The brand the mails are rendered with, when it was read before the statement. */
     brandSeen?: string;
+    /**
+     * The active endpoints `case.created` goes to, as last read: a delivery to each is planned
+     * with its id and its job queued in `tx` before the statement (which refuses itself, `alone`,
+     * if it fans out to another).
+     */
+    jobsFirst?: { endpoints: readonly string[]; tx: Tx };
   },
   deps: CreateCaseDeps,
 ): Promise<{ records: CaseRecord[]; activeDeliveries: Array<{ id: string }>; recorded: RecordedEvent[] }> {
@@ -293,6 +308,10 @@ async function sendCaseWrites(
       links,
     ),
   );
+  const plannedDeliveries: PlannedDelivery[] = (decided.jobsFirst?.endpoints ?? []).flatMap((endpointId) =>
+    events.fanOut.map((event) => ({ id: newRowId(), event_id: event.event_id, endpoint_id: endpointId })),
+  );
+  if (decided.jobsFirst) await queueAttempts(decided.jobsFirst.tx, deps.jobs, plannedDeliveries);
   const [written] = await writeCasesStatement(db).execute({
     teamId,
     chargeInStatement: livemode && decided.billingAnchor !== undefined,
@@ -331,6 +350,7 @@ async function sendCaseWrites(
     ),
     events: JSON.stringify(events.events),
     fanOut: JSON.stringify(events.fanOut),
+    deliveryIds: JSON.stringify(plannedDeliveries),
     mails: JSON.stringify(mailRows(mails)),
     // The creations' audit entries (deps.auditedAs), committed with them.
     audit: JSON.stringify(

@@ -40,8 +40,10 @@ import { brandAsJson } from '@/server/teams/presentation';
  * `chargeInStatement`, as units of the allowance the statement itself checks under the lock it
  * takes first (`teamLockedForAllowance`, `allowanceChargeStands`): one statement then decides and
  * writes the whole creation, and holds the team's lock only while PostgreSQL runs it. `alone`
- * says it runs outside a transaction, so it refuses itself when a delivery it fans out needs a
- * job (queued in the same commit by the caller's transaction otherwise), and `brandSeen` (the
+ * says its caller queues no job after it: it runs outside a transaction, or in one whose
+ * deliveries' jobs went first, for the ids `deliveryIds` plans (`PlannedDelivery`). It then
+ * refuses itself when an active delivery it fans out is not one of those (an endpoint switched on
+ * meanwhile), whose job would be missing from the commit. `brandSeen` (the
  * brand the mails were rendered with, when it was read earlier) refuses it if the team's brand is
  * no longer that. A refusal aborts every write of the statement (`isStatementRefusal`).
  */
@@ -61,14 +63,16 @@ export const writeCasesStatement = reusableQuery((db) =>
            new_cases as (${insertCasesFrom(sql`${sql.placeholder('cases')}::jsonb`)}),
            new_steps as (${insertStepsFrom(sql`${sql.placeholder('steps')}::jsonb`)}),
            new_events as (${insertEventsFrom(sql`${sql.placeholder('events')}::json`)}),
-           deliveries as (${fanOutFrom(sql`${sql.placeholder('fanOut')}::jsonb`)}),
+           deliveries as (${fanOutFrom(sql`${sql.placeholder('fanOut')}::jsonb`, sql`${sql.placeholder('deliveryIds')}::jsonb`)}),
            mails as (${insertMailsFrom(sql`${sql.placeholder('mails')}::jsonb`)}),
            audit as (${insertAuditEntriesFrom(sql`${sql.placeholder('audit')}::jsonb`)})
       select ${newCaseRecordsFrom(sql`new_cases`, sql`new_steps`)} as cases,
              coalesce((select json_agg(active) from (${activeDeliveriesOf(sql`deliveries`)}) active), '[]') as active_deliveries,
              ${allowanceChargeStands(sql`team`, sql`usage`)} as charged,
              (select case when same then true else ${refuseStatement('the team brand changed')} end from shown) as brand,
-             case when ${sql.placeholder('alone')}::boolean and exists (${activeDeliveriesOf(sql`deliveries`)})
+             case when ${sql.placeholder('alone')}::boolean and exists (
+                    select 1 from (${activeDeliveriesOf(sql`deliveries`)}) active
+                    where active.id not in (select (planned->>'id')::uuid from jsonb_array_elements(${sql.placeholder('deliveryIds')}::jsonb) planned))
                then ${refuseStatement('a delivery needs its job in the same commit')} end as alone
     `,
     'write_cases',

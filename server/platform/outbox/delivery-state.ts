@@ -44,11 +44,14 @@ const RETRIABLE: DeliveryStatus[] = ['failed', 'dead_letter'];
  * is the same for one event and for thousands). An endpoint the service disabled still gets its
  * deliveries, held as pending; one its team switched off gets none. As one CTE body (of the
  * outbox's statement below, or of a creation's writes): returns each delivery's id and endpoint,
- * for `activeDeliveriesOf`.
+ * for `activeDeliveriesOf`. `ids`, a JSON array of `PlannedDelivery`, names the ids the caller
+ * chose for some of them (those whose jobs it queued first, in the same transaction); the others get
+ * the column's default.
  */
-export function fanOutFrom(events: SQL): SQL {
+export function fanOutFrom(events: SQL, ids: SQL = sql`'[]'::jsonb`): SQL {
   return sql`
     insert into ${webhookDeliveries} (${names(
+      webhookDeliveries.id,
       webhookDeliveries.teamId,
       webhookDeliveries.livemode,
       webhookDeliveries.endpointId,
@@ -58,7 +61,8 @@ export function fanOutFrom(events: SQL): SQL {
       webhookDeliveries.nextAttemptAt,
       webhookDeliveries.createdAt,
     )})
-    select e.team_id, e.livemode, ${endpoint.id}, e.event_id, e.type, e.body, e.created_at, e.created_at
+    select coalesce(given.id, gen_random_uuid()), e.team_id, e.livemode, ${endpoint.id}, e.event_id, e.type,
+           e.body, e.created_at, e.created_at
     from jsonb_to_recordset(${events})
       as e(event_id uuid, team_id uuid, livemode boolean, type text, body text, created_at timestamptz)
     join ${tableAs(webhookEndpoints, endpoint)}
@@ -66,21 +70,31 @@ export function fanOutFrom(events: SQL): SQL {
      and ${endpoint.livemode} = e.livemode
      and e.type = any(${endpoint.events})
      and (${endpoint.isActive} or ${endpoint.disabledAt} is not null)
+    left join jsonb_to_recordset(${ids}) as given(id uuid, event_id uuid, endpoint_id uuid)
+      on given.event_id = e.event_id and given.endpoint_id = ${endpoint.id}
     returning ${names(webhookDeliveries.id, webhookDeliveries.endpointId)}
   `;
 }
 
 /**
- * Whether an event of `type` in the team's mode would get a delivery to attempt at once (an active
- * endpoint subscribed to it), as `fanOutFrom` and `activeDeliveriesOf` would decide it: such a
- * delivery needs its job in the event's commit.
+ * The endpoints an event of `type` in the team's mode would get a delivery to attempt at once from
+ * (active, subscribed to it), as `fanOutFrom` and `activeDeliveriesOf` would decide it: each such
+ * delivery needs its job in the event's commit. A JSON array of ids, empty when there is none.
  */
-export function attemptsAtOnce(params: { teamId: SQL; livemode: SQL; type: SQL }): SQL {
-  return sql`exists (
-    select 1 from ${tableAs(webhookEndpoints, endpoint)}
+export function endpointsAwaiting(params: { teamId: SQL; livemode: SQL; type: SQL }): SQL {
+  return sql`to_jsonb(array(
+    select ${endpoint.id} from ${tableAs(webhookEndpoints, endpoint)}
     where ${endpoint.teamId} = ${params.teamId} and ${endpoint.livemode} = ${params.livemode}
       and ${params.type} = any(${endpoint.events}) and ${endpoint.isActive}
-  )`;
+    order by ${endpoint.id}
+  ))`;
+}
+
+/** A delivery whose id its caller chose before the fan-out (`fanOutFrom`'s `ids`). */
+export interface PlannedDelivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
 }
 
 /** An event as `fanOutFrom` reads it. */
