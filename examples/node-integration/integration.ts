@@ -6,7 +6,8 @@
  *   3. a test case, created with an Idempotency-Key;
  *   4. its steps completed with `simulate` (a test key's shortcut for the subject's clicks);
  *   5. a hiring wave's batch: several cases in one request, each item answered alone;
- *   6. the `case.closed` webhook received and verified, and the case read back as closed.
+ *   6. the `case.closed` webhook received and verified, and the case read back as closed;
+ *   7. the subject's passkeys listed, and one revoked as a helpdesk would (when they hold one).
  *
  * Types: `npm run example:types` (openapi-typescript, from VOUCH_URL/v1/openapi.json) writes
  * vouch-api.d.ts; calls go through openapi-fetch, so a path, a field or a status the document
@@ -158,12 +159,25 @@ try {
   if (current.status !== 'closed') throw new Error(`the case reads as ${current.status}`);
   console.log(`case.closed ${event.id} for ${event.data.subject_email}; the case reads as ${current.status}`);
 
-  // 7. The passkeys the subject saved at the end of a case that offered one (none here: the case
-  //    did not offer it); a helpdesk revokes one with DELETE /v1/passkeys/{id}/.
+  // 7. The passkeys the subject saved at the end of a case that offered one (the case above did
+  //    not offer it: they hold one only if an earlier case saved it); a helpdesk revokes one (a
+  //    lost phone, say) with DELETE /v1/passkeys/{id}/, and no case can verify them by it again.
   const passkeys = dataOf(
     await vouch.GET('/v1/passkeys/', { params: { query: { subject_email: current.subject_email } } }),
   );
   console.log(`${current.subject_email} holds ${passkeys.results.length} passkey(s)`);
+  const [passkey] = passkeys.results;
+  if (passkey) {
+    const revoked = await vouch.DELETE('/v1/passkeys/{id}/', { params: { path: { id: passkey.id } } });
+    if (revoked.response.status !== 204) {
+      throw new Error(
+        `revoking passkey ${passkey.id}: ${revoked.response.status} ${revoked.error?.code}: ${revoked.error?.detail}`,
+      );
+    }
+    console.log(`revoked passkey ${passkey.id}, saved by case ${passkey.enrolling_case_id}`);
+  } else {
+    console.log('no passkey to revoke');
+  }
 
   const deleted = await vouch.DELETE('/v1/webhooks/endpoints/{id}/', {
     params: { path: { id: endpoint.id } },

@@ -202,6 +202,39 @@ describe('a batch of cases', () => {
     expect(team?.topupBalanceCents).toBe(5);
   });
 
+  it('carries each item’s offer_passkey whichever way it is written: at once, the long way, under a key', async () => {
+    // true, false, or left out (false) by turns; the results echo it and the rows hold it.
+    const offerOf = (n: number) => [true, false, undefined][n % 3];
+    const offering = (count: number) =>
+      Array.from({ length: count }, (_, n) => ({ ...person(n), offer_passkey: offerOf(n) }));
+    const ways: Array<[string, number, Partial<CaseBatchContext>]> = [
+      // Within the trial's 50 e-mail checks: one statement.
+      ['Offers', 4, {}],
+      // Past them: priced item by item, the last item refused.
+      ['Longway', 51, {}],
+      ['Keyed', 4, { idempotencyKey: 'offers-1' }],
+    ];
+    for (const [name, count, overrides] of ways) {
+      const scope = await newTeam(name);
+      const { body } = await openCaseBatch(context(scope, overrides), { cases: offering(count) });
+      const created = body.results.flatMap((item) => ('case' in item ? [item.case] : []));
+      expect(created, name).toHaveLength(Math.min(count, 50));
+      expect(
+        created.map((item) => item.offer_passkey),
+        name,
+      ).toEqual(created.map((_, n) => offerOf(n) === true));
+      const stored = await database.db
+        .select({ id: cases.id, offerPasskey: cases.offerPasskey })
+        .from(cases)
+        .where(eq(cases.teamId, scope.teamId));
+      const storedOffer = new Map(stored.map((row) => [row.id, row.offerPasskey]));
+      expect(
+        created.map((item) => storedOffer.get(item.id)),
+        name,
+      ).toEqual(created.map((item) => item.offer_passkey));
+    }
+  });
+
   it('refuses every item of a team whose trial is over, as a single create would', async () => {
     const scope = await newTeam('Expired');
     await updateTeam(database.db, scope.teamId, { trialEndsAt: new Date('2026-11-01T00:00:00Z') });

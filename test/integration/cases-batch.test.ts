@@ -111,6 +111,34 @@ describe('POST /v1/cases/batch/', () => {
     expect(row?.n).toBe(1);
   });
 
+  it('carries each item’s offer_passkey, with an Idempotency-Key and without', async () => {
+    const offers = [true, false, undefined];
+    for (const [first, key] of [
+      [600, null],
+      [700, 'wave-offers'],
+    ] as const) {
+      const cases = offers.map((offer, n) => ({ ...hire(first + n), offer_passkey: offer }));
+      const res = await api.post<{ results: Array<{ case?: { id: string; offer_passkey: boolean } }> }>(
+        '/v1/cases/batch/',
+        { cases },
+        key ? { 'Idempotency-Key': key } : {},
+      );
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.results.map((item) => item.case?.offer_passkey)).toEqual([true, false, false]);
+      // As stored, and so as the closed page reads it.
+      const rows = await database.sql<{ subject_email: string; offer_passkey: boolean }[]>`
+        select subject_email, offer_passkey from cases
+        where id in ${database.sql(res.body.results.map((item) => item.case?.id ?? ''))}
+        order by subject_email`;
+      expect(rows).toEqual(
+        offers.map((offer, n) => ({
+          subject_email: `hire-${first + n}@wave.test`,
+          offer_passkey: offer === true,
+        })),
+      );
+    }
+  });
+
   it('is in the OpenAPI document: each item is the single create’s body, each result a case or an error', async () => {
     interface Operation {
       operationId: string;

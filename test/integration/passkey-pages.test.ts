@@ -2,7 +2,9 @@
  * A re-verification by passkey over HTTP, against the built service: the API refuses a case for a
  * subject who holds none; the page shows the passkey panel with its one script (and says what to
  * do without it); the ceremony's two requests pass the form's checks, take a body of a browser's
- * size only and a case's budget only, and a software authenticator's answer closes the case.
+ * size only and a case's budget only, and a software authenticator's answer closes the case. The
+ * closed page's enrollment takes the same limits: an attestation of a browser's size only, and
+ * its two requests out of the same budget.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/platform/clock';
@@ -10,11 +12,12 @@ import { PASSKEY_CEREMONIES_PER_CASE } from '@/server/rate-limits/limiters';
 import { createTeam } from '@/server/teams/manage-teams';
 import { relyingPartyOf } from '@/server/verification/methods/passkey/ceremonies';
 import { PASSKEY_SCRIPT_PATH } from '@/server/verification/methods/passkey/page-script';
+import { PASSKEY_BODY_LIMIT_BYTES } from '@/server/verification/methods/passkey/routes/passkey-ceremony';
 import { apiClient } from '@/test/support/api-client';
 import { type RunningApp, startApp } from '@/test/support/app';
 import { createTestDatabase, type TestDatabase } from '@/test/support/database';
 import { enrollPasskey } from '@/test/support/passkeys';
-import type { SoftwareAuthenticator } from '@/test/support/software-authenticator';
+import { SoftwareAuthenticator } from '@/test/support/software-authenticator';
 
 let database: TestDatabase;
 let app: RunningApp;
@@ -69,6 +72,25 @@ async function reverification(): Promise<CaseBody> {
   return created.body;
 }
 
+/**
+ * A case that offers its subject a passkey once closed: its e-mail step passed (test mode), so
+ * its page is the closed page with the offer.
+ */
+async function offeringCase(subjectEmail = 'offered@desk.test'): Promise<CaseBody> {
+  const created = await api.post<CaseBody>('/v1/cases/', {
+    subject_email: subjectEmail,
+    verification_methods: { email: true },
+    offer_passkey: true,
+  });
+  expect(created.status, created.text).toBe(201);
+  const closed = await api.post<CaseBody>(`/v1/cases/${created.body.id}/simulate/`, {
+    action: 'complete_step',
+    method: 'email',
+  });
+  expect(closed.body.status).toBe('closed');
+  return closed.body;
+}
+
 /** The case's page as a browser opens it: its cookie, and the token the passkey panel carries. */
 async function openPage(publicId: string) {
   const res = await fetch(`${app.baseUrl}/v/${publicId}`);
@@ -84,10 +106,11 @@ async function openPage(publicId: string) {
 }
 
 type Page = Awaited<ReturnType<typeof openPage>>;
+type CeremonyStep = 'options' | 'answer' | 'enroll-options' | 'enroll';
 
 function ceremonyPost(
   publicId: string,
-  step: 'options' | 'answer',
+  step: CeremonyStep,
   page: Page,
   body: string,
   headers: Record<string, string> = {},
@@ -213,23 +236,93 @@ describe('the re-verification page', () => {
     );
     expect(fresh.body.status).toBe('open');
   });
+});
 
-  it('limits a case’s ceremony requests, and answers the rest 429 with where to go', async () => {
-    const record = await reverification();
+describe('the closed page’s offer to save a passkey', () => {
+  it('takes no attestation larger than a browser’s, and saves the one a browser sends', async () => {
+    const record = await offeringCase('enroller@desk.test');
     const page = await openPage(record.public_id);
-    for (let i = 0; i < PASSKEY_CEREMONIES_PER_CASE.points; i += 1) {
-      expect((await ceremonyPost(record.public_id, 'options', page, '{}')).status).toBe(200);
-    }
-    const limited = await ceremonyPost(record.public_id, 'options', page, '{}');
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await limited.json()).toMatchObject({
-      error: 'rate_limited',
-      location: `/v/${record.public_id}?n=passkey-too-many#notice`,
+    expect(page.html).toContain('data-passkey="save"');
+    expect(page.token).not.toBe('');
+    // A body of exactly the limit is read (and refused for what it says), one byte more is not.
+    const padded = (bytes: number) => {
+      const body = JSON.stringify({ response: { id: 'x', padding: '' } });
+      return JSON.stringify({ response: { id: 'x', padding: 'a'.repeat(bytes - body.length) } });
+    };
+    expect(padded(PASSKEY_BODY_LIMIT_BYTES)).toHaveLength(PASSKEY_BODY_LIMIT_BYTES);
+    const tooLarge = await ceremonyPost(
+      record.public_id,
+      'enroll',
+      page,
+      padded(PASSKEY_BODY_LIMIT_BYTES + 1),
+    );
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({ error: 'payload_too_large', location: `/v/${record.public_id}` });
+    const atLimit = await ceremonyPost(record.public_id, 'enroll', page, padded(PASSKEY_BODY_LIMIT_BYTES));
+    expect(atLimit.status).toBe(200);
+    expect(await atLimit.json()).toMatchObject({ result: 'refused' });
+    const notJson = await ceremonyPost(record.public_id, 'enroll', page, 'not json');
+    expect(notJson.status).toBe(400);
+    const listed = () =>
+      api.get<{ results: Array<{ enrolling_case_id: string }> }>(
+        '/v1/passkeys/?subject_email=enroller@desk.test',
+      );
+    expect((await listed()).body.results).toEqual([]);
+
+    // The positive control: a software authenticator's attestation, of a browser's size, is saved.
+    const options = await ceremonyPost(record.public_id, 'enroll-options', page, '{}');
+    expect(options.status).toBe(200);
+    const { options: creation } = (await options.json()) as { options: { challenge: string } };
+    const response = new SoftwareAuthenticator(relyingPartyOf(app.baseUrl).origin).register(
+      creation.challenge,
+    );
+    const body = JSON.stringify({ response });
+    expect(body.length).toBeLessThan(PASSKEY_BODY_LIMIT_BYTES / 8);
+    const saved = await ceremonyPost(record.public_id, 'enroll', page, body);
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toEqual({
+      result: 'saved',
+      location: `/v/${record.public_id}?n=passkey-saved#notice`,
     });
-    // Another case's budget is its own.
-    const other = await reverification();
-    const otherPage = await openPage(other.public_id);
-    expect((await ceremonyPost(other.public_id, 'options', otherPage, '{}')).status).toBe(200);
+    expect((await listed()).body.results).toEqual([
+      expect.objectContaining({ enrolling_case_id: record.id }),
+    ]);
   });
+});
+
+/**
+ * Every ceremony request spends one of its case's budget: the re-verification's two and the
+ * enrollment's two. An empty body is enough to spend it (the answers refuse it as not theirs: 400).
+ */
+const CEREMONY_BUDGETS: Array<{ step: CeremonyStep; opens: () => Promise<CaseBody>; spent: number }> = [
+  { step: 'options', opens: reverification, spent: 200 },
+  { step: 'answer', opens: reverification, spent: 400 },
+  { step: 'enroll-options', opens: () => offeringCase(), spent: 200 },
+  { step: 'enroll', opens: () => offeringCase(), spent: 400 },
+];
+
+describe('the ceremonies’ budget', () => {
+  it.each(CEREMONY_BUDGETS)(
+    'limits a case’s $step requests, and answers the rest 429 with where to go',
+    async ({ step, opens, spent }) => {
+      const record = await opens();
+      const page = await openPage(record.public_id);
+      for (let i = 0; i < PASSKEY_CEREMONIES_PER_CASE.points; i += 1) {
+        expect((await ceremonyPost(record.public_id, step, page, '{}')).status, `request ${i + 1}`).toBe(
+          spent,
+        );
+      }
+      const limited = await ceremonyPost(record.public_id, step, page, '{}');
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await limited.json()).toMatchObject({
+        error: 'rate_limited',
+        location: `/v/${record.public_id}?n=passkey-too-many#notice`,
+      });
+      // Another case's budget is its own.
+      const other = await opens();
+      const otherPage = await openPage(other.public_id);
+      expect((await ceremonyPost(other.public_id, step, otherPage, '{}')).status).toBe(spent);
+    },
+  );
 });

@@ -63,12 +63,14 @@ interface TemplateWire {
   custom_question_text: string | null;
   manager_name: string | null;
   manager_email: string | null;
+  offer_passkey: boolean;
 }
 
 interface CaseWire {
   id: string;
   public_id: string;
   locale: string | null;
+  offer_passkey: boolean;
   verification_methods: Record<string, { requested: boolean; manager_email?: string | null }>;
 }
 
@@ -409,6 +411,64 @@ describe('POST /v1/cases/ with a template', () => {
     // new-hire is a test template: a live batch names no such template.
     expect(res.body.results.map((r) => r.status ?? 201)).toEqual([201, 422, 422]);
     expect(requested(res.body.results[0]?.case as CaseWire)).toEqual(['email', 'sms', 'custom_question']);
+  });
+
+  it('a template’s offer_passkey goes to its cases, single and batched, unless a case gives its own', async () => {
+    const made = await test.post<TemplateWire>('/v1/templates/', {
+      name: 'returning-staff',
+      verification_methods: { email: true },
+      offer_passkey: true,
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.offer_passkey).toBe(true);
+    try {
+      const opened = (body: Record<string, unknown>) =>
+        test.post<CaseWire>('/v1/cases/', { subject_email: 'again@templates.test', ...body });
+      const inherited = await opened({ template: 'returning-staff' });
+      expect(inherited.status, inherited.text).toBe(201);
+      expect(inherited.body.offer_passkey).toBe(true);
+      // As stored: the case read back says the same.
+      expect((await test.get<CaseWire>(`/v1/cases/${inherited.body.id}/`)).body.offer_passkey).toBe(true);
+      // The case's own value wins over the template's, either way.
+      const declined = await opened({ template: 'returning-staff', offer_passkey: false });
+      expect(declined.status, declined.text).toBe(201);
+      expect(declined.body.offer_passkey).toBe(false);
+      const plain = await opened({ verification_methods: { email: true } });
+      expect(plain.body.offer_passkey).toBe(false);
+
+      // In a batch, item by item.
+      const batch = await test.post<{ results: Array<{ case?: CaseWire; status?: number }> }>(
+        '/v1/cases/batch/',
+        {
+          cases: [
+            { subject_email: 'w1@templates.test', template: 'returning-staff' },
+            { subject_email: 'w2@templates.test', template: 'returning-staff', offer_passkey: false },
+            { subject_email: 'w3@templates.test', verification_methods: { email: true } },
+            {
+              subject_email: 'w4@templates.test',
+              verification_methods: { email: true },
+              offer_passkey: true,
+            },
+          ],
+        },
+      );
+      expect(batch.status, batch.text).toBe(200);
+      expect(batch.body.results.map((item) => item.case?.offer_passkey)).toEqual([true, false, false, true]);
+
+      // A template that no longer offers one: its cases do not, unless they ask.
+      const changed = await test.patch<TemplateWire>(`/v1/templates/${made.body.id}/`, {
+        offer_passkey: false,
+      });
+      expect(changed.status, changed.text).toBe(200);
+      expect(changed.body.offer_passkey).toBe(false);
+      expect((await opened({ template: 'returning-staff' })).body.offer_passkey).toBe(false);
+      expect((await opened({ template: 'returning-staff', offer_passkey: true })).body.offer_passkey).toBe(
+        true,
+      );
+    } finally {
+      // The console's test below lists the team's templates.
+      expect((await test.delete(`/v1/templates/${made.body.id}/`)).status).toBe(204);
+    }
   });
 
   it('a deleted template names no case any more; cases already opened keep what they started with', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noticeFor } from '@/server/api/page-kit/notices';
 import { otherBrowserPage } from '@/server/api/page-kit/provider-flow-pages';
 import { refusedPage } from '@/server/api/page-kit/refused-page';
 import {
@@ -13,6 +14,7 @@ import type { VerificationCase } from '@/server/cases/case-repository';
 import { translator } from '@/server/i18n/translator';
 import { Html } from '@/server/platform/html';
 import type { PasskeyOffer } from '@/server/verification/methods/passkey/enrollment';
+import { passkeyModule } from '@/server/verification/methods/passkey/module';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 import { renderCasePage } from './case-page';
 
@@ -173,6 +175,45 @@ describe('pages in the pseudo-locale', () => {
       expectPseudo(page.html, name);
       if (passkeyOffer === 'offer' || name === 'asked for')
         expect(page.html, name).toContain('data-passkey=');
+    }
+  });
+
+  it('each of the passkey’s notices, on the page asking for one and on the closed page’s offer', () => {
+    const pages: Array<[string, VerificationCase, PasskeyOffer]> = [
+      ['asked for', identityCase({ steps: [step('passkey')] }, null), null],
+      [
+        'offered',
+        identityCase(
+          { status: 'closed', offerPasskey: true, steps: [{ ...step('email'), state: 'verified' }] },
+          null,
+        ),
+        'offer',
+      ],
+    ];
+    const codes = Object.entries(passkeyModule.notices);
+    expect(codes.length).toBeGreaterThan(0);
+    for (const [code, error] of codes) {
+      // With attempts left, as the wrong passkey's redirect carries them (`l`): an error says so.
+      const notice = noticeFor(t, code, '2');
+      expect(notice, code).toMatchObject({ error });
+      for (const [name, found, passkeyOffer] of pages) {
+        const page = renderCasePage({
+          found,
+          now,
+          identityFlow: 'upload',
+          standIns: [],
+          providerFlow: null,
+          passkeyOffer,
+          frame: frame(),
+          csrf: 'token',
+          notice,
+        });
+        const where = `${code} on the page ${name}`;
+        expectPseudo(page.html, where);
+        const shown = page.html.match(/<div id="notice" class="([^"]*)" role="([^"]*)"[^>]*>([^<]*)<\/div>/);
+        expect(shown?.slice(1, 3), where).toEqual(error ? ['notice error', 'alert'] : ['notice', 'status']);
+        expect(shown?.[3]?.trim(), where).not.toBe('');
+      }
     }
   });
 
