@@ -5,6 +5,7 @@ import { caseSteps } from '../db/schema';
 import { createClient } from '../server/oidc/oidc-clients';
 import { systemClock } from '../server/platform/clock';
 import { createTeam } from '../server/teams/manage-teams';
+import { PASSKEY_SCRIPT_PATH } from '../server/verification/methods/passkey/page-script';
 import { apiClient } from '../test/support/api-client';
 import { addPlatformAuthenticator } from '../test/support/virtual-authenticator';
 import { type CaseWire, expect, expectAccessible, markedPng, test, uniqueEmail } from './support/fixtures';
@@ -114,6 +115,24 @@ test.describe('a passkey', () => {
     await page.getByRole('button', { name: 'Save a passkey' }).click();
     await expect(page.locator('.passkey-message')).toHaveText('No passkey was saved. You can try again.');
     await expect(page.getByRole('button', { name: 'Save a passkey' })).toBeEnabled();
+    await expect(page.getByText('This browser cannot save a passkey here')).toBeHidden();
+
+    // JavaScript on, but no WebAuthn (an old or locked-down browser): once the page's script has
+    // run, the same words instead of the button.
+    const withoutWebAuthn = await browser.newContext();
+    await withoutWebAuthn.addInitScript(() => {
+      Object.defineProperty(window, 'PublicKeyCredential', { value: undefined, configurable: true });
+    });
+    const bare = await withoutWebAuthn.newPage();
+    const scriptRan = bare.waitForResponse(
+      (response) => new URL(response.url()).pathname === PASSKEY_SCRIPT_PATH,
+    );
+    await bare.goto(offered.body.verification_url);
+    await scriptRan;
+    await bare.waitForLoadState('networkidle');
+    await expect(bare.getByText('This browser cannot save a passkey here')).toBeVisible();
+    await expect(bare.getByRole('button', { name: 'Save a passkey' })).toBeHidden();
+    await withoutWebAuthn.close();
 
     // Without JavaScript: the words instead of the button, and the plain form to say no.
     const plain = await browser.newContext({ javaScriptEnabled: false });

@@ -102,7 +102,7 @@ test('in test mode the import says what a test import does: nothing charged, no 
   page,
   world,
 }) => {
-  const team = await world.createTeamQuickly('Test importer');
+  const team = await world.createTeamQuickly('Rehearsal');
   await signInAsNewOwner(page, world.app.baseUrl, team, 'importer-password-e2e-2');
   await page.getByRole('link', { name: 'Cases' }).click();
   await page.getByLabel('Test data').check();
