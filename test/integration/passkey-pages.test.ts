@@ -24,6 +24,8 @@ let app: RunningApp;
 let api: ReturnType<typeof apiClient>;
 let authenticator: SoftwareAuthenticator;
 let teamId: string;
+/** The subject's first case: the ID check their passkey leads back to. */
+let idCheckCaseId: string;
 
 interface CaseBody {
   id: string;
@@ -51,6 +53,7 @@ beforeAll(async () => {
     method: 'government_id',
   });
   expect(passed.body.status).toBe('closed');
+  idCheckCaseId = first.body.id;
   // Saved as the closed page's ceremony saves one, for the pages' own relying party.
   const party = relyingPartyOf(app.baseUrl);
   const ceremony = { caseId: first.body.id, teamId, livemode: false, subjectEmail: 'returning@desk.test' };
@@ -206,6 +209,30 @@ describe('the re-verification page', () => {
     // The same answer again: the step is done, nothing is checked.
     const replay = await ceremonyPost(record.public_id, 'answer', page, JSON.stringify({ response }));
     expect(((await replay.json()) as { result: string }).result).toBe('unavailable');
+
+    // The signed evidence record cites the passkey, the case that saved it and the ID check it
+    // leads back to.
+    const stepsOf = async (caseId: string) => {
+      const signed = await api.get<{ payload: string }>(`/v1/cases/${caseId}/evidence/`);
+      expect(signed.status).toBe(200);
+      const record = JSON.parse(Buffer.from(signed.body.payload, 'base64url').toString('utf8')) as {
+        steps: Array<{ method: string; outcome: string; evidence: Record<string, unknown> }>;
+      };
+      return new Map(record.steps.map((step) => [step.method, step]));
+    };
+    const idCheck = (await stepsOf(idCheckCaseId)).get('government_id');
+    expect(idCheck?.outcome).toBe('verified');
+    expect((await stepsOf(record.id)).get('passkey')).toMatchObject({
+      outcome: 'verified',
+      evidence: {
+        passkey_id: closed.body.verification_methods.passkey.passkey_id,
+        enrolling_case_id: idCheckCaseId,
+        id_check_case_id: idCheckCaseId,
+        id_check_vendor_session_id: idCheck?.evidence.vendor_session_id,
+        id_check_vendor_report_id: idCheck?.evidence.vendor_report_id,
+        id_checked_at: expect.any(String),
+      },
+    });
   });
 
   it('refuses a request without the form token, or from another site, before doing anything', async () => {
