@@ -8,7 +8,7 @@ import postgres from 'postgres';
  */
 export async function benchDatabase(
   label: string,
-  embedded: { dir: string; port: number },
+  embedded: { dir: string; port: number; settings?: Record<string, string> },
   cleanups: Array<() => Promise<void>>,
 ): Promise<{ databaseUrl: string; appDatabaseUrl: string }> {
   const { migrateDatabase } = await import('@/db/client');
@@ -20,6 +20,7 @@ export async function benchDatabase(
       port: embedded.port,
       database: 'postgres',
       tcp: true,
+      settings: embedded.settings,
     });
     cleanups.push(server.stop);
     adminUrl = server.tcpUrl;

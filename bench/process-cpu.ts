@@ -89,3 +89,13 @@ export function treeMemory(root: number): ProcessMemory[] {
     }
   });
 }
+
+/**
+ * The CPU time so far of `root` and everything below it, in ms, by role (what each process runs,
+ * as `treeMemory` names it: web.mjs, worker.mjs, launcher.mjs, postgres…).
+ */
+export function treeCpuByRole(root: number): Map<string, number> {
+  const byRole = new Map<string, number>();
+  for (const { pid, role } of treeMemory(root)) byRole.set(role, (byRole.get(role) ?? 0) + processCpuMs(pid));
+  return byRole;
+}

@@ -17,6 +17,7 @@ import { deleteEmbeddedData, startEmbeddedPostgres } from '@/db/embedded';
 import { closedLoop } from './load';
 import { processCpu, processCpuMs } from './process-cpu';
 import { seedDataset } from './seed';
+import { resetStatementStats, STATEMENT_STATS_SETTINGS, statementStats } from './statement-stats';
 import { scenarioTarget } from './workloads';
 
 process.env.NEXT_DIST_DIR ??= '.next-bench';
@@ -234,31 +235,6 @@ function appRssMb(pid: number): number {
   return Math.round(Number(status.match(/VmRSS:\s+(\d+) kB/)?.[1] ?? Number.NaN) / 1024);
 }
 
-async function resetStatementStats(url: string): Promise<void> {
-  const { default: postgres } = await import('postgres');
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  await sql`create extension if not exists pg_stat_statements`;
-  await sql`select pg_stat_statements_reset()`;
-  await sql.end();
-}
-
-/** The statements of the last phase by total execution time, per request of the phase. */
-async function statementStats(url: string, requests: number): Promise<string> {
-  const { default: postgres } = await import('postgres');
-  const sql = postgres(url, { max: 1, onnotice: () => {} });
-  const rows = await sql<Array<{ calls: string; total: number; query: string }>>`
-    select calls::text, total_exec_time + total_plan_time as total, query
-    from pg_stat_statements where query not like '%pg_stat_statements%'
-    order by total_exec_time + total_plan_time desc limit 25`;
-  await sql.end();
-  return rows
-    .map(
-      (r) =>
-        `  ${(r.total / requests).toFixed(3).padStart(7)} ms/req  ${(Number(r.calls) / requests).toFixed(2).padStart(5)} calls/req  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`,
-    )
-    .join('\n');
-}
-
 async function main(): Promise<void> {
   const scenarios = (process.argv[2] ?? 'get').split(',');
   if (process.argv[3]) {
@@ -280,9 +256,7 @@ async function main(): Promise<void> {
     port: await freePort(),
     database: 'postgres',
     tcp: true,
-    settings: sqlStats
-      ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' }
-      : {},
+    settings: sqlStats ? STATEMENT_STATS_SETTINGS : {},
   });
   postmasterPid = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   try {

@@ -29,6 +29,7 @@ import { defaultWebProcesses } from '@/processes/launcher-settings';
 import { benchDatabase } from './bench-database';
 import { buildIfNeeded } from './build';
 import type { LoadResult, Target } from './load';
+import { resetStatementStats, STATEMENT_STATS_SETTINGS, statementStats } from './statement-stats';
 
 process.env.NEXT_DIST_DIR ??= '.next-bench-webhooks';
 process.env.LOG_LEVEL ??= 'warn';
@@ -46,6 +47,8 @@ const EXPIRY_CASES = 100_000;
 /** The embedded PostgreSQL used without BENCH_DATABASE_URL, kept between runs. */
 const EMBEDDED_DIR = '.bench-data/webhooks';
 const EMBEDDED_PORT = 54339;
+/** BENCH_SQL=1: also print what PostgreSQL spent its time on per case of the 16 teams' phase. */
+const STATEMENT_STATS = process.env.BENCH_SQL === '1' && !process.env.BENCH_DATABASE_URL;
 
 const log = (message: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -76,7 +79,7 @@ async function main(): Promise<void> {
   const { startApp } = await import('@/test/support/app');
   const { apiClient } = await import('@/test/support/api-client');
   const { closedLoop, openLoop } = await import('./load');
-  const { childNamed, treeCpuMs, treeMemory } = await import('./process-cpu');
+  const { childNamed, treeCpuByRole, treeCpuMs, treeMemory } = await import('./process-cpu');
   const { makeCertificate, startReceiver } = await import('@/test/support/https-receiver');
 
   try {
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
 
     const { databaseUrl, appDatabaseUrl } = await benchDatabase(
       'webhooks',
-      { dir: EMBEDDED_DIR, port: EMBEDDED_PORT },
+      { dir: EMBEDDED_DIR, port: EMBEDDED_PORT, settings: STATEMENT_STATS ? STATEMENT_STATS_SETTINGS : {} },
       cleanups,
     );
 
@@ -176,6 +179,7 @@ async function main(): Promise<void> {
       log(`under creation: ${label}`);
       const run = Date.now().toString(36);
       const postSentAt: number[] = [];
+      const cpuBefore = cpuNow();
       const started = Date.now();
       const result = await load((i) => {
         postSentAt[i] = Date.now();
@@ -190,6 +194,7 @@ async function main(): Promise<void> {
         };
       });
       const ended = Date.now();
+      const cpu = cpuSince(cpuBefore);
       const [createdRow] = await database.sql<{ n: number }[]>`
         select count(*)::int as n from cases where subject_email like ${`post-${run}-%`}`;
       const created = createdRow?.n ?? 0;
@@ -214,14 +219,31 @@ async function main(): Promise<void> {
       const duplicates = receiver.received.length - unique;
       receiver.received.length = 0;
       const seconds = (ended - started) / 1000;
-      return (
+      const line =
         `${created} cases in ${seconds.toFixed(1)} s through the API (${result.throughput.toFixed(0)} cases/s, ${label}, POST p99 ${result.p99.toFixed(0)} ms, ${result.errors} errors);` +
         ` ${deliveredMeanwhile} deliveries received meanwhile -> ${(deliveredMeanwhile / seconds).toFixed(0)} deliveries/s while creating;` +
         ` all ${expected} in by ${(drainedMs / 1000).toFixed(1)} s after the last POST; ${expected - unique} lost, ${duplicates} duplicate requests;` +
-        ` POST sent -> receiver p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (target p99 < 1000)`
-      );
+        ` POST sent -> receiver p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (target p99 < 1000);` +
+        ` CPU ${(cpu.total / (ended - started)).toFixed(2)} cores busy, per case ${[...cpu.byRole].map(([role, ms]) => `${role} ${(ms / Math.max(1, created)).toFixed(2)}`).join(', ')} ms`;
+      return { line, created };
     };
     const endpoint = { host: '127.0.0.1', port: app.port };
+
+    // Where a phase's CPU goes: the app's processes by role, PostgreSQL's, and this process's own
+    // (the load generator and the HTTPS receiver).
+    const postgresRoot = process.env.BENCH_DATABASE_URL ? null : childNamed('postgres');
+    const cpuNow = () => {
+      const byRole = treeCpuByRole(app.process.pid as number);
+      if (postgresRoot) byRole.set('postgres', treeCpuMs(postgresRoot));
+      const own = process.cpuUsage();
+      byRole.set('bench (load + receiver)', (own.user + own.system) / 1000);
+      return byRole;
+    };
+    const cpuSince = (before: Map<string, number>) => {
+      const byRole = new Map<string, number>();
+      for (const [role, ms] of cpuNow()) byRole.set(role, ms - (before.get(role) ?? 0));
+      return { byRole, total: [...byRole.values()].reduce((sum, ms) => sum + ms, 0) };
+    };
 
     // 1a. One team's hiring wave at a steady 350 cases/s (issue 27: >= 1,000 deliveries/s).
     const oneTeam = await underCreation(
@@ -231,6 +253,7 @@ async function main(): Promise<void> {
         openLoop({ endpoint, rate: ONE_TEAM_RATE, warmupMs: 0, durationMs: CREATION_SECONDS * 1000, target }),
     );
     // 1b. As many as the API takes, spread over the teams.
+    if (STATEMENT_STATS) await resetStatementStats(databaseUrl);
     const spread = await underCreation(
       `${CREATION_CLIENTS} clients for ${CREATION_TEAMS} teams, closed loop`,
       (i) => creators[i % CREATION_TEAMS]?.token ?? '',
@@ -243,6 +266,11 @@ async function main(): Promise<void> {
           target,
         }),
     );
+
+    if (STATEMENT_STATS) {
+      const perCase = await statementStats(databaseUrl, Math.max(1, spread.created));
+      process.stdout.write(`\nPostgreSQL per case, 16 teams' phase:\n${perCase}\n`);
+    }
 
     // 2. Backlog.
     log(`backlog: recording ${THROUGHPUT_EVENTS} events for ${ENDPOINTS} endpoints`);
@@ -262,7 +290,7 @@ async function main(): Promise<void> {
     // app's processes and of the whole PostgreSQL server meanwhile, over the deliveries received
     // meanwhile, is what one delivery attempt costs (claim, sign, POST, record; pg-boss's fetch
     // and completion).
-    const postmaster = process.env.BENCH_DATABASE_URL ? null : childNamed('postgres');
+    const postmaster = postgresRoot;
     const cpuAfterRecording = {
       app: treeCpuMs(app.process.pid as number),
       pg: postmaster ? treeCpuMs(postmaster) : Number.NaN,
@@ -374,8 +402,8 @@ async function main(): Promise<void> {
       `  machine      ${cpus().length} cores, load average ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' / ')} (1 / 5 / 15 min) at the end: other work on the machine slows every figure`,
-      `  one team     ${oneTeam} (target >= 1,000 deliveries/s)`,
-      `  16 teams     ${spread} (target >= 500 deliveries/s)`,
+      `  one team     ${oneTeam.line} (target >= 1,000 deliveries/s)`,
+      `  16 teams     ${spread.line} (target >= 500 deliveries/s)`,
       `  backlog      ${THROUGHPUT_EVENTS} events x ${ENDPOINTS} endpoints = ${expected} deliveries in ${(throughputMs / 1000).toFixed(1)} s` +
         ` -> ${rate.toFixed(0)} deliveries/s (target >= 1,500); events recorded in ${(recordedMs / 1000).toFixed(1)} s;` +
         ` ${succeeded} marked success; ${duplicates} duplicate requests`,
