@@ -63,7 +63,7 @@ export function brandingPreview(
     now: options.now,
     identityFlow: 'upload',
     standIns: [],
-    passkeyOffer: null,
+    closedPageOffers: [],
     providerFlow: null,
     frame: { t, team, path: '/v/preview', languages: { chooser: '/v/preview/language' }, cookies: [] },
     csrf: 'preview',

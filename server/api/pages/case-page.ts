@@ -10,7 +10,6 @@ import { type Html, html } from '@/server/platform/html';
 import type { Vendor } from '@/server/platform/stand-ins';
 import { ID_PARTNER_NAME } from '@/server/verification/methods/government-id/page-section';
 import { pageSectionsOf } from '@/server/verification/methods/page-sections';
-import { passkeyOfferSection } from '@/server/verification/methods/passkey/offer-section';
 import { FAILURE_REASONS, takesPictures } from '@/server/verification/methods/registry';
 import { stepOf } from '@/server/verification/step-settings';
 
@@ -113,7 +112,7 @@ export function renderCasePage(input: CasePageInput): RenderedPage {
 ${testModeBanner(t, found.record)}
 ${input.standIns.map((vendor) => html`<p class="demo">${t.text(STAND_IN_NOTES[vendor])}</p>`)}
 ${input.providerFlow ? html`<p class="started-by">${t.text('flow.startedBy', { application: input.providerFlow.application, started: input.providerFlow.startedAt })}</p>` : ''}
-<div id="case-summary">${summary(t, status, found)}${passkeyOfferSection({ t, found, offer: input.passkeyOffer, csrf: input.csrf, base })}</div>
+<div id="case-summary">${summary(t, status, found)}${input.closedPageOffers.map((offer) => offer({ t, found, csrf: input.csrf, base }))}</div>
 <div id="notice" class="notice${notice?.error ? ' error' : ''}" role="${notice?.error ? 'alert' : 'status'}" tabindex="-1">${notice?.text ?? ''}</div>
 <ol class="steps" aria-label="${t.text('case.stepsLabel')}">${steps}</ol>
 ${picturesNotice(t, input)}

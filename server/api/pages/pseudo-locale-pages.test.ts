@@ -15,6 +15,7 @@ import { translator } from '@/server/i18n/translator';
 import { Html } from '@/server/platform/html';
 import type { PasskeyOffer } from '@/server/verification/methods/passkey/enrollment';
 import { passkeyModule } from '@/server/verification/methods/passkey/module';
+import { passkeyClosedPageOffer } from '@/server/verification/methods/passkey/offer-section';
 import { readableText, untranslatedRuns } from '@/test/support/untranslated';
 import { renderCasePage } from './case-page';
 
@@ -115,7 +116,7 @@ describe('pages in the pseudo-locale', () => {
         standIns: ['identity', 'mail', 'texts'],
         providerFlow: null,
         frame: frame(),
-        passkeyOffer: null,
+        closedPageOffers: [],
         csrf: 'token',
         notice: null,
       });
@@ -167,7 +168,7 @@ describe('pages in the pseudo-locale', () => {
         identityFlow: 'upload',
         standIns: [],
         providerFlow: null,
-        passkeyOffer,
+        closedPageOffers: [passkeyClosedPageOffer(passkeyOffer)].filter((offer) => offer !== null),
         frame: frame(),
         csrf: 'token',
         notice: null,
@@ -203,7 +204,7 @@ describe('pages in the pseudo-locale', () => {
           identityFlow: 'upload',
           standIns: [],
           providerFlow: null,
-          passkeyOffer,
+          closedPageOffers: [passkeyClosedPageOffer(passkeyOffer)].filter((offer) => offer !== null),
           frame: frame(),
           csrf: 'token',
           notice,
@@ -245,7 +246,7 @@ describe('pages in the pseudo-locale', () => {
       standIns: [],
       providerFlow: flow,
       frame: frame(),
-      passkeyOffer: null,
+      closedPageOffers: [],
       csrf: 'token',
       notice: null,
     });

@@ -23,7 +23,7 @@ import { eraseCaseDeliveries } from '@/server/platform/outbox/delivery-state';
 import { recordEvent } from '@/server/platform/outbox/record-events';
 import { ERASED, redactedEmail } from '@/server/platform/redaction-placeholders';
 import { expireCase, isActionable } from '@/server/verification/case-state';
-import { deletePasskeysEnrolledBy } from '@/server/verification/methods/passkey/ceremonies';
+import { MODULES } from '@/server/verification/methods/modules';
 import { METHOD_BY_KEY } from '@/server/verification/methods/registry';
 import { settingString } from '@/server/verification/step-settings';
 
@@ -164,9 +164,9 @@ async function eraseCaseData(tx: Tx, record: CaseRecord, now: Date): Promise<voi
       responseBody: sql`${withoutPersonalValues(sql`${idempotencyKeys.responseBody}::text`, erasures)}::jsonb`,
     })
     .where(arrayContains(idempotencyKeys.caseIds, [record.id]));
-  // The passkeys the case enrolled go with the person's other data: no later case can verify the
-  // person by them.
-  await deletePasskeysEnrolledBy(tx, record.id);
+  // What the methods keep of the person beyond the case's rows (the passkeys the case saved: no
+  // later case can verify the person by them).
+  for (const module of MODULES) await module.redact?.(tx, record);
   // An identity provider's flow forgets what its request said (names, address, login_hint), and a
   // code handed out before is void: the person is no longer there to vouch for.
   await tx

@@ -5,7 +5,8 @@ import { type CaseStatus, effectiveStatus } from '@/server/cases/case-record';
 import { findCaseByPublicId, type VerificationCase } from '@/server/cases/case-repository';
 import type { Env } from '@/server/platform/env';
 import { subjectStandIns, type Vendor } from '@/server/platform/stand-ins';
-import { type PasskeyOffer, passkeyOffer } from '@/server/verification/methods/passkey/enrollment';
+import { MODULES } from '@/server/verification/methods/modules';
+import type { ClosedPageOffer } from '@/server/verification/methods/page-section';
 import { vendorsOf } from '@/server/verification/methods/registry';
 import { identityFlowOf, type SubjectStepDeps } from './subject-deps';
 
@@ -33,8 +34,8 @@ export interface CasePageView {
   providerFlow: ProviderFlow | null;
   /** Where to send the browser instead, when an identity provider's flow waits for the verdict. */
   returnTo: string | null;
-  /** What the closed case offers about a passkey for next time (offer_passkey). */
-  passkeyOffer: PasskeyOffer;
+  /** What the closed case's page offers for later, each method's (a passkey for next time). */
+  closedPageOffers: ClosedPageOffer[];
 }
 
 /**
@@ -59,7 +60,9 @@ export async function openCasePage(
       ? await relyingPartyReturn(deps.db, record, providerFlow, deps.config.BASE_URL, now)
       : null,
     identityFlow: identityFlowOf(deps, record.livemode),
-    passkeyOffer: await passkeyOffer(deps.db, record),
+    closedPageOffers: (
+      await Promise.all(MODULES.map((module) => module.closedPageOffer?.(deps.db, record) ?? null))
+    ).filter((offer) => offer !== null),
     // A test-mode case says so in its own banner, which covers the stand-ins it always uses.
     standIns: record.livemode
       ? subjectStandIns(deps.config, vendorsOf(record.steps.map((step) => step.method)))

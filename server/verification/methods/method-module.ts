@@ -10,7 +10,7 @@ import type { MethodDefinition } from './definition';
 import type { MethodEvidence } from './evidence-reference';
 import type { LinkMail } from './link-mail';
 import type { MethodOutput } from './output';
-import type { PageSection } from './page-section';
+import type { ClosedPageOffer, PageSection } from './page-section';
 
 /**
  * What a method takes at creation: its fields of the create body (described for the OpenAPI
@@ -71,6 +71,18 @@ export interface MethodModule {
    * no document; an identity provider's flow runs only templates with such a method.
    */
   documentCheck?: (db: Queryable, record: CaseRecord) => Promise<DocumentCheck | null>;
+  /**
+   * What the subject's page offers once the case has closed (the passkey: saving one for next
+   * time), read as the case stands; null when it offers nothing now. Asked of every method, not
+   * only those the case requested: the offer is the case's (`offer_passkey`).
+   */
+  closedPageOffer?: (db: Queryable, record: CaseRecord) => Promise<ClosedPageOffer | null>;
+  /**
+   * What a redaction erases that the method keeps beyond the case's own rows (the passkey: those
+   * the case saved, so no later case verifies the person by them), in the redaction's
+   * transaction. Asked of every method.
+   */
+  redact?: (tx: Tx, record: CaseRecord) => Promise<void>;
 }
 
 /** A passed document check, as an ID token asserts it. */

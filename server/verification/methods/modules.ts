@@ -25,6 +25,9 @@ export const METHOD_MODULES = [
 
 export type ListedModule = (typeof METHOD_MODULES)[number];
 
+/** The modules as the hooks they may have, for code that asks each one (redaction, the closed page). */
+export const MODULES: readonly MethodModule[] = METHOD_MODULES;
+
 export const MODULE_BY_KEY = Object.fromEntries(
   METHOD_MODULES.map((module): [VerificationMethod, MethodModule] => [module.definition.key, module]),
 ) as Record<VerificationMethod, MethodModule>;

@@ -28,6 +28,17 @@ export interface SectionInput {
 /** A method's section of the subject's page (its folder's `page-section.ts`). */
 export type PageSection = (input: SectionInput) => Html;
 
+/**
+ * What a closed case's page offers for later, as the case stands when the page is drawn (the
+ * passkey's: to save one for next time), drawn in the page's summary.
+ */
+export type ClosedPageOffer = (input: {
+  t: Translator;
+  found: VerificationCase;
+  csrf: string;
+  base: string;
+}) => Html | '';
+
 /** `ended`: a step still to do when its case ended (canceled or out of time); nothing is offered. */
 const STATE_TEXT: Record<string, MessageKey> = {
   pending: 'step.state.pending',

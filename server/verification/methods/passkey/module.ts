@@ -1,6 +1,9 @@
 import type { MethodModule } from '@/server/verification/methods/method-module';
+import { deletePasskeysEnrolledBy } from './ceremonies';
 import { passkeyMethod } from './definition';
+import { passkeyOffer } from './enrollment';
 import { passkeyEvidence } from './evidence';
+import { passkeyClosedPageOffer } from './offer-section';
 import { passkeyOutput } from './output';
 import { passkeyPageSection } from './page-section';
 import { idCheckBehindProof, refusePasskeyCreation, simulatePasskeyProof } from './step';
@@ -32,5 +35,9 @@ export const passkeyModule = {
     const behind = await idCheckBehindProof(db, record);
     // RFC 8176: a hardware-bound key (hwk), unlocked by the person's verification (user).
     return behind ? { ...behind, amr: ['hwk', 'user'] } : null;
+  },
+  closedPageOffer: async (db, record) => passkeyClosedPageOffer(await passkeyOffer(db, record)),
+  redact: async (tx, record) => {
+    await deletePasskeysEnrolledBy(tx, record.id);
   },
 } as const satisfies MethodModule;

@@ -1,7 +1,7 @@
 import type { VerificationCase } from '@/server/cases/case-repository';
 import type { Translator } from '@/server/i18n/translator';
 import { type Html, html } from '@/server/platform/html';
-import { csrfField } from '@/server/verification/methods/page-section';
+import { type ClosedPageOffer, csrfField } from '@/server/verification/methods/page-section';
 import type { PasskeyOffer } from './enrollment';
 import { passkeyCeremonyPanel } from './page-script';
 
@@ -35,4 +35,9 @@ ${passkeyCeremonyPanel({
 })}
 <form method="post" action="${base}/passkey/decline">${csrfField(csrf)}<button type="submit" class="secondary">${t.text('passkey.offer.decline')}</button></form>
 </section>`;
+}
+
+/** The closed page's offer as the case stands (`passkeyOffer`), for the page to draw; null: none. */
+export function passkeyClosedPageOffer(offer: PasskeyOffer): ClosedPageOffer | null {
+  return offer === null ? null : (input) => passkeyOfferSection({ ...input, offer });
 }
