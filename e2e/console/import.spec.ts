@@ -106,6 +106,7 @@ test('in test mode the import says what a test import does: nothing charged, no 
   await signInAsNewOwner(page, world.app.baseUrl, team, 'importer-password-e2e-2');
   await page.getByRole('link', { name: 'Cases' }).click();
   await page.getByLabel('Test data').check();
+  await expect(page.getByRole('region', { name: 'Test mode' })).toContainText('Viewing test data');
   await page.getByRole('link', { name: 'Import from CSV' }).click();
   await expect(page.getByRole('heading', { name: 'Import cases from a CSV file' })).toBeVisible();
   const main = page.locator('main');

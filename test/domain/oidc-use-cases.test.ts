@@ -1289,6 +1289,43 @@ describe('a returning person, re-verified by passkey through the provider', () =
   });
 });
 
+describe('a person with no passkey, through the provider', () => {
+  it('goes back to the identity provider with access_denied saying why, and nothing opens', async () => {
+    await freshClient();
+    await templateActions.create(teamContext(false), {
+      name: 'passkey-only',
+      verification_methods: { passkey: true },
+    });
+    const claims = JSON.parse(String(params().claims)) as {
+      id_token: { verified_claims: Array<{ claims: Record<string, unknown> }> };
+    };
+    const [entry] = claims.id_token.verified_claims;
+    if (entry) entry.claims.email = { value: 'never-saved@acme.test' };
+    const pushed = await push({ scope: 'openid idv_flow_passkey-only', claims: JSON.stringify(claims) });
+    const answer = await authorizeFlow(deps(), {
+      requestUri: pushed.request_uri,
+      clientId: null,
+      clientAddress: '198.51.100.1',
+      userAgent: 'Chrome',
+    });
+    if (!('redirect' in answer)) throw new Error(`authorize refused: ${answer.refused}`);
+    const back = new URL(answer.redirect);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('error_description')).toContain('holds no passkey');
+    const [flow] = await database.db
+      .select()
+      .from(oidcFlows)
+      .where(eq(oidcFlows.id, flowIdOf(pushed.request_uri) ?? ''));
+    expect(flow?.caseId).toBeNull();
+    const opened = await database.db
+      .select()
+      .from(cases)
+      .where(eq(cases.subjectEmail, 'never-saved@acme.test'));
+    expect(opened).toEqual([]);
+  });
+});
+
 describe('the provider’s small parts', () => {
   it('discovery names its endpoints under the issuer, PAR required, S256 and RS256 only: the whole document', () => {
     // toEqual, not toMatchObject: every member is a promise to the relying party, and a member

@@ -45,8 +45,9 @@ const RETRIABLE: DeliveryStatus[] = ['failed', 'dead_letter'];
  * deliveries, held as pending; one its team switched off gets none. As one CTE body (of the
  * outbox's statement below, or of a creation's writes): returns each delivery's id and endpoint,
  * for `activeDeliveriesOf`. `ids`, a JSON array of `PlannedDelivery`, names the ids the caller
- * chose for some of them (those whose jobs it queued first, in the same transaction); the others get
- * the column's default.
+ * chose for some of them (those whose jobs it queued first, in the same transaction), taken only
+ * for an endpoint still active: a delivery held for an endpoint the service disabled meanwhile
+ * gets the column's default like the others, so the job queued for it finds no delivery.
  */
 export function fanOutFrom(events: SQL, ids: SQL = sql`'[]'::jsonb`): SQL {
   return sql`
@@ -71,7 +72,7 @@ export function fanOutFrom(events: SQL, ids: SQL = sql`'[]'::jsonb`): SQL {
      and e.type = any(${endpoint.events})
      and (${endpoint.isActive} or ${endpoint.disabledAt} is not null)
     left join jsonb_to_recordset(${ids}) as given(id uuid, event_id uuid, endpoint_id uuid)
-      on given.event_id = e.event_id and given.endpoint_id = ${endpoint.id}
+      on given.event_id = e.event_id and given.endpoint_id = ${endpoint.id} and ${endpoint.isActive}
     returning ${names(webhookDeliveries.id, webhookDeliveries.endpointId)}
   `;
 }
