@@ -290,10 +290,9 @@ async function main(): Promise<void> {
     // app's processes and of the whole PostgreSQL server meanwhile, over the deliveries received
     // meanwhile, is what one delivery attempt costs (claim, sign, POST, record; pg-boss's fetch
     // and completion).
-    const postmaster = postgresRoot;
     const cpuAfterRecording = {
       app: treeCpuMs(app.process.pid as number),
-      pg: postmaster ? treeCpuMs(postmaster) : Number.NaN,
+      pg: postgresRoot ? treeCpuMs(postgresRoot) : Number.NaN,
       received: receiver.received.length,
     };
     const expected = THROUGHPUT_EVENTS * ENDPOINTS;
@@ -312,7 +311,7 @@ async function main(): Promise<void> {
     const attemptsMeasured = Math.max(1, receiver.received.length - cpuAfterRecording.received);
     const attemptCost = {
       app: (treeCpuMs(app.process.pid as number) - cpuAfterRecording.app) / attemptsMeasured,
-      pg: postmaster ? (treeCpuMs(postmaster) - cpuAfterRecording.pg) / attemptsMeasured : Number.NaN,
+      pg: postgresRoot ? (treeCpuMs(postgresRoot) - cpuAfterRecording.pg) / attemptsMeasured : Number.NaN,
     };
     const succeeded = await eventuallyCount(
       database,
@@ -408,7 +407,7 @@ async function main(): Promise<void> {
         ` -> ${rate.toFixed(0)} deliveries/s (target >= 1,500); events recorded in ${(recordedMs / 1000).toFixed(1)} s;` +
         ` ${succeeded} marked success; ${duplicates} duplicate requests`,
       `  attempt      CPU per delivery attempt over the ${attemptsMeasured} after the last event's commit: app ${attemptCost.app.toFixed(3)} ms` +
-        ` (target <= 0.4), PostgreSQL ${postmaster ? `${attemptCost.pg.toFixed(3)} ms` : 'not measured (BENCH_DATABASE_URL)'} (target <= 0.2)`,
+        ` (target <= 0.4), PostgreSQL ${postgresRoot ? `${attemptCost.pg.toFixed(3)} ms` : 'not measured (BENCH_DATABASE_URL)'} (target <= 0.2)`,
       `  latency      ${LATENCY_RATE} events/s x ${LATENCY_SECONDS} s, ${ENDPOINTS} endpoints: ${latencies.length} of ${total * ENDPOINTS} received;` +
         ` commit -> receiver p50 ${percentile(latencies, 50)} ms, p95 ${percentile(latencies, 95)} ms, p99 ${percentile(latencies, 99)} ms, max ${latencies.at(-1)} ms (targets p50 < 300, p99 < 1000)`,
       `  expiry       ${EXPIRY_CASES} cases expiring at once: all expired ${(expiredAfterMs / 1000).toFixed(1)} s after expires_at (target 60 s);` +

@@ -216,15 +216,14 @@ const push = (overrides: Record<string, unknown> = {}, authorization: string | n
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
+/** The browser at authorize with a pushed request, as Okta sends it there. */
+const authorizeAnswer = (requestUri: string) =>
+  authorizeFlow(deps(), { requestUri, clientId: null, clientAddress: '198.51.100.1', userAgent: 'Chrome' });
+
 /** Okta's side and the browser's up to the case: the request pushed, authorize answered. */
 async function authorize(overrides: Record<string, unknown> = {}) {
   const pushed = await push(overrides);
-  const answer = await authorizeFlow(deps(), {
-    requestUri: pushed.request_uri,
-    clientId: null,
-    clientAddress: '198.51.100.1',
-    userAgent: 'Chrome',
-  });
+  const answer = await authorizeAnswer(pushed.request_uri);
   if (!('redirect' in answer)) throw new Error(`authorize refused: ${answer.refused}`);
   const begin = new URL(answer.redirect);
   const publicId = begin.pathname.split('/')[2] ?? '';
@@ -1302,12 +1301,7 @@ describe('a person with no passkey, through the provider', () => {
     const [entry] = claims.id_token.verified_claims;
     if (entry) entry.claims.email = { value: 'never-saved@acme.test' };
     const pushed = await push({ scope: 'openid idv_flow_passkey-only', claims: JSON.stringify(claims) });
-    const answer = await authorizeFlow(deps(), {
-      requestUri: pushed.request_uri,
-      clientId: null,
-      clientAddress: '198.51.100.1',
-      userAgent: 'Chrome',
-    });
+    const answer = await authorizeAnswer(pushed.request_uri);
     if (!('redirect' in answer)) throw new Error(`authorize refused: ${answer.refused}`);
     const back = new URL(answer.redirect);
     expect(back.origin + back.pathname).toBe(REDIRECT);

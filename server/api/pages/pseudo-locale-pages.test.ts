@@ -97,6 +97,26 @@ async function bodyOf(response: Response): Promise<string> {
   return response.text();
 }
 
+/** A passkey case's page, with the closed page's offer as `offer` stands and `notice`, if any. */
+function passkeyPage(
+  found: VerificationCase,
+  offer: PasskeyOffer,
+  notice: ReturnType<typeof noticeFor> | null,
+): ReturnType<typeof renderCasePage> {
+  const closedPageOffer = passkeyClosedPageOffer(offer);
+  return renderCasePage({
+    found,
+    now,
+    identityFlow: 'upload',
+    standIns: [],
+    providerFlow: null,
+    closedPageOffers: closedPageOffer ? [closedPageOffer] : [],
+    frame: frame(),
+    csrf: 'token',
+    notice,
+  });
+}
+
 describe('pages in the pseudo-locale', () => {
   it('the ID check by redirect: before, started, each erasure promise, and after redaction', () => {
     const variants: Array<[string, VerificationCase]> = [
@@ -162,17 +182,7 @@ describe('pages in the pseudo-locale', () => {
       ],
     ];
     for (const [name, found, passkeyOffer] of variants) {
-      const page = renderCasePage({
-        found,
-        now,
-        identityFlow: 'upload',
-        standIns: [],
-        providerFlow: null,
-        closedPageOffers: [passkeyClosedPageOffer(passkeyOffer)].filter((offer) => offer !== null),
-        frame: frame(),
-        csrf: 'token',
-        notice: null,
-      });
+      const page = passkeyPage(found, passkeyOffer, null);
       expectPseudo(page.html, name);
       if (passkeyOffer === 'offer' || name === 'asked for')
         expect(page.html, name).toContain('data-passkey=');
@@ -198,17 +208,7 @@ describe('pages in the pseudo-locale', () => {
       const notice = noticeFor(t, code, '2');
       expect(notice, code).toMatchObject({ error });
       for (const [name, found, passkeyOffer] of pages) {
-        const page = renderCasePage({
-          found,
-          now,
-          identityFlow: 'upload',
-          standIns: [],
-          providerFlow: null,
-          closedPageOffers: [passkeyClosedPageOffer(passkeyOffer)].filter((offer) => offer !== null),
-          frame: frame(),
-          csrf: 'token',
-          notice,
-        });
+        const page = passkeyPage(found, passkeyOffer, notice);
         const where = `${code} on the page ${name}`;
         expectPseudo(page.html, where);
         const shown = page.html.match(/<div id="notice" class="([^"]*)" role="([^"]*)"[^>]*>([^<]*)<\/div>/);
