@@ -69,6 +69,15 @@ export interface ConsoleWorld {
 type WorkerFixtures = { world: ConsoleWorld };
 
 export const test = base.extend<object, WorkerFixtures>({
+  /**
+   * Each test is its own client: its browser comes through this machine's proxy (the app trusts
+   * loopback) from an address of its own, so one file's many sign-ins do not spend the next
+   * test's share of the per-address sign-in limit.
+   */
+  extraHTTPHeaders: async ({ extraHTTPHeaders }, use) => {
+    const client = `10.${[...randomBytes(3)].join('.')}`;
+    await use({ ...extraHTTPHeaders, 'x-forwarded-for': client });
+  },
   world: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
     async ({}, use) => {
@@ -85,6 +94,7 @@ export const test = base.extend<object, WorkerFixtures>({
         databaseUrl,
         env: {
           SMTP_URL: '',
+          TRUSTED_PROXIES: 'loopback',
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
           NODE_EXTRA_CA_CERTS: certificate.certPath,
           JOB_TICK_SECONDS: '1',

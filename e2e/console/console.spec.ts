@@ -26,8 +26,8 @@ let apiKey: string;
 let viewerEmail: string;
 let helpdeskCaseId: string;
 /**
- * The owner's signed-in browser state after the helpdesk test, for later tests that only look:
- * sign-ins are limited per address (10 a minute), and this file already signs in many times.
+ * The owner's signed-in browser state after the helpdesk test, for later tests that only look
+ * (they need no sign-in of their own).
  */
 let ownerSession: Awaited<ReturnType<BrowserContext['storageState']>>;
 

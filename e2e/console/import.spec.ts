@@ -105,6 +105,8 @@ test('in test mode the import says what a test import does: nothing charged, no 
   const team = await world.createTeamQuickly('Rehearsal');
   await signInAsNewOwner(page, world.app.baseUrl, team, 'importer-password-e2e-2');
   await page.getByRole('link', { name: 'Cases' }).click();
+  // The switch reloads the page it is on: be on Cases first, or the reload lands on the overview.
+  await expect(page.getByRole('heading', { name: 'Cases', level: 1 })).toBeVisible();
   await page.getByLabel('Test data').check();
   await expect(page.getByRole('region', { name: 'Test mode' })).toContainText('Viewing test data');
   await page.getByRole('link', { name: 'Import from CSV' }).click();
