@@ -36,7 +36,8 @@ export function retryDelaySeconds(schedule: number[], attempt: number): number {
   return schedule[Math.min(attempt - 1, schedule.length - 1)] ?? 0;
 }
 
-interface Outcome {
+/** An attempt that ended, its outcome not yet written. */
+export interface Outcome {
   delivery: ClaimedDelivery;
   result: PostResult;
   startedAt: Date;
@@ -127,66 +128,74 @@ async function recordFailure(
 }
 
 /**
- * Attempts the given deliveries once each (those that are due and not held), concurrently, and
- * records each outcome. Returns the deliveries whose outcome could not be written: each one's claim
- * is left to expire and be recovered (sent again), and no other delivery's record depends on it.
+ * Claims the due deliveries among `ids` (those not already claimed or held), each with a lease
+ * that outlasts its attempt: a worker that dies mid-attempt leaves the claim to expire, and the
+ * recovery sweep sends the delivery again.
  */
-export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Promise<UnwrittenOutcomes> {
-  const unwritten: UnwrittenOutcomes = new Map();
-  if (ids.length === 0) return unwritten;
+export async function claimDeliveries(deps: DeliveryDeps, ids: string[]): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
   const at = deps.clock();
-  const claimed = await claimDueDeliveries(deps.db).execute({
+  return claimDueDeliveries(deps.db).execute({
     ids: uuidArray(ids),
     at: at.toISOString(),
     leaseUntil: new Date(at.getTime() + deps.timeoutMs + LEASE_MARGIN_MS).toISOString(),
   });
-  const outcomes = await Promise.all(
-    claimed.map(async (delivery): Promise<Outcome> => {
-      const startedAt = deps.clock();
-      if (delivery.attempt_count === 0) {
-        recordDeliveryLag((startedAt.getTime() - new Date(delivery.created_at).getTime()) / 1000);
+}
+
+/** One claimed delivery's attempt: signed, posted, its outcome returned (never thrown). */
+export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<Outcome> {
+  const startedAt = deps.clock();
+  if (delivery.attempt_count === 0) {
+    recordDeliveryLag((startedAt.getTime() - new Date(delivery.created_at).getTime()) / 1000);
+  }
+  // A span per attempt (tracing on): the receiver's host and the answer's status, never the
+  // endpoint's path or query (a team may put a secret there) nor the body.
+  const target = new URL(delivery.url);
+  const result = await inSpan(
+    `webhook attempt ${delivery.event_type}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': 'POST',
+        'server.address': target.hostname,
+        'vouch.webhook.event_type': delivery.event_type,
+        'vouch.webhook.attempt': delivery.attempt_count + 1,
+      },
+    },
+    async (span) => {
+      const posted = await postWebhook({
+        url: delivery.url,
+        body: delivery.body,
+        headers: deliveryHeaders({
+          secret: delivery.secret,
+          body: delivery.body,
+          eventType: delivery.event_type,
+          deliveryId: delivery.id,
+          now: startedAt,
+        }),
+        timeoutMs: deps.timeoutMs,
+        allowPrivateNetworks: deps.allowPrivateNetworks,
+      });
+      if (posted.status !== null) span?.setAttribute('http.response.status_code', posted.status);
+      if (span && !posted.ok) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute('error.type', posted.status === null ? 'no_answer' : String(posted.status));
       }
-      // A span per attempt (tracing on): the receiver's host and the answer's status, never the
-      // endpoint's path or query (a team may put a secret there) nor the body.
-      const target = new URL(delivery.url);
-      const result = await inSpan(
-        `webhook attempt ${delivery.event_type}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            'http.request.method': 'POST',
-            'server.address': target.hostname,
-            'vouch.webhook.event_type': delivery.event_type,
-            'vouch.webhook.attempt': delivery.attempt_count + 1,
-          },
-        },
-        async (span) => {
-          const posted = await postWebhook({
-            url: delivery.url,
-            body: delivery.body,
-            headers: deliveryHeaders({
-              secret: delivery.secret,
-              body: delivery.body,
-              eventType: delivery.event_type,
-              deliveryId: delivery.id,
-              now: startedAt,
-            }),
-            timeoutMs: deps.timeoutMs,
-            allowPrivateNetworks: deps.allowPrivateNetworks,
-          });
-          if (posted.status !== null) span?.setAttribute('http.response.status_code', posted.status);
-          if (span && !posted.ok) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.setAttribute('error.type', posted.status === null ? 'no_answer' : String(posted.status));
-          }
-          return posted;
-        },
-      );
-      return { delivery, result, startedAt };
-    }),
+      return posted;
+    },
   );
-  // The pg-boss batch completes only when every attempt in it has ended, so writing the
-  // successes together delays nothing and costs one statement instead of one per delivery.
+  return { delivery, result, startedAt };
+}
+
+/**
+ * Writes the outcomes of ended attempts: the successes together, in one statement (see
+ * `recordSuccesses`), each failure in a transaction of its own (it may queue the next attempt and
+ * count against its endpoint). Returns the deliveries whose outcome could not be written: each
+ * one's claim is left to expire and be recovered (sent again), and no other delivery's record
+ * depends on it.
+ */
+export async function recordOutcomes(deps: DeliveryDeps, outcomes: Outcome[]): Promise<UnwrittenOutcomes> {
+  const unwritten: UnwrittenOutcomes = new Map();
   await Promise.all([
     recordSuccesses(
       deps.db,
@@ -208,6 +217,17 @@ export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Prom
     if (outcome.result.ok && !unwritten.has(outcome.delivery.id)) recordDeliveryAttempt('success');
   }
   return unwritten;
+}
+
+/**
+ * Attempts the given deliveries once each (those that are due and not held), concurrently, and
+ * records their outcomes together once all have ended (see `recordOutcomes`). The worker does the
+ * same without waiting for the slowest (`startDeliveryDispatcher`).
+ */
+export async function attemptDeliveries(deps: DeliveryDeps, ids: string[]): Promise<UnwrittenOutcomes> {
+  const claimed = await claimDeliveries(deps, ids);
+  const outcomes = await Promise.all(claimed.map((delivery) => attemptDelivery(deps, delivery)));
+  return recordOutcomes(deps, outcomes);
 }
 
 /**

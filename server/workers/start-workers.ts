@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PgBoss } from 'pg-boss';
 import { resumeStrandedImports, runCaseImport } from '@/server/application/case-imports/run-case-import';
 import { sealAuditChains } from '@/server/audit/audit-chain';
@@ -8,12 +9,20 @@ import { purgeIdempotencyKeys } from '@/server/idempotency/purge-idempotency-key
 import { sendDueMails } from '@/server/mail/send-mail';
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { type JobPayloads, QUEUES, type QueueName } from '@/server/platform/jobs/catalog';
-import { failingSafely, jobFailure } from '@/server/platform/jobs/job-failure';
+import { failingSafely } from '@/server/platform/jobs/job-failure';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { logger } from '@/server/platform/logger';
 import type { Runtime } from '@/server/platform/runtime';
-import { attemptDeliveries, recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
+import { recoverStalledDeliveries } from '@/server/webhooks/attempt-delivery';
+import { startDeliveryDispatcher } from '@/server/webhooks/delivery-dispatcher';
 import { applyRetention } from './data-retention';
+
+/** Delivery jobs one fetch takes at most. */
+const DELIVERY_FETCH_BATCH = 50;
+/** How long the delivery fetcher rests after a short batch (latency spent for larger batches). */
+const DELIVERY_FETCH_PAUSE_MS = 20;
+/** Attempts a worker process keeps under way, and how their outcomes are written together. */
+const DELIVERY_DISPATCH = { maxInFlight: 200, writeBatch: DELIVERY_FETCH_BATCH, writeAfterMs: 10 };
 
 /** How often a worker offers the next run of a long period: a run starts this soon after its slot opens. */
 const LONGEST_OFFER_SECONDS = 60;
@@ -63,34 +72,33 @@ export async function startWorkers(runtime: Runtime): Promise<void> {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   };
+  const deliveries = startDeliveryDispatcher(deliveryDeps, DELIVERY_DISPATCH);
   await boss.work<JobPayloads[typeof QUEUES.webhookDeliver]>(
     QUEUES.webhookDeliver,
     {
-      batchSize: 50,
-      localConcurrency: 4,
+      batchSize: DELIVERY_FETCH_BATCH,
+      // One fetcher is enough: it waits for the claim, never for the attempts.
+      localConcurrency: 1,
       // Retries come due without a NOTIFY, so the idle poll stays short even with LISTEN/NOTIFY on.
       pollingIntervalSeconds: 1,
       notifyPollingIntervalSeconds: 1,
       burstWhenBatchFull: true,
-      // Each job settles on its own delivery's outcome: one that could not be written fails
-      // (and retries) its own job, not the other deliveries of the batch.
-      perJobResults: true,
     },
     failingSafely(QUEUES.webhookDeliver, async (jobs) => {
-      const unwritten = await attemptDeliveries(
-        deliveryDeps,
-        jobs.map((job) => job.data.deliveryId),
-      );
-      return jobs.map((job) => {
-        const deliveryId = job.data.deliveryId;
-        if (!unwritten.has(deliveryId)) return { id: job.id, status: 'completed' as const };
-        const output = jobFailure(QUEUES.webhookDeliver, unwritten.get(deliveryId), {
-          delivery_id: deliveryId,
-        });
-        return { id: job.id, status: 'failed' as const, output };
-      });
+      // A claim that cannot be made fails the batch's jobs, and pg-boss retries them.
+      await deliveries.dispatch(jobs.map((job) => job.data.deliveryId));
+      // A short batch means the queue is caught up: wait a moment before the next fetch, so that
+      // it takes what arrived meanwhile at once rather than one delivery per fetch (each fetch,
+      // claim and completion is a statement, however few deliveries it carries).
+      if (jobs.length < DELIVERY_FETCH_BATCH) await sleep(DELIVERY_FETCH_PAUSE_MS);
     }),
   );
+  // Before the job queue stops (hooks run in reverse): no new fetch, then every attempt under way
+  // ends and is written while the database is still open.
+  onShutdown(async () => {
+    await boss.offWork(QUEUES.webhookDeliver, { wait: true });
+    await deliveries.drain();
+  });
 
   const mailSender = {
     db,
