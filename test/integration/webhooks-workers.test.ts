@@ -241,4 +241,21 @@ describe('workers', () => {
     expect(row.attemptCount).toBe(1);
     expect(row.claimToken).toBeNull();
   }, 90_000);
+
+  it('a worker stopped with SIGTERM mid-attempt first ends the attempt and records it', async () => {
+    // The only worker: the one stopped is the one attempting.
+    for (const other of workers.splice(0)) await other.stop();
+    const worker = await startApp({ databaseUrl: database.url, env: workerEnv(true) });
+    receiver.replies.set('/drain', () => ({ status: 200, delayMs: 1500 }));
+    await onlyEndpoint('/drain');
+    await createCases(1);
+    const [request] = await receiver.waitFor('/drain', 1);
+    await worker.stop(); // SIGTERM, while the receiver still holds the request
+    expect(worker.process.exitCode).toBe(0);
+    const id = String(request?.headers['x-service-delivery']);
+    const [row] = await database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    // Written before the process closed its database: nothing left for the recovery sweep.
+    expect(row).toMatchObject({ status: 'success', attemptCount: 1, claimToken: null });
+    expect(receiver.requestsTo('/drain')).toHaveLength(1);
+  });
 });
