@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from '@/server/platform/database-unavailable';
 import { reportOutage } from '@/server/platform/jobs/outage-log';
 import { errorFields, logger } from '@/server/platform/logger';
+import type { ClaimedDelivery } from '@/server/platform/outbox/delivery-state';
 import {
   attemptDelivery,
   claimDeliveries,
@@ -88,7 +89,7 @@ export function startDeliveryDispatcher(deps: DeliveryDeps, options: DispatcherO
     else writeTimer ??= setTimeout(() => void write(), options.writeAfterMs);
   }
 
-  async function attempt(delivery: Parameters<typeof attemptDelivery>[1]): Promise<void> {
+  async function attempt(delivery: ClaimedDelivery): Promise<void> {
     try {
       onEnded(await attemptDelivery(deps, delivery));
     } catch (error) {
@@ -111,7 +112,7 @@ export function startDeliveryDispatcher(deps: DeliveryDeps, options: DispatcherO
         await new Promise<void>((wake) => roomWaiters.push(wake));
       }
       inFlight += ids.length;
-      let claimed: Awaited<ReturnType<typeof claimDeliveries>>;
+      let claimed: ClaimedDelivery[];
       try {
         claimed = await claimDeliveries(deps, ids);
       } catch (error) {
