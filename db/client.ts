@@ -10,6 +10,7 @@ import {
 } from './connection-usage';
 import * as schema from './schema';
 import { traceStatement, tracingStatements } from './statement-spans';
+import { statementTurns } from './statement-turns';
 
 export type Db = PostgresJsDatabase<typeof schema>;
 /** A transaction handle: same query API as `Db`. */
@@ -46,6 +47,7 @@ function preparingStatements<T extends postgres.Sql | postgres.TransactionSql>(
   sql: T,
   usage?: ConnectionUsageTracker,
   poolMode: PoolMode = 'session',
+  inTurn?: <Q>(query: Q) => Q,
 ): T {
   return new Proxy(sql, {
     get(target, property, receiver) {
@@ -65,8 +67,10 @@ function preparingStatements<T extends postgres.Sql | postgres.TransactionSql>(
                 : options,
           );
           if (tracingStatements()) traceStatement(statement, query);
-          // The pool's own statements hold a connection while they run; a transaction's are counted with it.
-          return usage ? usage.countStatement(statement) : statement;
+          // The pool's own statements hold a connection while they run, and wait their turn for
+          // one (db/statement-turns.ts); a transaction's are counted with it.
+          const counted = usage ? usage.countStatement(statement) : statement;
+          return inTurn ? inTurn(counted) : counted;
         }) as Unsafe;
       }
       if (property === 'begin' || property === 'savepoint') {
@@ -144,7 +148,9 @@ export function connectDatabase(
     // friends agree with the JS side.
     connection: { TimeZone: 'UTC', ...options.settings },
   });
-  const db = runningCommitHooks(drizzle(preparingStatements(sql, usage, poolMode), { schema }));
+  const db = runningCommitHooks(
+    drizzle(preparingStatements(sql, usage, poolMode, statementTurns(max)), { schema }),
+  );
   return { db, sql, connectionUsage: usage.usage, close: () => sql.end({ timeout: 5 }) };
 }
 
