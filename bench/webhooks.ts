@@ -249,22 +249,25 @@ async function main(): Promise<void> {
       return { byRole, total: [...byRole.values()].reduce((sum, ms) => sum + ms, 0) };
     };
 
+    // Cases created as fast as the API takes them, spread over the teams (the warm-up and 1b).
+    const spreadOver = (label: string, seconds: number) =>
+      underCreation(
+        label,
+        (i) => creators[i % CREATION_TEAMS]?.token ?? '',
+        (target) =>
+          closedLoop({
+            endpoint,
+            concurrency: CREATION_CLIENTS,
+            warmupMs: 0,
+            durationMs: seconds * 1000,
+            target,
+          }),
+      );
     // 0. A freshly started service runs its first thousands of requests cold (V8 compiles the hot
     // paths as they run, the pools open their connections): a short unmeasured phase first, its
     // deliveries drained, so phase 1 measures the sustained rate the targets are about.
     log(`warm-up: ${CREATION_CLIENTS} clients for ${WARM_UP_SECONDS} s, not reported`);
-    await underCreation(
-      'warm-up',
-      (i) => creators[i % CREATION_TEAMS]?.token ?? '',
-      (target) =>
-        closedLoop({
-          endpoint,
-          concurrency: CREATION_CLIENTS,
-          warmupMs: 0,
-          durationMs: WARM_UP_SECONDS * 1000,
-          target,
-        }),
-    );
+    await spreadOver('warm-up', WARM_UP_SECONDS);
     // 1a. One team's hiring wave at a steady 350 cases/s (issue 27: >= 1,000 deliveries/s).
     const oneTeam = await underCreation(
       `one team at ${ONE_TEAM_RATE}/s, open loop`,
@@ -274,17 +277,9 @@ async function main(): Promise<void> {
     );
     // 1b. As many as the API takes, spread over the teams.
     if (STATEMENT_STATS) await resetStatementStats(databaseUrl);
-    const spread = await underCreation(
+    const spread = await spreadOver(
       `${CREATION_CLIENTS} clients for ${CREATION_TEAMS} teams, closed loop`,
-      (i) => creators[i % CREATION_TEAMS]?.token ?? '',
-      (target) =>
-        closedLoop({
-          endpoint,
-          concurrency: CREATION_CLIENTS,
-          warmupMs: 0,
-          durationMs: CREATION_SECONDS * 1000,
-          target,
-        }),
+      CREATION_SECONDS,
     );
 
     if (STATEMENT_STATS) {
