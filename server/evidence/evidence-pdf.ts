@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, type PDFFont, type PDFPage, rgb } from 'pdf-lib';
-import subsetFont from 'subset-font';
 import { EVIDENCE_MEDIA_TYPE, type EvidenceRecord, evidencePdfNames } from './record-format';
 
 /*
@@ -126,6 +125,9 @@ async function embedFonts(doc: PDFDocument, paragraphs: Paragraph[]): Promise<Ma
     }
   }
   const fonts = new Map<FontName, PDFFont>();
+  // Loaded with the first record, not with the process: subset-font's WebAssembly (HarfBuzz and
+  // WOFF2's two coders, 16 MB of memory each) is some 40 MB that only a record's PDF uses.
+  const { default: subsetFont } = await import('subset-font');
   for (const [name, chars] of used) {
     const full = Buffer.from(await readFont(name === 'bold' ? BOLD_FILE : FONT_FILES[name]));
     fonts.set(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 
 /** The largest logo file a team may upload. */
 export const LOGO_MAX_BYTES = 200 * 1024;
@@ -34,6 +34,9 @@ export async function reencodeLogo(upload: Uint8Array): Promise<ReencodedLogo | 
       refused: `The logo must be at most ${LOGO_MAX_BYTES / 1024} KB; this file is ${Math.ceil(upload.byteLength / 1024)} KB.`,
     };
   }
+  // Loaded with the first logo, not with the process: libvips holds some 10 MB of a web process's
+  // memory that only an upload uses.
+  const { default: sharp } = await import('sharp');
   let metadata: Metadata;
   try {
     metadata = await sharp(upload, { limitInputPixels: false }).metadata();

@@ -108,7 +108,7 @@ export function documentHtml(input: {
   const { t, team } = frame;
   const colour = team?.color ? brandStylesheet(team.color) : null;
   const page = html`<!DOCTYPE html>
-<html lang="${t.lang}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} · ${team?.name ?? 'Vouch'}</title><style>${new Html(PAGE_CSS)}</style>${colour ? html`<style>${new Html(colour.css)}</style>` : ''}${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
+<html lang="${t.lang}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${input.title} &middot; ${team?.name ?? 'Vouch'}</title><style>${new Html(PAGE_CSS)}</style>${colour ? html`<style>${new Html(colour.css)}</style>` : ''}${input.live ? html`<script src="${LIVE_SCRIPT_PATH}" defer></script>` : ''}</head>
 <body><a class="skip" href="#main">${t.text('page.skipToContent')}</a>${siteHeader(frame)}
 ${input.body}
 <footer>${team?.supportLine ? html`<p class="support"><bdi>${team.supportLine}</bdi></p>` : ''}<p>${t.text('page.footer')}</p></footer></body></html>`;

@@ -36,6 +36,16 @@ const FOLDED: Record<string, string> = {
  */
 const DIACRITICS = /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}])\p{M}+/gu;
 
+// The patterns that name non-ASCII letters are built from strings, not written as regular
+// expression literals: the bundle spells a string's letters as escapes but keeps a literal's as
+// they are, and one non-ASCII character makes V8 hold a whole bundle's source at two bytes a
+// character (scripts/build-processes.mjs checks it).
+const FOLDABLE_LETTERS = new RegExp(`[${Object.keys(FOLDED).join('')}]`, 'g');
+/** The hyphens (-, ‐, ‑ and the en dash –), apostrophes (' and ’) and the dot names are spelt with. */
+const NAME_PUNCTUATION = "-‐‑–'’.";
+const PUNCTUATION = new RegExp(`[${NAME_PUNCTUATION}]`, 'g');
+const SPACES_AND_PUNCTUATION = new RegExp(`[${NAME_PUNCTUATION}\\s]`, 'g');
+
 /**
  * A name as compared: diacritics of Latin, Greek and Cyrillic letters and case dropped (ł, ø,
  * ß… folded too), hyphens, apostrophes and dots read as spaces (Jean-Luc, O'Brien, J. are spelt
@@ -46,8 +56,8 @@ export function comparableName(name: string): string {
     .normalize('NFKD')
     .replace(DIACRITICS, '$1')
     .toLocaleLowerCase('und')
-    .replace(/[łøđðþßæœıς]/g, (letter) => FOLDED[letter] ?? letter)
-    .replace(/[-‐‑–'’.]/g, ' ')
+    .replace(FOLDABLE_LETTERS, (letter) => FOLDED[letter] ?? letter)
+    .replace(PUNCTUATION, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .normalize('NFC');
@@ -77,7 +87,7 @@ const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
  * consonant with its vowel sign is one, so a short Hindi name is held to the short names' rule).
  */
 function letterCount(name: string): number {
-  return [...graphemes.segment(name.normalize('NFC').replace(/[\s\-‐‑–'’.]/g, ''))].length;
+  return [...graphemes.segment(name.normalize('NFC').replace(SPACES_AND_PUNCTUATION, ''))].length;
 }
 
 /**
