@@ -19,7 +19,9 @@ import { v7 as uuidv7 } from 'uuid';
  *   unit per method from the plan's allowance, else at the method's price with the `teams` top-up
  *   balance debited), the case (`cases`), its steps (`case_steps`, the mailed link's token hash in
  *   the settings), `case.created` (`events`), the subject's link mail (`mail_outbox`) and the audit
- *   entry (`audit_log`, unsealed: the app's worker seals the chain, not the request);
+ *   entry (`audit_log`: the request writes it, the app's worker seals the chain later). The mail is
+ *   never due and the entry says it is in no chain: the app runs beside the reference in the
+ *   comparison, and its worker must send and seal only the app's own (the same columns written);
  * - a get's read, ONE statement: the case with its steps as one JSON array, as the app's.
  *
  * Computed in the request, as the app does: the SHA-256 of the key, the link token's SHA-256
@@ -173,14 +175,14 @@ const CREATE = `
     select $13::uuid, $1::uuid, $2::boolean, 'case.created', $14::json, inserted.id, $15, $3::timestamptz
     from inserted
   ), mail as (
-    insert into mail_outbox (id, "to", subject, text, html, language, livemode, case_id)
-    select $16::uuid, $6, $17, $18, $19, 'en', $2::boolean, inserted.id
+    insert into mail_outbox (id, "to", subject, text, html, language, livemode, case_id, next_attempt_at)
+    select $16::uuid, $6, $17, $18, $19, 'en', $2::boolean, inserted.id, 'infinity'
     from inserted
   ), audit as (
     insert into audit_log (created_at, team_id, actor_user_id, actor_email, action, target, details,
-                           ip_address, user_agent)
+                           ip_address, user_agent, hash)
     select $3::timestamptz, $1::uuid, null, $20, 'case.created', inserted.id::text,
-           jsonb_build_object('livemode', $2::boolean), $21, $22
+           jsonb_build_object('livemode', $2::boolean), $21, $22, 'lean reference: in no chain'
     from inserted
   )
   select count(*)::int as created from inserted`;
