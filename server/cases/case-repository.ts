@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
 import { cases } from '@/db/schema';
 import type { DataScope } from '@/server/platform/data-scope';
-import { looksLikePublicId } from '@/server/platform/ids';
+import { isUuid, looksLikePublicId } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { presentationOf, type TeamPresentation } from '@/server/teams/presentation';
 import type { CaseRecord } from './case-record';
@@ -38,10 +37,10 @@ export async function findTeamCaseOrFail(
   scope: DataScope,
   caseId: string,
 ): Promise<CaseRecord> {
-  const id = z.uuid().safeParse(caseId);
-  const record = id.success ? await findCaseForTeam(db, scope, id.data) : null;
+  const valid = isUuid(caseId);
+  const record = valid ? await findCaseForTeam(db, scope, caseId) : null;
   if (record) return record;
-  throw await notFoundInScope(db, cases, scope, id.success ? id.data : null, {
+  throw await notFoundInScope(db, cases, scope, valid ? caseId : null, {
     noun: 'case',
     detail: looksLikePublicId(caseId)
       ? 'No case with this id. This looks like a public_id (the id in the subject’s verification link); the API names a case by its id, a UUID.'

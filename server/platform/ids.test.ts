@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { newRowId, secureRandomBytes } from './ids';
+import { isUuid, newRowId, secureRandomBytes } from './ids';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const madeAt = (id: string) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
@@ -47,5 +47,16 @@ describe('secureRandomBytes', () => {
     const draws = Array.from({ length: 1000 }, () => secureRandomBytes(16).toString('hex'));
     expect(new Set(draws).size).toBe(draws.length);
     expect(secureRandomBytes(10_000)).toHaveLength(10_000);
+  });
+});
+
+describe('isUuid', () => {
+  it("takes the ids rows are given and refuses what only looks like one (a case's public id, a truncated or padded UUID)", () => {
+    expect(isUuid(newRowId())).toBe(true);
+    expect(isUuid('9b2f4c1e-8a3d-4e5f-9c6b-7d8e9f0a1b2c')).toBe(true);
+    expect(isUuid('aB3dE5fG7hJ9kL1m')).toBe(false);
+    expect(isUuid('9b2f4c1e-8a3d-4e5f-9c6b-7d8e9f0a1b2')).toBe(false);
+    expect(isUuid(' 9b2f4c1e-8a3d-4e5f-9c6b-7d8e9f0a1b2c')).toBe(false);
+    expect(isUuid('')).toBe(false);
   });
 });

@@ -1,10 +1,10 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Queryable, Tx } from '@/db/client';
 import { type NameMatchMode, type VerificationMethod, verificationTemplates } from '@/db/schema';
 import type { Locale } from '@/server/i18n/supported-locales';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import { isUuid } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 
 export type TemplateRecord = typeof verificationTemplates.$inferSelect;
@@ -53,15 +53,15 @@ export async function findTemplateOrFail(
   scope: DataScope,
   id: string,
 ): Promise<TemplateRecord> {
-  const valid = z.uuid().safeParse(id);
-  const [row] = valid.success
+  const valid = isUuid(id);
+  const [row] = valid
     ? await db
         .select()
         .from(verificationTemplates)
-        .where(and(inScope(scope), eq(verificationTemplates.id, valid.data)))
+        .where(and(inScope(scope), eq(verificationTemplates.id, id)))
     : [];
   if (!row) {
-    throw await notFoundInScope(db, verificationTemplates, scope, valid.success ? valid.data : null, {
+    throw await notFoundInScope(db, verificationTemplates, scope, valid ? id : null, {
       noun: 'template',
     });
   }

@@ -6,12 +6,13 @@ import { webhookAttempts, webhookDeliveries } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import { isUuid } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { scheduleEndpointRetries, scheduleRetry } from '@/server/platform/outbox/delivery-state';
 import { readKeysetPage } from '@/server/platform/pagination';
 import { requireEndpoint } from './manage-endpoints';
-import { isUuid, type ListDeliveriesInput } from './wire';
+import type { ListDeliveriesInput } from './wire';
 
 /** The scope's conditions on the deliveries table: one team, one mode. */
 function inScope(scope: DataScope) {

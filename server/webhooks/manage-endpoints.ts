@@ -4,13 +4,13 @@ import { teams, webhookEndpoints } from '@/db/schema';
 import type { Clock } from '@/server/platform/clock';
 import type { DataScope } from '@/server/platform/data-scope';
 import { AppError } from '@/server/platform/errors';
+import { isUuid } from '@/server/platform/ids';
 import type { JobProducer } from '@/server/platform/jobs/producers';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 import { createPingDelivery, resumeHeldDeliveries } from '@/server/platform/outbox/delivery-state';
 import { recordEvent, SUBSCRIBABLE_EVENT_TYPES } from '@/server/platform/outbox/record-events';
 import { literalAddress, localOnlyHostReason, refusedAddressReason } from './destination-guard';
 import { newSigningSecret } from './signature';
-import { isUuid } from './wire';
 
 /** Endpoints per team: one more answers ENDPOINT_LIMIT_REACHED. */
 export const MAX_ENDPOINTS_PER_TEAM = 10;

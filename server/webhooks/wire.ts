@@ -14,11 +14,6 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
 
-/** A malformed id names nothing of this team: callers answer 404, as for an unknown id. */
-export function isUuid(value: string): boolean {
-  return z.uuid().safeParse(value).success;
-}
-
 /** Sample values the OpenAPI document shows, the same wherever they appear. */
 export const EXAMPLE_ENDPOINT_ID = '5d0c2a8e-7b41-4f6a-a3e9-1c2b7d8e9f01';
 const EXAMPLE_DELIVERY_ID = '01946b2a-7c3f-7a10-8b2c-4d5e6f7a8b9c';

@@ -16,7 +16,7 @@ import { createCaseInput, listCasesInput, toCaseWire } from '@/server/applicatio
 import { caseEndedAt } from '@/server/cases/case-ended-at';
 import { findCaseForTeam } from '@/server/cases/case-repository';
 import { readCaseTimeline } from '@/server/cases/case-timeline';
-import { eventWireId } from '@/server/platform/ids';
+import { eventWireId, isUuid } from '@/server/platform/ids';
 import { notFoundInScope } from '@/server/platform/not-found-in-scope';
 
 const caseId = z.object({ id: z.string().max(100) });
@@ -46,10 +46,10 @@ export const consoleCasesRouter = router({
 
   /** One case with the events it caused and their webhook deliveries, oldest first. */
   get: sessionProcedure.input(z.object({ id: z.string().max(100) })).query(async ({ ctx, input }) => {
-    const id = z.uuid().safeParse(input.id);
-    const record = id.success ? await findCaseForTeam(ctx.db, ctx.scope, id.data) : null;
+    const valid = isUuid(input.id);
+    const record = valid ? await findCaseForTeam(ctx.db, ctx.scope, input.id) : null;
     if (!record) {
-      throw await notFoundInScope(ctx.db, cases, ctx.scope, id.success ? id.data : null, {
+      throw await notFoundInScope(ctx.db, cases, ctx.scope, valid ? input.id : null, {
         noun: 'case',
         detail: 'No case with this id in your team.',
       });
