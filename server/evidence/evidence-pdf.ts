@@ -125,8 +125,8 @@ async function embedFonts(doc: PDFDocument, paragraphs: Paragraph[]): Promise<Ma
     }
   }
   const fonts = new Map<FontName, PDFFont>();
-  // Loaded with the first record, not with the process: subset-font's WebAssembly (HarfBuzz and
-  // WOFF2's two coders, 16 MB of memory each) is some 40 MB that only a record's PDF uses.
+  // Loaded with the first record, not with the process: as it loads, subset-font instantiates
+  // WOFF2's two coders, each with 16 MB of WebAssembly memory, which only a record's PDF uses.
   const { default: subsetFont } = await import('subset-font');
   for (const [name, chars] of used) {
     const full = Buffer.from(await readFont(name === 'bold' ? BOLD_FILE : FONT_FILES[name]));

@@ -34,8 +34,8 @@ export async function reencodeLogo(upload: Uint8Array): Promise<ReencodedLogo | 
       refused: `The logo must be at most ${LOGO_MAX_BYTES / 1024} KB; this file is ${Math.ceil(upload.byteLength / 1024)} KB.`,
     };
   }
-  // Loaded with the first logo, not with the process: libvips holds some 10 MB of a web process's
-  // memory that only an upload uses.
+  // Loaded with the first logo, not with the process: libvips (its 6 MB library mapped in, and its
+  // caches) serves only an upload.
   const { default: sharp } = await import('sharp');
   let metadata: Metadata;
   try {
