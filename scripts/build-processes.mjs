@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { assertAscii } from './ascii-scripts.mjs';
+import { trpcNativeSpread } from './trpc-native-spread.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -96,6 +97,9 @@ async function bundle(folder, entries, { replaceInPlace = false } = {}) {
     // of their own) it is held at one byte a character instead of two (see assertAscii).
     minifyWhitespace: true,
     legalComments: 'external',
+    // tRPC's object spreads as the language's own: its procedure caller copies its options at every
+    // middleware layer (the processes' bundle serves /v1 through it; the CLI's has no tRPC).
+    plugins: [trpcNativeSpread({ required: folder === 'processes' })],
     // The entries share most of their modules: one copy of each in a chunk of its own, and a
     // command's dynamic imports stay lazy (`--help` loads no database code).
     splitting: true,
