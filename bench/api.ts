@@ -468,6 +468,8 @@ interface Side {
   /** Its processes that serve requests (the app's web processes; the lean reference itself). */
   web: number[];
   appName: string;
+  /** What its creations' subjects are tagged with (the reference's counted afterwards). */
+  subjectTag: string;
 }
 
 /** A side's CPU so far, in ms: its processes, its request-serving ones, its PostgreSQL backends. */
@@ -546,75 +548,68 @@ async function requestInTurns(
   ms: number,
 ): Promise<ComparedRequest> {
   const phase = request === 'get' ? LEAN_GET : LEAN_CREATE;
-  const totals = new Map<Side, { cpu: SideCpu; answered: number; errors: number; okPerSecond: number[] }>(
-    sides.map((side) => [side, { cpu: { app: 0, web: 0, pg: 0 }, answered: 0, errors: 0, okPerSecond: [] }]),
-  );
+  // Each side's sums over the rounds, in the order of `sides`.
+  const tallies = sides.map(() => ({
+    cpu: { app: 0, web: 0, pg: 0 },
+    answered: 0,
+    errors: 0,
+    okPerSecond: [] as number[],
+  }));
   const appRatios: number[] = [];
   for (let round = 1; round <= LEAN_ROUNDS; round++) {
     if (request === 'create') await workerCaughtUp(admin);
-    const order = round % 2 === 1 ? sides : ([sides[1], sides[0]] as const);
-    const backends = new Map<Side, number[]>();
-    for (const side of sides) backends.set(side, await backendsOf(admin, side.appName));
-    const before = new Map(sides.map((side) => [side, sideCpu(side, backends.get(side) ?? [])]));
-    const answered = new Map<Side, number>();
-    for (const side of order) {
+    const backends = await Promise.all(sides.map((side) => backendsOf(admin, side.appName)));
+    const before = sides.map((side, i) => sideCpu(side, backends[i] ?? []));
+    const answered = [1, 1];
+    for (const i of round % 2 === 1 ? [0, 1] : [1, 0]) {
+      const side = sides[i] as Side;
+      const tally = tallies[i] as (typeof tallies)[number];
       log(
         `${side.name}: ${phase.scenario} @ ${human(ds.caseCount)} (${phase.load}), round ${round} of ${LEAN_ROUNDS}`,
       );
-      const target =
-        request === 'get'
-          ? expecting(getTarget(ds), 200)
-          : expecting(postOneTeamTarget(ds, `${run}${side.name === 'lean' ? 'L' : 't'}${round}`), 201);
       const result = await closedLoop({
         endpoint: { host: HOST, port: side.port },
         concurrency: phase.concurrency,
         warmupMs: 500,
         durationMs: ms,
-        target,
+        target:
+          request === 'get'
+            ? expecting(getTarget(ds), 200)
+            : expecting(postOneTeamTarget(ds, `${run}${side.subjectTag}${round}`), 201),
       });
-      const total = totals.get(side);
-      if (!total) continue;
-      total.answered += result.answered;
-      total.errors += result.errors;
-      total.okPerSecond.push(result.throughput);
-      answered.set(side, Math.max(1, result.answered));
+      tally.answered += result.answered;
+      tally.errors += result.errors;
+      tally.okPerSecond.push(result.throughput);
+      answered[i] = Math.max(1, result.answered);
       if (result.errors > 0) log(`  ${result.errors} errors, e.g. ${result.errorSamples.join(' | ')}`);
     }
     if (request === 'create') await workerCaughtUp(admin);
-    const perRequest = new Map<Side, SideCpu>();
-    for (const side of sides) {
+    const appPerRequest: number[] = [];
+    for (const [i, side] of sides.entries()) {
       // A backend that a pool opened during the round is counted whole (its CPU before it was 0).
-      const after = sideCpu(side, [
-        ...new Set([...(backends.get(side) ?? []), ...(await backendsOf(admin, side.appName))]),
-      ]);
-      const was = before.get(side) ?? after;
-      const used = { app: after.app - was.app, web: after.web - was.web, pg: after.pg - was.pg };
-      const total = totals.get(side);
-      if (total) {
-        total.cpu.app += used.app;
-        total.cpu.web += used.web;
-        total.cpu.pg += used.pg;
-      }
-      const n = answered.get(side) ?? 1;
-      perRequest.set(side, { app: used.app / n, web: used.web / n, pg: used.pg / n });
+      const opened = await backendsOf(admin, side.appName);
+      const after = sideCpu(side, [...new Set([...(backends[i] ?? []), ...opened])]);
+      const was = before[i] as SideCpu;
+      const tally = tallies[i] as (typeof tallies)[number];
+      tally.cpu.app += after.app - was.app;
+      tally.cpu.web += after.web - was.web;
+      tally.cpu.pg += after.pg - was.pg;
+      appPerRequest.push((after.app - was.app) / (answered[i] as number));
     }
-    const [vouch, lean] = sides.map((side) => perRequest.get(side)) as [SideCpu, SideCpu];
-    appRatios.push(vouch.app / lean.app);
+    appRatios.push((appPerRequest[0] as number) / (appPerRequest[1] as number));
   }
-  const figures = (side: Side): ComparedSide => {
-    const total = totals.get(side);
-    if (!total) throw new Error(`no figures for ${side.name}`);
-    const n = Math.max(1, total.answered);
+  const [vouch, lean] = tallies.map((tally): ComparedSide => {
+    const n = Math.max(1, tally.answered);
     return {
-      okPerSecond: total.okPerSecond.reduce((sum, rate) => sum + rate, 0) / total.okPerSecond.length,
-      app: total.cpu.app / n,
-      web: total.cpu.web / n,
-      pg: total.cpu.pg / n,
-      answered: total.answered,
-      errors: total.errors,
+      okPerSecond: tally.okPerSecond.reduce((sum, rate) => sum + rate, 0) / tally.okPerSecond.length,
+      app: tally.cpu.app / n,
+      web: tally.cpu.web / n,
+      pg: tally.cpu.pg / n,
+      answered: tally.answered,
+      errors: tally.errors,
     };
-  };
-  return { vouch: figures(sides[0]), lean: figures(sides[1]), appRatios };
+  }) as [ComparedSide, ComparedSide];
+  return { vouch, lean, appRatios };
 }
 
 /**
@@ -639,6 +634,7 @@ async function compareWithLean(
     pid: app.pid,
     web: webProcesses(app.pid),
     appName: APP_NAME,
+    subjectTag: 't',
   };
   const leanSide: Side = {
     name: 'lean',
@@ -646,6 +642,7 @@ async function compareWithLean(
     pid: lean.pid,
     web: [lean.pid],
     appName: LEAN_APP_NAME,
+    subjectTag: 'L',
   };
   const sides: [Side, Side] = [vouchSide, leanSide];
   const admin = postgres(ds.url, { max: 1, onnotice: () => {} });
@@ -663,6 +660,7 @@ async function compareWithLean(
     const since = new Date();
     const get = await requestInTurns('get', sides, ds, admin, run, ms.get / LEAN_ROUNDS);
     const create = await requestInTurns('create', sides, ds, admin, run, ms.create / LEAN_ROUNDS);
+    // Stopped before its rows are counted, so that nothing it still had under way lands after.
     await lean.stop();
 
     // What the measured creations wrote (requests the generator gave up on may still have committed).
@@ -674,7 +672,7 @@ async function compareWithLean(
       with c as (
         select id from cases
         where team_id = ${team.id} and livemode and created_at >= ${since}
-          and subject_email like ${`wave-${run}L%`})
+          and subject_email like ${`wave-${run}${leanSide.subjectTag}%`})
       select (select count(*) from c)::int as cases,
              (select count(*) from case_steps where case_id in (select id from c))::int as steps,
              (select count(*) from events where case_id in (select id from c) and type = 'case.created')::int as events,

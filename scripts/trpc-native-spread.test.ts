@@ -40,26 +40,20 @@ process.stdout.write(JSON.stringify(await caller.probe({ n: 1 })));
 
 /** The probe bundled as the processes are, with or without the plugin; its output and the bundle. */
 async function probe(native: boolean): Promise<{ output: unknown; bundle: string }> {
-  const entry = path.join(root, 'scripts', `.trpc-spread-probe-${process.pid}.mjs`);
-  writeFileSync(entry, PROBE);
-  try {
-    const result = await build({
-      absWorkingDir: root,
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      write: false,
-      logLevel: 'silent',
-      plugins: native ? [trpcNativeSpread({ required: true })] : [],
-    });
-    const bundle = result.outputFiles[0]?.text ?? '';
-    const file = path.join(scratch, `probe-${native}.mjs`);
-    writeFileSync(file, bundle);
-    return { output: JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' })), bundle };
-  } finally {
-    rmSync(entry, { force: true });
-  }
+  const result = await build({
+    // Resolved from the project, so that @trpc/server comes from its node_modules.
+    stdin: { contents: PROBE, resolveDir: root, loader: 'js' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+    plugins: native ? [trpcNativeSpread({ required: true })] : [],
+  });
+  const bundle = result.outputFiles[0]?.text ?? '';
+  const file = path.join(scratch, `probe-${native}.mjs`);
+  writeFileSync(file, bundle);
+  return { output: JSON.parse(execFileSync(process.execPath, [file], { encoding: 'utf8' })), bundle };
 }
 
 describe("tRPC's object spreads, as the language's own", () => {
