@@ -175,7 +175,7 @@ async function main(): Promise<void> {
      * What the receiver got for one phase's events, each phase's tagged with text of its own (in a
      * case's subject e-mail, in an event's `public_id`): an earlier phase's last deliveries (a retry,
      * a slow drain) can still arrive during the next, and must count for neither. Starts the phase
-     * (the receiver forgets what came before); `update` reads what arrived since it last looked.
+     * (the receiver forgets what came before); `unique()` takes in what arrived since it last looked.
      */
     const deliveriesTagged = (tag: string) => {
       receiver.received.length = 0;
