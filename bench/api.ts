@@ -359,27 +359,23 @@ async function readPhases(app: App, ds: SeededDataset, label: string, postmaster
   return { list, get };
 }
 
-/** The app's answers to the first list and get targets, checked: what the ceiling servers answer. */
 /**
- * The list's answer (50 cases, some 50 KB) from a bare node:http server at the list's rate: the
- * load generator's own latency for an answer that size, the floor under the app's list tail.
+ * A ceiling server (`startCeiling`) driven as the read phases drive the app, after a warm-up: the
+ * load generator's own latency for that answer at that rate, the floor under the app's.
  */
-async function listCeilingPhase(body: string, ds: SeededDataset): Promise<LoadResult> {
-  const ceiling = await startCeiling(body);
+async function ceilingAtReadRate(
+  scenario: string,
+  ceiling: { port: number; pid: number },
+  target: (i: number) => Target,
+): Promise<LoadResult> {
   const endpoint = { host: HOST, port: ceiling.port };
-  const target = listTarget(ds);
   await closedLoop({ endpoint, concurrency: 8, warmupMs: 0, durationMs: 2000, target });
-  const result = await measure(
-    "ceiling: bare node:http, the list's body",
-    '-',
-    `open ${READ_RATE}/s`,
-    { app: ceiling.pid, postmaster: null },
-    () => openLoop({ endpoint, rate: READ_RATE, warmupMs: WARMUP_MS, durationMs: SECONDS * 1000, target }),
+  return measure(scenario, '-', `open ${READ_RATE}/s`, { app: ceiling.pid, postmaster: null }, () =>
+    openLoop({ endpoint, rate: READ_RATE, warmupMs: WARMUP_MS, durationMs: SECONDS * 1000, target }),
   );
-  await ceiling.stop();
-  return result;
 }
 
+/** The app's answers to the first list and get targets, checked: what the ceiling servers answer. */
 async function sanityCheck(port: number, ds: SeededDataset): Promise<{ list: string; get: string }> {
   const list = await request(port, listTarget(ds)(0));
   const listed = JSON.parse(list.body) as { results?: unknown[] };
@@ -918,34 +914,21 @@ async function main(): Promise<void> {
   const app = await startBenchApp(database, database.appUrl(large.url), 'large');
   const bodies = await sanityCheck(app.port, large);
   const largeReads = await readPhases(app, large, human(LARGE), postmaster);
-  const listCeiling = await listCeilingPhase(bodies.list, large);
+  // The list's answer (50 cases, some 50 KB): the generator's own tail for an answer that size.
+  const listCeilingServer = await startCeiling(bodies.list);
+  const listCeiling = await ceilingAtReadRate(
+    "ceiling: bare node:http, the list's body",
+    listCeilingServer,
+    listTarget(large),
+  );
+  await listCeilingServer.stop();
   const endpoint = { host: HOST, port: app.port };
   const pids = { app: app.pid, postmaster };
 
   const ceiling = await startCeiling(bodies.get);
   const ceilingEndpoint = { host: HOST, port: ceiling.port };
   const ceilingTarget = getTarget(large);
-  await closedLoop({
-    endpoint: ceilingEndpoint,
-    concurrency: 8,
-    warmupMs: 0,
-    durationMs: 2000,
-    target: ceilingTarget,
-  });
-  const ceilingOpen = await measure(
-    'ceiling: bare node:http, same body',
-    '-',
-    `open ${READ_RATE}/s`,
-    { app: ceiling.pid, postmaster: null },
-    () =>
-      openLoop({
-        endpoint: ceilingEndpoint,
-        rate: READ_RATE,
-        warmupMs: WARMUP_MS,
-        durationMs: SECONDS * 1000,
-        target: ceilingTarget,
-      }),
-  );
+  const ceilingOpen = await ceilingAtReadRate('ceiling: bare node:http, same body', ceiling, ceilingTarget);
   const ceilingMax = await measure(
     'ceiling: bare node:http, same body',
     '-',
